@@ -1,0 +1,106 @@
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { join } from 'node:path';
+import type { Store } from '../store/index.js';
+import { ensurePrivateDir, generateToken, loadOrCreateSecret, secretsEqual, sha256 } from './secrets.js';
+
+export const DEFAULT_CLIENT = 'default';
+export const OWNER = 'owner';
+export const SESSION_COOKIE = 'pincer_session';
+
+const LOGIN_CODE_TTL_MS = 15 * 60_000;
+const SESSION_TTL_MS = 30 * 24 * 3600_000;
+/** Client names appear in URLs, logs and the UI. */
+export const CLIENT_NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
+
+export interface CredentialsOptions {
+  dataDir: string;
+  store: Store;
+  /** PINCER_TOKEN, when given, replaces the generated default token. */
+  token?: string | undefined;
+}
+
+/**
+ * Client tokens and the owner's login machinery, kept apart on purpose: login codes are signed with an owner
+ * secret that no client ever sees, so holding a client token never leads to an owner session.
+ */
+export class Credentials {
+  readonly defaultToken: string;
+  readonly #ownerSecret: Buffer;
+  readonly #store: Store;
+  readonly #lastTouched = new Map<string, number>();
+
+  constructor(options: CredentialsOptions) {
+    ensurePrivateDir(options.dataDir);
+    this.#store = options.store;
+    this.defaultToken = options.token ?? loadOrCreateSecret(join(options.dataDir, 'token'), generateToken);
+    this.#ownerSecret = Buffer.from(
+      loadOrCreateSecret(join(options.dataDir, 'owner-secret'), () => randomBytes(32).toString('hex')),
+      'hex',
+    );
+  }
+
+  /** The client a presented token belongs to, or undefined. */
+  clientForToken(token: string): string | undefined {
+    if (secretsEqual(token, this.defaultToken)) return DEFAULT_CLIENT;
+    // Looked up by hash: the database never holds a usable token, and the lookup leaks nothing about it.
+    const name = this.#store.clients.findByTokenHash(sha256(token));
+    if (name) this.#touch(name);
+    return name;
+  }
+
+  /** Issues a named client token; the token is shown once and only its hash is kept. */
+  createClient(name: string): string {
+    if (!CLIENT_NAME_PATTERN.test(name)) {
+      throw new Error(`Client names are 1–64 letters, digits, ".", "_" or "-", starting with a letter or digit; got "${name}".`);
+    }
+    if (name === DEFAULT_CLIENT || name === OWNER) throw new Error(`"${name}" is reserved; choose another client name.`);
+    const token = generateToken();
+    this.#store.clients.add(name, sha256(token), token.slice(-4));
+    return token;
+  }
+
+  /** A one-time code for `/auth?code=`: `nonce.expiry.signature`. */
+  createLoginCode(now = Date.now()): string {
+    const nonce = randomBytes(18).toString('base64url');
+    const expires = (now + LOGIN_CODE_TTL_MS).toString(36);
+    return `${nonce}.${expires}.${this.#sign(`login:${nonce}:${expires}`)}`;
+  }
+
+  /** Spends a login code and opens an owner session; the reason when the code is not good. */
+  redeemLoginCode(code: string, now = Date.now()): { session: string; maxAgeS: number } | { problem: string } {
+    const [nonce, expires, signature, extra] = code.split('.');
+    if (!nonce || !expires || !signature || extra !== undefined) return { problem: 'This login link is malformed.' };
+    const expected = Buffer.from(this.#sign(`login:${nonce}:${expires}`));
+    const given = Buffer.from(signature);
+    if (given.length !== expected.length || !timingSafeEqual(given, expected)) {
+      return { problem: 'This login link is not valid for this gateway.' };
+    }
+    const expiresAt = parseInt(expires, 36);
+    if (!(expiresAt > now)) return { problem: 'This login link has expired.' };
+    if (!this.#store.owner.spendLoginCode(nonce, expiresAt)) return { problem: 'This login link has already been used.' };
+    this.#store.owner.purgeExpired(now);
+    const session = randomBytes(32).toString('base64url');
+    this.#store.owner.addSession(sha256(session), now + SESSION_TTL_MS, now);
+    return { session, maxAgeS: SESSION_TTL_MS / 1000 };
+  }
+
+  isOwnerSession(session: string, now = Date.now()): boolean {
+    return this.#store.owner.hasSession(sha256(session), now);
+  }
+
+  endOwnerSession(session: string): void {
+    this.#store.owner.removeSession(sha256(session));
+  }
+
+  #sign(text: string): string {
+    return createHmac('sha256', this.#ownerSecret).update(text).digest('base64url');
+  }
+
+  /** last_used_at is for people; writing it on every request would cost a disk write per call. */
+  #touch(name: string): void {
+    const now = Date.now();
+    if (now - (this.#lastTouched.get(name) ?? 0) < 60_000) return;
+    this.#lastTouched.set(name, now);
+    this.#store.clients.touch(name, now);
+  }
+}

@@ -1,0 +1,45 @@
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { chmodSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+
+/** A new client token: 256 random bits, URL-safe. */
+export function generateToken(): string {
+  return `pk_${randomBytes(32).toString('base64url')}`;
+}
+
+export function sha256(text: string): string {
+  return createHash('sha256').update(text).digest('hex');
+}
+
+/** Compares two secrets in constant time (hashing first makes the lengths equal). */
+export function secretsEqual(a: string, b: string): boolean {
+  return timingSafeEqual(createHash('sha256').update(a).digest(), createHash('sha256').update(b).digest());
+}
+
+/** The data directory holds the token and owner secret: only this user may enter it. */
+export function ensurePrivateDir(dir: string): void {
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+}
+
+/**
+ * Reads a secret file, creating it (mode 0600) on first use. A file readable by others is tightened, since any
+ * local user who reads the owner secret could mint owner logins.
+ */
+export function loadOrCreateSecret(file: string, generate: () => string): string {
+  try {
+    const mode = statSync(file).mode & 0o777;
+    if (mode & 0o077) chmodSync(file, 0o600);
+    const value = readFileSync(file, 'utf8').trim();
+    if (value !== '') return value;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+  }
+  const value = generate();
+  try {
+    writeFileSync(file, `${value}\n`, { mode: 0o600, flag: 'wx' });
+  } catch (error) {
+    // Another process (a CLI started at the same moment) created it first: use theirs.
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return readFileSync(file, 'utf8').trim();
+    throw error;
+  }
+  return value;
+}

@@ -1,0 +1,248 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { delimiter, isAbsolute, join, resolve } from 'node:path';
+import { parseEnv } from 'node:util';
+
+/** Everything the gateway is configured with, after flags > environment > config.json > defaults. */
+export interface PincerConfig {
+  host: string;
+  port: number;
+  dataDir: string;
+  /** false only with --no-auth on a loopback host: clients need no token. Never extends to owner actions. */
+  clientAuth: boolean;
+  /** A client token given by PINCER_TOKEN instead of the generated `<data-dir>/token`. */
+  token: string | undefined;
+  /** Folders file tools may touch. */
+  roots: string[];
+  /** Extra `Host` header values accepted besides the gateway's own loopback names. */
+  allowedHosts: string[];
+  bodyLimitBytes: number;
+  jsonMaxDepth: number;
+  toolTimeoutMs: number;
+  maxOutputBytes: number;
+  approvalTimeoutS: number;
+  llm: { baseUrl: string; model: string | undefined; api: 'ollama' | 'openai' };
+}
+
+/** Flags from the command line; undefined means "not given". */
+export interface ConfigFlags {
+  host?: string;
+  port?: string | number;
+  dataDir?: string;
+  noAuth?: boolean;
+}
+
+/** A bad configuration value: start-up stops with this one line. */
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError';
+}
+
+export interface LoadConfigOptions {
+  flags?: ConfigFlags;
+  env?: NodeJS.ProcessEnv;
+  cwd?: string;
+  home?: string;
+}
+
+type Source = { value: unknown; from: string };
+
+const CONFIG_KEYS = [
+  'host',
+  'port',
+  'roots',
+  'allowed_hosts',
+  'body_limit_bytes',
+  'json_max_depth',
+  'tool_timeout_ms',
+  'max_output_bytes',
+  'approval_timeout_s',
+  'llm',
+] as const;
+const LLM_KEYS = ['base_url', 'model', 'api'] as const;
+
+/** `$PINCER_HOME`, else `~/.pincer`; a --data-dir flag wins over both. */
+export function resolveDataDir(flags: ConfigFlags = {}, env: NodeJS.ProcessEnv = process.env, home = homedir()): string {
+  const chosen = flags.dataDir ?? env.PINCER_HOME;
+  return resolve(chosen && chosen.trim() !== '' ? chosen : join(home, '.pincer'));
+}
+
+export function loadConfig(options: LoadConfigOptions = {}): PincerConfig {
+  const flags = options.flags ?? {};
+  const cwd = options.cwd ?? process.cwd();
+  const dataDir = resolveDataDir(flags, options.env ?? process.env, options.home);
+  // The real environment wins over the data directory's .env file.
+  const env = { ...readDotEnv(join(dataDir, '.env')), ...(options.env ?? process.env) };
+  const file = readConfigFile(join(dataDir, 'config.json'));
+  const fileLlm = (file.llm ?? {}) as Record<string, unknown>;
+
+  const pick = (flag: unknown, flagName: string, envName: string | undefined, fileValue: unknown, fileKey: string): Source | undefined => {
+    if (flag !== undefined) return { value: flag, from: `--${flagName}` };
+    if (envName && env[envName] !== undefined && env[envName] !== '') return { value: env[envName], from: envName };
+    if (fileValue !== undefined) return { value: fileValue, from: `config.json ${fileKey}` };
+    return undefined;
+  };
+
+  const host = parseHost(pick(flags.host, 'host', 'PINCER_HOST', file.host, 'host')) ?? '127.0.0.1';
+  const port = parseInteger(pick(flags.port, 'port', 'PINCER_PORT', file.port, 'port'), 'port', 0, 65535) ?? 7800;
+  const clientAuth = !flags.noAuth;
+  if (!clientAuth && !isLoopbackHost(host)) {
+    throw new ConfigError(`--no-auth is refused with host ${host}: it is only allowed on a loopback address (127.0.0.1, ::1, localhost).`);
+  }
+
+  const rootsSource = pick(undefined, 'roots', 'PINCER_ROOTS', file.roots, 'roots');
+  const roots = parseRoots(rootsSource, cwd) ?? [cwd];
+
+  const llmBase =
+    pick(undefined, '', 'PINCER_LLM_BASE_URL', fileLlm.base_url, 'llm.base_url') ??
+    (env.OLLAMA_HOST ? { value: ollamaHostUrl(env.OLLAMA_HOST), from: 'OLLAMA_HOST' } : undefined);
+  const llmApi = pick(undefined, '', 'PINCER_LLM_API', fileLlm.api, 'llm.api');
+  const llmModel = pick(undefined, '', 'PINCER_LLM_MODEL', fileLlm.model, 'llm.model');
+
+  return {
+    host,
+    port,
+    dataDir,
+    clientAuth,
+    token: env.PINCER_TOKEN && env.PINCER_TOKEN !== '' ? parseToken(env.PINCER_TOKEN) : undefined,
+    roots,
+    allowedHosts: parseStringList(pick(undefined, '', undefined, file.allowed_hosts, 'allowed_hosts'), 'allowed_hosts') ?? [],
+    bodyLimitBytes:
+      parseInteger(pick(undefined, '', undefined, file.body_limit_bytes, 'body_limit_bytes'), 'body_limit_bytes', 1024, 64 * 2 ** 20) ??
+      2 ** 20,
+    jsonMaxDepth: parseInteger(pick(undefined, '', undefined, file.json_max_depth, 'json_max_depth'), 'json_max_depth', 2, 1000) ?? 64,
+    toolTimeoutMs:
+      parseInteger(pick(undefined, '', undefined, file.tool_timeout_ms, 'tool_timeout_ms'), 'tool_timeout_ms', 100, 3_600_000) ?? 30_000,
+    maxOutputBytes:
+      parseInteger(pick(undefined, '', undefined, file.max_output_bytes, 'max_output_bytes'), 'max_output_bytes', 1024, 256 * 2 ** 20) ??
+      2 ** 20,
+    approvalTimeoutS:
+      parseInteger(pick(undefined, '', undefined, file.approval_timeout_s, 'approval_timeout_s'), 'approval_timeout_s', 5, 86_400) ?? 120,
+    llm: {
+      baseUrl: parseHttpUrl(llmBase, 'llm.base_url') ?? 'http://127.0.0.1:11434',
+      model: llmModel === undefined ? undefined : parseNonEmptyString(llmModel, 'llm.model'),
+      api: parseEnum(llmApi, 'llm.api', ['ollama', 'openai'] as const) ?? 'ollama',
+    },
+  };
+}
+
+export function isLoopbackHost(host: string): boolean {
+  const bare = host.replace(/^\[|\]$/g, '').toLowerCase();
+  return bare === 'localhost' || bare === '::1' || /^127(\.\d{1,3}){3}$/.test(bare);
+}
+
+function fail(key: string, source: Source, problem: string): never {
+  throw new ConfigError(`Invalid configuration: ${key} (from ${source.from}) ${problem}, got ${JSON.stringify(source.value)}.`);
+}
+
+function readDotEnv(file: string): Record<string, string> {
+  if (!existsSync(file)) return {};
+  const parsed = parseEnv(readFileSync(file, 'utf8'));
+  return Object.fromEntries(Object.entries(parsed).filter((e): e is [string, string] => e[1] !== undefined));
+}
+
+function readConfigFile(file: string): Record<string, unknown> {
+  if (!existsSync(file)) return {};
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(readFileSync(file, 'utf8'));
+  } catch (error) {
+    throw new ConfigError(`Invalid configuration: ${file} is not valid JSON (${(error as Error).message}).`);
+  }
+  if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) {
+    throw new ConfigError(`Invalid configuration: ${file} must hold a JSON object.`);
+  }
+  const config = parsed as Record<string, unknown>;
+  // A misspelt key would otherwise be ignored silently and the user would wonder why a setting has no effect.
+  for (const key of Object.keys(config)) {
+    if (!(CONFIG_KEYS as readonly string[]).includes(key)) {
+      throw new ConfigError(`Invalid configuration: unknown key "${key}" in config.json (known keys: ${CONFIG_KEYS.join(', ')}).`);
+    }
+  }
+  if (config.llm !== undefined) {
+    if (!config.llm || typeof config.llm !== 'object' || Array.isArray(config.llm)) {
+      throw new ConfigError('Invalid configuration: llm in config.json must be an object.');
+    }
+    for (const key of Object.keys(config.llm)) {
+      if (!(LLM_KEYS as readonly string[]).includes(key)) {
+        throw new ConfigError(`Invalid configuration: unknown key "llm.${key}" in config.json (known keys: ${LLM_KEYS.join(', ')}).`);
+      }
+    }
+  }
+  return config;
+}
+
+function parseInteger(source: Source | undefined, key: string, min: number, max: number): number | undefined {
+  if (!source) return undefined;
+  const raw = source.value;
+  const n = typeof raw === 'number' ? raw : typeof raw === 'string' && /^\s*-?\d+\s*$/.test(raw) ? Number(raw) : NaN;
+  if (!Number.isSafeInteger(n) || n < min || n > max) fail(key, source, `must be a whole number from ${min} to ${max}`);
+  return n;
+}
+
+function parseHost(source: Source | undefined): string | undefined {
+  if (!source) return undefined;
+  if (typeof source.value !== 'string' || !/^(\[[0-9a-fA-F:.]+\]|[0-9a-fA-F:.]+|[A-Za-z0-9.-]{1,253})$/.test(source.value)) {
+    fail('host', source, 'must be an IP address or host name');
+  }
+  return source.value.replace(/^\[|\]$/g, '');
+}
+
+function parseRoots(source: Source | undefined, cwd: string): string[] | undefined {
+  if (!source) return undefined;
+  const list = typeof source.value === 'string' ? source.value.split(delimiter).filter((p) => p !== '') : source.value;
+  if (!Array.isArray(list) || list.length === 0 || !list.every((p) => typeof p === 'string' && p !== '')) {
+    fail('roots', source, `must be a non-empty list of folders (in PINCER_ROOTS separated by "${delimiter}")`);
+  }
+  return (list as string[]).map((p) => (isAbsolute(p) ? resolve(p) : resolve(cwd, p)));
+}
+
+function parseStringList(source: Source | undefined, key: string): string[] | undefined {
+  if (!source) return undefined;
+  if (!Array.isArray(source.value) || !source.value.every((v) => typeof v === 'string' && v !== '')) {
+    fail(key, source, 'must be a list of non-empty strings');
+  }
+  return (source.value as string[]).map((v) => v.toLowerCase());
+}
+
+function parseHttpUrl(source: Source | undefined, key: string): string | undefined {
+  if (!source) return undefined;
+  let url: URL | undefined;
+  try {
+    url = typeof source.value === 'string' ? new URL(source.value) : undefined;
+  } catch {
+    url = undefined;
+  }
+  if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:')) fail(key, source, 'must be an http:// or https:// URL');
+  return url.href.replace(/\/+$/, '');
+}
+
+function parseNonEmptyString(source: Source, key: string): string {
+  if (typeof source.value !== 'string' || source.value.trim() === '') fail(key, source, 'must be a non-empty string');
+  return source.value;
+}
+
+function parseEnum<T extends string>(source: Source | undefined, key: string, allowed: readonly T[]): T | undefined {
+  if (!source) return undefined;
+  if (!allowed.includes(source.value as T)) fail(key, source, `must be one of ${allowed.join(', ')}`);
+  return source.value as T;
+}
+
+function parseToken(token: string): string {
+  // Short tokens can be guessed; the generated ones are 43 characters.
+  if (token.length < 16) throw new ConfigError('Invalid configuration: PINCER_TOKEN must be at least 16 characters.');
+  return token;
+}
+
+/** OLLAMA_HOST may be "host:port", ":port" or a URL; 0.0.0.0 (a bind address) means this machine. */
+function ollamaHostUrl(value: string): string {
+  let url = /^[a-z]+:\/\//i.test(value) ? value : `http://${value.startsWith(':') ? `127.0.0.1${value}` : value}`;
+  url = url.replace('://0.0.0.0', '://127.0.0.1');
+  if (!/:\d+(\/|$)/.test(url.replace(/^[a-z]+:\/\//i, ''))) url = `${url.replace(/\/+$/, '')}:11434`;
+  return url;
+}
+
+/** The host part of a URL that reaches a gateway bound to `host` (a wildcard bind is reached on loopback). */
+export function urlHost(host: string): string {
+  if (host === '0.0.0.0' || host === '::') return '127.0.0.1';
+  return host.includes(':') ? `[${host}]` : host;
+}

@@ -1,0 +1,18 @@
+import { EventEmitter } from 'node:events';
+import type { CallRecord } from '../store/index.js';
+
+export type CallPhase = 'started' | 'succeeded' | 'failed' | 'denied' | 'pending' | 'cancelled';
+
+export interface GatewayEvents {
+  call: [{ phase: CallPhase; call: CallRecord }];
+  tools: [{ reason: string; names: string[] }];
+}
+
+/** In-process fan-out of what happens, to SSE streams, the tray and popups. */
+export class EventBus extends EventEmitter<GatewayEvents> {
+  constructor() {
+    super();
+    // Every open dashboard tab holds a listener; the default limit of 10 would warn on an ordinary day.
+    this.setMaxListeners(0);
+  }
+}

@@ -1,0 +1,338 @@
+import { randomBytes } from 'node:crypto';
+import { errorBody, GatewayError, refuse, ToolError, type ErrorBody } from '../errors.js';
+import type { CallPhase, EventBus } from '../events/bus.js';
+import type { Policy, PolicyDecision } from '../policy/policy.js';
+import type { CallRecord, CallStatus, Store } from '../store/index.js';
+import type { RegisteredTool, ToolRegistry } from '../tools/registry.js';
+import { redactSecrets } from '../util/redact.js';
+import { cacheKey, ResultCache } from './cache.js';
+
+export interface CallRequest {
+  tool: string;
+  arguments: unknown;
+  /** Who asked: a client name, or "owner". */
+  client: string;
+  /** Which door the call came through (http, tool_calls, cli, mcp, llm…), for the log. */
+  via: string;
+  /** Aborts the call when the caller goes away. */
+  signal?: AbortSignal;
+  /** Set when the caller's arguments could not even be decoded (a tool_call's JSON string); the call is refused. */
+  argumentsError?: string;
+}
+
+export type Envelope =
+  | { success: true; result: unknown; duration_ms: number; cached: boolean; call_id: string }
+  | { success: false; error: ErrorBody; duration_ms?: number; call_id: string };
+
+export interface CallOutcome {
+  callId: string;
+  status: CallStatus;
+  /** Whether the gateway accepted the call: 200 even when the tool ran and failed. */
+  httpStatus: number;
+  envelope: Envelope;
+}
+
+export interface ExecutorOptions {
+  registry: ToolRegistry;
+  store: Store;
+  events: EventBus;
+  policy: Policy;
+  cache?: ResultCache;
+  defaultTimeoutMs: number;
+  maxOutputBytes: number;
+}
+
+class CallTimeout extends Error {}
+class CallCancelled extends Error {}
+
+/** Sortable, unique call ids: time first so ids of one run read in order. */
+export function newCallId(now = Date.now()): string {
+  return `c_${now.toString(36)}${randomBytes(6).toString('base64url')}`;
+}
+
+/**
+ * The one pipeline every caller goes through:
+ * resolve → validate → policy → (approval) → cache → run → record → event.
+ * Nothing else in the gateway runs a tool.
+ */
+export class Executor {
+  readonly cache: ResultCache;
+  readonly #inFlight = new Map<string, { record: CallRecord; abort: AbortController; done: Promise<unknown> }>();
+  #stopping = false;
+
+  constructor(private readonly options: ExecutorOptions) {
+    this.cache = options.cache ?? new ResultCache();
+  }
+
+  /** Runs one call to completion; never throws for anything a caller did. */
+  async execute(request: CallRequest): Promise<CallOutcome> {
+    const startedAt = Date.now();
+    const t0 = performance.now();
+    const callId = newCallId(startedAt);
+    const record: CallRecord = {
+      id: callId,
+      tool: request.tool,
+      client: request.client,
+      via: request.via,
+      arguments: request.arguments,
+      result: null,
+      status: 'running',
+      error: null,
+      http_status: null,
+      decision: null,
+      rule: null,
+      reason: null,
+      cache_hit: false,
+      started_at: new Date(startedAt).toISOString(),
+      finished_at: null,
+      duration_ms: null,
+    };
+
+    if (this.#stopping) {
+      return this.#refuse(record, t0, new GatewayError('CALL_CANCELLED', 503, 'The gateway is shutting down; try again once it is back.'));
+    }
+
+    const tool = this.options.registry.get(request.tool);
+    if (!tool) {
+      return this.#refuse(record, t0, refuse.toolNotFound(request.tool));
+    }
+    if (!this.options.registry.isEnabled(tool.definition.name)) {
+      return this.#refuse(record, t0, refuse.toolDisabled(request.tool));
+    }
+
+    if (request.argumentsError !== undefined) {
+      return this.#refuse(
+        record,
+        t0,
+        new GatewayError('INVALID_ARGUMENTS', 400, `Invalid arguments for "${request.tool}": ${request.argumentsError}`, {
+          errors: [{ path: '', message: request.argumentsError }],
+        }),
+      );
+    }
+    const args = request.arguments === undefined ? {} : request.arguments;
+    if (args === null || typeof args !== 'object' || Array.isArray(args)) {
+      return this.#refuse(
+        record,
+        t0,
+        new GatewayError('INVALID_ARGUMENTS', 400, `Arguments for "${request.tool}" must be a JSON object.`, {
+          errors: [{ path: '', message: 'arguments must be an object' }],
+        }),
+      );
+    }
+    const checked = tool.validate(args); // applies schema defaults in place
+    if (!checked.ok) {
+      return this.#refuse(
+        record,
+        t0,
+        new GatewayError(
+          'INVALID_ARGUMENTS',
+          400,
+          `Invalid arguments for "${request.tool}": ${checked.problems.map((p) => p.message).join('; ')}.`,
+          { errors: checked.problems },
+        ),
+      );
+    }
+    record.arguments = args;
+
+    const decision = this.options.policy.decide({ tool, arguments: args as Record<string, unknown>, client: request.client });
+    Object.assign(record, { decision: decision.decision, rule: decision.rule, reason: decision.reason });
+    if (decision.decision === 'deny') {
+      return this.#refuse(record, t0, new GatewayError('POLICY_DENIED', 403, refusalMessage(decision), { rule: decision.rule }), 'denied');
+    }
+    if (decision.decision === 'ask') {
+      // Approvals are not wired yet: a call that needs a human never runs without one.
+      return this.#refuse(
+        record,
+        t0,
+        new GatewayError('APPROVAL_REQUIRED', 403, `${decision.reason} Approvals are not available yet, so the call was not run.`, {
+          rule: decision.rule,
+        }),
+        'denied',
+      );
+    }
+
+    return this.#run(tool, args as Record<string, unknown>, record, request.signal, t0);
+  }
+
+  /** A call still running, for `GET /calls/{id}` before it is recorded. */
+  inFlight(id: string): CallRecord | undefined {
+    const entry = this.#inFlight.get(id);
+    return entry ? publicRecord(entry.record) : undefined;
+  }
+
+  get inFlightCount(): number {
+    return this.#inFlight.size;
+  }
+
+  /**
+   * Stops taking calls, lets running ones finish for `graceMs`, then cancels the rest; every one of them is
+   * recorded before this resolves.
+   */
+  async shutdown(graceMs: number): Promise<void> {
+    this.#stopping = true;
+    const running = () => [...this.#inFlight.values()].map((e) => e.done);
+    if (this.#inFlight.size === 0) return;
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([
+      Promise.allSettled(running()),
+      new Promise((resolve) => (timer = setTimeout(resolve, graceMs))),
+    ]);
+    clearTimeout(timer);
+    for (const entry of this.#inFlight.values()) entry.abort.abort(new CallCancelled('gateway stopping'));
+    await Promise.allSettled(running());
+  }
+
+  async #run(
+    tool: RegisteredTool,
+    args: Record<string, unknown>,
+    record: CallRecord,
+    callerSignal: AbortSignal | undefined,
+    t0: number,
+  ): Promise<CallOutcome> {
+    const def = tool.definition;
+    const key = def.cache ? cacheKey(def.name, args) : undefined;
+    if (key) {
+      const hit = this.cache.get(key);
+      if (hit) {
+        record.cache_hit = true;
+        return this.#finish(record, t0, { ok: true, result: hit.value });
+      }
+    }
+
+    const abort = new AbortController();
+    const timeoutMs = def.timeoutMs ?? this.options.defaultTimeoutMs;
+    const timer = setTimeout(() => abort.abort(new CallTimeout()), timeoutMs);
+    const onCallerGone = () => abort.abort(new CallCancelled('caller went away'));
+    callerSignal?.addEventListener('abort', onCallerGone, { once: true });
+    if (callerSignal?.aborted) onCallerGone();
+
+    const aborted = new Promise<never>((_, reject) => {
+      if (abort.signal.aborted) reject(abort.signal.reason);
+      abort.signal.addEventListener('abort', () => reject(abort.signal.reason), { once: true });
+    });
+    const done = Promise.race([
+      Promise.resolve().then(() => def.handler(args, { signal: abort.signal, callId: record.id, client: record.client })),
+      aborted,
+    ]);
+    this.#inFlight.set(record.id, { record, abort, done });
+    this.options.events.emit('call', { phase: 'started', call: publicRecord(record) });
+
+    let outcome: RunOutcome;
+    try {
+      const result = await done;
+      outcome = this.#checkOutput(def.name, result, def.maxOutputBytes ?? this.options.maxOutputBytes);
+      if (outcome.ok && key) this.cache.set(key, result, def.cache!.ttl_s * 1000);
+    } catch (error) {
+      outcome = { ok: false, ...describeFailure(error, def.name, timeoutMs) };
+    } finally {
+      clearTimeout(timer);
+      callerSignal?.removeEventListener('abort', onCallerGone);
+      this.#inFlight.delete(record.id);
+    }
+    return this.#finish(record, t0, outcome);
+  }
+
+  #checkOutput(name: string, result: unknown, maxBytes: number): RunOutcome {
+    const size = Buffer.byteLength(JSON.stringify(result ?? null));
+    if (size <= maxBytes) return { ok: true, result: result ?? null };
+    return {
+      ok: false,
+      status: 'failed',
+      httpStatus: 200,
+      error: errorBody(
+        'OUTPUT_TOO_LARGE',
+        `"${name}" produced ${size} bytes, more than the ${maxBytes}-byte limit; ask for less (a narrower query, a smaller range).`,
+        { bytes: size, limit: maxBytes },
+      ),
+    };
+  }
+
+  #finish(record: CallRecord, t0: number, outcome: RunOutcome): CallOutcome {
+    const duration = round(performance.now() - t0);
+    record.finished_at = new Date().toISOString();
+    record.duration_ms = duration;
+    let envelope: Envelope;
+    if (outcome.ok) {
+      record.status = 'succeeded';
+      record.http_status = 200;
+      record.result = outcome.result;
+      envelope = { success: true, result: outcome.result, duration_ms: duration, cached: record.cache_hit, call_id: record.id };
+    } else {
+      record.status = outcome.status;
+      record.http_status = outcome.httpStatus;
+      record.error = { name: outcome.error.name, message: outcome.error.message };
+      envelope = { success: false, error: outcome.error, duration_ms: duration, call_id: record.id };
+    }
+    this.#record(record);
+    return { callId: record.id, status: record.status, httpStatus: record.http_status, envelope };
+  }
+
+  /** Refused before running: recorded like any other call so the log shows every attempt. */
+  #refuse(record: CallRecord, t0: number, refusal: GatewayError, status: CallStatus = 'failed'): CallOutcome {
+    record.status = status;
+    record.http_status = refusal.status;
+    record.error = { name: refusal.errorName, message: refusal.message };
+    record.finished_at = new Date().toISOString();
+    record.duration_ms = round(performance.now() - t0);
+    this.#record(record);
+    return {
+      callId: record.id,
+      status,
+      httpStatus: refusal.status,
+      envelope: { success: false, error: refusal.toBody(), call_id: record.id },
+    };
+  }
+
+  #record(record: CallRecord): void {
+    const stored = publicRecord(record);
+    try {
+      this.options.store.calls.save(stored);
+    } catch (error) {
+      // The caller still gets its answer; the failure is loud on stderr so a full disk is noticed.
+      console.error(`pincer: could not record call ${record.id}: ${(error as Error).message}`);
+    }
+    this.options.events.emit('call', { phase: record.status as CallPhase, call: stored });
+  }
+}
+
+type RunOutcome =
+  | { ok: true; result: unknown }
+  | { ok: false; status: CallStatus; httpStatus: number; error: ErrorBody };
+
+function describeFailure(error: unknown, tool: string, timeoutMs: number): Omit<Extract<RunOutcome, { ok: false }>, 'ok'> {
+  if (error instanceof CallTimeout) {
+    return {
+      status: 'failed',
+      httpStatus: 200,
+      error: errorBody('TOOL_TIMEOUT', `"${tool}" did not finish within ${timeoutMs} ms and was stopped.`, { timeout_ms: timeoutMs }),
+    };
+  }
+  if (error instanceof CallCancelled) {
+    return {
+      status: 'cancelled',
+      httpStatus: 503,
+      error: errorBody('CALL_CANCELLED', `The call to "${tool}" was cancelled (${error.message}).`),
+    };
+  }
+  if (error instanceof ToolError) return { status: 'failed', httpStatus: 200, error: error.toBody() };
+  // An unexpected throw is a bug in the tool; its message can help the model, its stack stays here.
+  const message = error instanceof Error ? error.message : String(error);
+  return {
+    status: 'failed',
+    httpStatus: 200,
+    error: errorBody('TOOL_EXECUTION_ERROR', `"${tool}" failed: ${message}`),
+  };
+}
+
+function refusalMessage(decision: PolicyDecision): string {
+  return `Refused by rule ${decision.rule}: ${decision.reason}`;
+}
+
+/** What leaves the executor (history, events): secrets redacted. */
+function publicRecord(record: CallRecord): CallRecord {
+  return { ...record, arguments: redactSecrets(record.arguments), result: redactSecrets(record.result) };
+}
+
+function round(ms: number): number {
+  return Math.round(ms * 1000) / 1000;
+}

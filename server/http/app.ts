@@ -1,0 +1,97 @@
+import express, { type NextFunction, type Request, type Response } from 'express';
+import type { Credentials } from '../auth/credentials.js';
+import { GatewayError, errorBody } from '../errors.js';
+import type { EventBus } from '../events/bus.js';
+import type { Executor } from '../executor/executor.js';
+import type { Store } from '../store/index.js';
+import type { ToolRegistry } from '../tools/registry.js';
+import { jsonBody } from './body.js';
+import { hostGuard, originGuard, securityHeaders, type Origins } from './guards.js';
+import { identify } from './identity.js';
+import { authRoutes } from './routes/auth.js';
+import { callRoutes } from './routes/calls.js';
+import { eventRoutes } from './routes/events.js';
+import { executeRoutes } from './routes/execute.js';
+import { openApiRoutes } from './routes/openapi.js';
+import { statsRoutes } from './routes/stats.js';
+import { toolRoutes } from './routes/tools.js';
+
+export interface HttpDeps {
+  version: string;
+  registry: ToolRegistry;
+  executor: Executor;
+  store: Store;
+  events: EventBus;
+  credentials: Credentials;
+  clientAuth: boolean;
+  bodyLimitBytes: number;
+  jsonMaxDepth: number;
+  /** The names and origins this gateway answers to; known once it listens. */
+  origins: () => Origins;
+}
+
+/** Builds the Express app; listening is the caller's business. */
+export function createHttpApp(deps: HttpDeps): express.Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('etag', false);
+  app.set('query parser', 'simple');
+
+  app.use(securityHeaders);
+  app.use(hostGuard(deps.origins));
+  app.use(originGuard(deps.origins));
+
+  app.get('/health', (_req, res) => {
+    res.json({ status: 'ok', version: deps.version });
+  });
+  app.use(authRoutes(deps.credentials));
+  app.get('/', (_req, res) => {
+    res.type('html').send(homePage(deps.version));
+  });
+
+  app.use(jsonBody(deps.bodyLimitBytes, deps.jsonMaxDepth));
+  app.use(identify(deps.credentials, deps.clientAuth, () => deps.origins().origins));
+
+  app.use(toolRoutes(deps.registry));
+  app.use(executeRoutes(deps.executor, deps.jsonMaxDepth));
+  app.use(callRoutes(deps.store, deps.executor));
+  app.use(eventRoutes(deps.events, deps.version));
+  app.use(statsRoutes(deps.store, deps.registry, deps.executor.cache));
+  app.use(openApiRoutes(deps.registry, deps.version));
+
+  app.use((req: Request, res: Response) => {
+    res.status(404).json({ success: false, error: errorBody('NOT_FOUND', `No route ${req.method} ${req.path}.`) });
+  });
+  app.use(errorHandler);
+  return app;
+}
+
+/** Turns every error into the envelope. Stack traces stay in the process. */
+function errorHandler(error: unknown, _req: Request, res: Response, _next: NextFunction): void {
+  if (res.headersSent) {
+    res.destroy();
+    return;
+  }
+  if (error instanceof GatewayError) {
+    res.status(error.status).json({ success: false, error: error.toBody() });
+    return;
+  }
+  // Express's own parsers and routing raise http-errors style objects with a status.
+  const status = (error as { status?: unknown }).status;
+  if (typeof status === 'number' && status >= 400 && status < 500) {
+    res.status(status).json({ success: false, error: errorBody('INVALID_REQUEST', (error as Error).message) });
+    return;
+  }
+  console.error('pincer: unexpected error while answering a request:', error);
+  res.status(500).json({ success: false, error: errorBody('INTERNAL_ERROR', 'The gateway hit an unexpected error; it has been logged.') });
+}
+
+function homePage(version: string): string {
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Pincer</title>
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<style>body{font:16px/1.5 system-ui,sans-serif;max-width:40rem;margin:4rem auto;padding:0 1rem}
+@media (prefers-color-scheme: dark){body{background:#161616;color:#eee}} code{background:#8882;padding:.1em .3em;border-radius:4px}</style>
+</head><body><h1>Pincer ${version}</h1><p>The gateway is running. Assistants list tools at <code>/tools/openai</code>,
+<code>/tools/anthropic</code> or <code>/openapi.json</code> and call them at <code>/tools/&lt;name&gt;/execute</code>.</p>
+<p>The dashboard is not part of this build yet.</p></body></html>`;
+}

@@ -1,0 +1,68 @@
+import type { NextFunction, Request, Response } from 'express';
+import { GatewayError } from '../errors.js';
+import { parseUntrustedJson } from './json.js';
+
+const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i;
+
+/**
+ * Reads a JSON body with a size cap, refusing every other content type.
+ * Security: a text/plain or form body is how a web page sends a "simple" cross-site request without a CORS
+ * preflight; refusing them (instead of ignoring the body and running the tool with no arguments) closes that door.
+ */
+export function jsonBody(limitBytes: number, maxDepth: number) {
+  return (req: Request, _res: Response, next: NextFunction): void => {
+    const declared = req.headers['content-length'];
+    const chunked = req.headers['transfer-encoding'] !== undefined;
+    if (!chunked && (declared === undefined || declared === '0')) return next();
+    if (declared !== undefined && Number(declared) > limitBytes) return next(tooLarge(limitBytes));
+    const type = req.headers['content-type'];
+    if (!type || !JSON_TYPE.test(type)) {
+      return next(
+        new GatewayError(
+          'UNSUPPORTED_MEDIA_TYPE',
+          415,
+          `Send the body as JSON with "Content-Type: application/json"${type ? `, not "${type.split(';')[0]}"` : ''}.`,
+        ),
+      );
+    }
+    const charset = /charset\s*=\s*"?([\w-]+)/i.exec(type)?.[1]?.toLowerCase();
+    if (charset && charset !== 'utf-8' && charset !== 'utf8') {
+      return next(new GatewayError('UNSUPPORTED_MEDIA_TYPE', 415, `JSON bodies must be UTF-8, not ${charset}.`));
+    }
+
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let failed = false;
+    const fail = (error: GatewayError) => {
+      if (failed) return;
+      failed = true;
+      req.removeListener('data', onData);
+      req.resume(); // drain so the connection can answer
+      next(error);
+    };
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > limitBytes) return fail(tooLarge(limitBytes));
+      chunks.push(chunk);
+    };
+    req.on('data', onData);
+    req.on('error', () => fail(new GatewayError('INVALID_JSON', 400, 'The request body could not be read.')));
+    req.on('end', () => {
+      if (failed) return;
+      const text = Buffer.concat(chunks, size).toString('utf8');
+      if (text.trim() === '') return next();
+      try {
+        req.body = parseUntrustedJson(text, maxDepth);
+        next();
+      } catch (error) {
+        next(error);
+      }
+    });
+  };
+}
+
+function tooLarge(limitBytes: number): GatewayError {
+  return new GatewayError('PAYLOAD_TOO_LARGE', 413, `The request body is larger than the ${limitBytes}-byte limit.`, {
+    limit_bytes: limitBytes,
+  });
+}

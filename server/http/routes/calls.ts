@@ -1,0 +1,58 @@
+import { Router } from 'express';
+import { refuse } from '../../errors.js';
+import type { Executor } from '../../executor/executor.js';
+import { CALL_STATUSES, type CallFilter, type CallStatus, type Store } from '../../store/index.js';
+
+const MAX_PAGE = 500;
+
+export function callRoutes(store: Store, executor: Executor): Router {
+  const router = Router();
+
+  router.get('/calls', (req, res) => {
+    const filter = parseFilter(req.query as Record<string, unknown>);
+    try {
+      res.json(store.calls.list(filter));
+    } catch (error) {
+      if (error instanceof RangeError) throw refuse.badRequest('The cursor is not one this gateway gave out; start again without it.');
+      throw error;
+    }
+  });
+
+  router.get('/calls/:id', (req, res) => {
+    const call = executor.inFlight(req.params.id) ?? store.calls.get(req.params.id);
+    if (!call) throw refuse.notFound(`Call "${req.params.id}"`);
+    res.json(call);
+  });
+
+  return router;
+}
+
+function parseFilter(query: Record<string, unknown>): CallFilter {
+  const known = ['tool', 'status', 'client', 'since', 'cursor', 'limit'];
+  const problems: string[] = [];
+  for (const [key, value] of Object.entries(query)) {
+    if (!known.includes(key)) problems.push(`unknown filter "${key}" (known: ${known.join(', ')})`);
+    else if (typeof value !== 'string') problems.push(`"${key}" may be given once`);
+  }
+  const q = query as Record<string, string | undefined>;
+  const filter: CallFilter = { limit: 50 };
+  if (q.limit !== undefined) {
+    const limit = Number(q.limit);
+    if (!Number.isInteger(limit) || limit < 1 || limit > MAX_PAGE) problems.push(`limit must be a whole number from 1 to ${MAX_PAGE}`);
+    else filter.limit = limit;
+  }
+  if (q.status !== undefined) {
+    if (!CALL_STATUSES.includes(q.status as CallStatus)) problems.push(`status must be one of ${CALL_STATUSES.join(', ')}`);
+    else filter.status = q.status as CallStatus;
+  }
+  if (q.since !== undefined) {
+    const since = /^\d+$/.test(q.since) ? Number(q.since) : Date.parse(q.since);
+    if (!Number.isFinite(since)) problems.push('since must be an ISO 8601 date-time or epoch milliseconds');
+    else filter.since = since;
+  }
+  if (q.tool) filter.tool = q.tool;
+  if (q.client) filter.client = q.client;
+  if (q.cursor) filter.cursor = q.cursor;
+  if (problems.length > 0) throw refuse.badRequest(`Bad query: ${problems.join('; ')}.`, { errors: problems.map((message) => ({ message })) });
+  return filter;
+}

@@ -1,0 +1,95 @@
+import { Router, type Request, type Response } from 'express';
+import { refuse } from '../../errors.js';
+import type { CallOutcome, CallRequest, Executor } from '../../executor/executor.js';
+import { identityOf } from '../identity.js';
+import { parseUntrustedJson } from '../json.js';
+
+/** Most OpenAI-compatible clients send a handful; a flood of calls in one request is refused up front. */
+const MAX_TOOL_CALLS = 128;
+
+export function executeRoutes(executor: Executor, maxJsonDepth: number): Router {
+  const router = Router();
+
+  /** Aborted when the caller hangs up, so a long tool stops working for nobody. */
+  const callerSignal = (res: Response): AbortSignal => {
+    const controller = new AbortController();
+    res.once('close', () => {
+      if (!res.writableFinished) controller.abort();
+    });
+    return controller.signal;
+  };
+
+  const run = async (req: Request, res: Response, call: Omit<CallRequest, 'client' | 'signal'>): Promise<CallOutcome> =>
+    executor.execute({ ...call, client: identityOf(res).name, signal: callerSignal(res) });
+
+  router.post('/tools/:name/execute', async (req, res) => {
+    const outcome = await run(req, res, { tool: req.params.name, arguments: req.body, via: 'http' });
+    res.status(outcome.httpStatus).json(outcome.envelope);
+  });
+
+  router.post('/execute', async (req, res) => {
+    const body = req.body as { name?: unknown; arguments?: unknown } | undefined;
+    if (!body || typeof body !== 'object' || Array.isArray(body) || typeof body.name !== 'string') {
+      throw refuse.badRequest('Send {"name": "<tool>", "arguments": {…}}.', { errors: [{ path: '/name', message: 'name must be a string' }] });
+    }
+    const extra = Object.keys(body).filter((k) => k !== 'name' && k !== 'arguments');
+    if (extra.length > 0) {
+      throw refuse.badRequest(`Unknown field${extra.length > 1 ? 's' : ''} ${extra.map((k) => `"${k}"`).join(', ')}: send {"name", "arguments"}.`);
+    }
+    const outcome = await run(req, res, { tool: body.name, arguments: body.arguments, via: 'http' });
+    res.status(outcome.httpStatus).json(outcome.envelope);
+  });
+
+  /** OpenAI tool_calls in, role:"tool" messages out, in the same order, ready to append to the conversation. */
+  router.post('/tool_calls', async (req, res) => {
+    const calls = (req.body as { tool_calls?: unknown } | undefined)?.tool_calls;
+    if (!Array.isArray(calls)) throw refuse.badRequest('Send {"tool_calls": [ … ]} with the tool_calls of an assistant message.');
+    if (calls.length > MAX_TOOL_CALLS) throw refuse.badRequest(`At most ${MAX_TOOL_CALLS} tool calls are accepted in one request.`);
+    const problems = calls.flatMap((call, i) => toolCallProblem(call, i));
+    if (problems.length > 0) throw refuse.badRequest(`Malformed tool_calls: ${problems.map((p) => p.message).join('; ')}.`, { errors: problems });
+
+    const messages = await Promise.all(
+      (calls as ToolCall[]).map(async (call, i) => {
+        const decoded = decodeArguments(call.function.arguments, maxJsonDepth);
+        const outcome = await run(req, res, {
+          tool: call.function.name,
+          arguments: decoded.value,
+          via: 'tool_calls',
+          ...(decoded.error !== undefined && { argumentsError: decoded.error }),
+        });
+        return { role: 'tool' as const, tool_call_id: call.id ?? `call_${i}`, content: JSON.stringify(outcome.envelope) };
+      }),
+    );
+    res.json({ messages });
+  });
+
+  return router;
+}
+
+interface ToolCall {
+  id?: string;
+  type?: string;
+  function: { name: string; arguments?: unknown };
+}
+
+function toolCallProblem(call: unknown, i: number): { path: string; message: string }[] {
+  const c = call as Partial<ToolCall> | null;
+  if (!c || typeof c !== 'object') return [{ path: `/tool_calls/${i}`, message: `tool_calls[${i}] must be an object` }];
+  if (c.id !== undefined && typeof c.id !== 'string') return [{ path: `/tool_calls/${i}/id`, message: `tool_calls[${i}].id must be a string` }];
+  if (c.type !== undefined && c.type !== 'function') return [{ path: `/tool_calls/${i}/type`, message: `tool_calls[${i}].type must be "function"` }];
+  if (!c.function || typeof c.function !== 'object' || typeof c.function.name !== 'string') {
+    return [{ path: `/tool_calls/${i}/function/name`, message: `tool_calls[${i}].function.name must be a string` }];
+  }
+  return [];
+}
+
+/** OpenAI sends arguments as a JSON string, Ollama as an object; both arrive here as an object. */
+function decodeArguments(raw: unknown, maxDepth: number): { value: unknown; error?: string } {
+  if (raw === undefined || raw === null || raw === '') return { value: {} };
+  if (typeof raw !== 'string') return { value: raw };
+  try {
+    return { value: parseUntrustedJson(raw, maxDepth, 'arguments') };
+  } catch (error) {
+    return { value: raw, error: `${(error as Error).message} Send arguments as a JSON object.` };
+  }
+}

@@ -1,0 +1,137 @@
+/**
+ * The gateway's one door: everything outside server/ (CLI, Electron shell, tests) builds a gateway through here.
+ * Nothing happens at import time; createGateway opens the data directory, listen() opens the port.
+ */
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { Credentials } from './auth/credentials.js';
+import { urlHost, type PincerConfig } from './config/config.js';
+import { EventBus } from './events/bus.js';
+import { Executor } from './executor/executor.js';
+import { createHttpApp } from './http/app.js';
+import { gatewayOrigins, type Origins } from './http/guards.js';
+import { RiskPolicy, type Policy } from './policy/policy.js';
+import { openStore, type Store } from './store/index.js';
+import { BUILTIN_TOOLS } from './tools/builtin/index.js';
+import { ToolRegistry } from './tools/registry.js';
+import type { AnyTool } from './tools/types.js';
+import { VERSION } from './version.js';
+
+export { loadConfig, resolveDataDir, ConfigError, type PincerConfig, type ConfigFlags } from './config/config.js';
+export { VERSION } from './version.js';
+export type { AnyTool, ToolDefinition, ToolContext } from './tools/types.js';
+export { defineTool } from './tools/types.js';
+export { ToolError } from './errors.js';
+
+export interface GatewayOptions {
+  config: PincerConfig;
+  /** Tools registered besides the built-ins (tests, embedders). */
+  extraTools?: AnyTool[];
+  policy?: Policy;
+  /** better-sqlite3 addon built for another runtime (the Electron app). */
+  sqliteBinding?: string;
+}
+
+export interface Gateway {
+  readonly config: PincerConfig;
+  readonly registry: ToolRegistry;
+  readonly executor: Executor;
+  readonly store: Store;
+  readonly events: EventBus;
+  readonly credentials: Credentials;
+  /** Starts answering HTTP; resolves with the address actually bound (port 0 picks a free one). */
+  listen(): Promise<{ host: string; port: number; url: string }>;
+  /** A fresh one-time owner login link for the dashboard. */
+  loginUrl(): string;
+  /** Stops taking calls, lets running ones finish (or records them cancelled), closes the port and database. */
+  close(graceMs?: number): Promise<void>;
+}
+
+export function createGateway(options: GatewayOptions): Gateway {
+  const { config } = options;
+  const store = openStore(join(config.dataDir, 'pincer.db'), options.sqliteBinding ? { nativeBinding: options.sqliteBinding } : {});
+  try {
+    // Calls a previous run left open (a crash, kill -9) can never finish now.
+    store.calls.cancelOpen();
+    const credentials = new Credentials({ dataDir: config.dataDir, store, token: config.token });
+    const events = new EventBus();
+    const registry = new ToolRegistry();
+    registry.restoreDisabled(store.toolSettings.disabledTools());
+    for (const tool of [...BUILTIN_TOOLS, ...(options.extraTools ?? [])]) registry.register(tool, 'builtin');
+
+    const executor = new Executor({
+      registry,
+      store,
+      events,
+      policy: options.policy ?? new RiskPolicy(),
+      defaultTimeoutMs: config.toolTimeoutMs,
+      maxOutputBytes: config.maxOutputBytes,
+    });
+    registry.on('changed', ({ reason, names }) => {
+      if (reason === 'toggled') for (const name of names) store.toolSettings.setEnabled(name, registry.isEnabled(name));
+      for (const name of names) executor.cache.clear(name);
+      events.emit('tools', { reason, names });
+    });
+
+    let origins: Origins = { hosts: new Set(), origins: new Set() };
+    let address: { host: string; port: number; url: string } | undefined;
+    const app = createHttpApp({
+      version: VERSION,
+      registry,
+      executor,
+      store,
+      events,
+      credentials,
+      clientAuth: config.clientAuth,
+      bodyLimitBytes: config.bodyLimitBytes,
+      jsonMaxDepth: config.jsonMaxDepth,
+      origins: () => origins,
+    });
+    let server: Server | undefined;
+    let closed = false;
+
+    return {
+      config,
+      registry,
+      executor,
+      store,
+      events,
+      credentials,
+      async listen() {
+        if (address) return address;
+        server = createServer(app);
+        // Requests from agents can legitimately wait minutes for a slow tool or an approval.
+        server.requestTimeout = 0;
+        server.headersTimeout = 30_000;
+        server.keepAliveTimeout = 10_000;
+        await new Promise<void>((resolve, reject) => {
+          server!.once('error', reject);
+          server!.listen(config.port, config.host, () => resolve());
+        });
+        const port = (server.address() as AddressInfo).port;
+        origins = gatewayOrigins(config.host, port, config.allowedHosts);
+        address = { host: config.host, port, url: `http://${urlHost(config.host)}:${port}` };
+        return address;
+      },
+      loginUrl() {
+        if (!address) throw new Error('the gateway is not listening yet');
+        return `${address.url}/auth?code=${credentials.createLoginCode()}`;
+      },
+      async close(graceMs = 5000) {
+        if (closed) return;
+        closed = true;
+        const serverClosed = server ? new Promise<void>((resolve) => server!.close(() => resolve())) : Promise.resolve();
+        server?.closeIdleConnections();
+        await executor.shutdown(graceMs);
+        // Event streams and keep-alive sockets would otherwise hold the port open.
+        server?.closeAllConnections();
+        await serverClosed;
+        store.close();
+      },
+    };
+  } catch (error) {
+    store.close();
+    throw error;
+  }
+}

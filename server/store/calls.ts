@@ -1,0 +1,271 @@
+import type { Db } from './db.js';
+
+export type CallStatus = 'running' | 'pending' | 'succeeded' | 'failed' | 'denied' | 'cancelled';
+export const CALL_STATUSES: readonly CallStatus[] = ['running', 'pending', 'succeeded', 'failed', 'denied', 'cancelled'];
+
+/** One call as recorded; arguments and result arrive here already redacted. */
+export interface CallRecord {
+  id: string;
+  tool: string;
+  client: string;
+  /** Which door the call came through: http, openai, cli, mcp, llm… */
+  via: string;
+  arguments: unknown;
+  result: unknown;
+  status: CallStatus;
+  error: { name: string; message: string } | null;
+  http_status: number | null;
+  decision: string | null;
+  rule: string | null;
+  reason: string | null;
+  cache_hit: boolean;
+  started_at: string;
+  finished_at: string | null;
+  duration_ms: number | null;
+}
+
+export interface CallFilter {
+  tool?: string;
+  status?: CallStatus;
+  client?: string;
+  /** Epoch milliseconds; only calls started at or after it. */
+  since?: number;
+  /** Opaque cursor from a previous page. */
+  cursor?: string;
+  limit: number;
+}
+
+interface CallRow {
+  seq: number;
+  id: string;
+  tool: string;
+  client: string;
+  via: string;
+  arguments: string | null;
+  result: string | null;
+  status: CallStatus;
+  error_name: string | null;
+  error_message: string | null;
+  http_status: number | null;
+  decision: string | null;
+  rule: string | null;
+  reason: string | null;
+  cache_hit: number;
+  started_at: number;
+  finished_at: number | null;
+  duration_ms: number | null;
+}
+
+export interface ToolStats {
+  tool: string;
+  calls: number;
+  succeeded: number;
+  failed: number;
+  denied: number;
+  success_rate: number | null;
+  cache_hits: number;
+  latency_ms: { avg: number | null; p50: number | null; p95: number | null; max: number | null };
+  top_errors: { name: string; count: number }[];
+  last_call: { id: string; status: CallStatus; at: string } | null;
+}
+
+export interface TimeBucket {
+  at: string;
+  calls: number;
+  failed: number;
+}
+
+function toJson(value: unknown): string | null {
+  return value === undefined ? null : JSON.stringify(value);
+}
+
+function fromJson(text: string | null): unknown {
+  return text === null ? null : (JSON.parse(text) as unknown);
+}
+
+function iso(ms: number | null): string | null {
+  return ms === null ? null : new Date(ms).toISOString();
+}
+
+function toRecord(row: CallRow): CallRecord {
+  return {
+    id: row.id,
+    tool: row.tool,
+    client: row.client,
+    via: row.via,
+    arguments: fromJson(row.arguments),
+    result: fromJson(row.result),
+    status: row.status,
+    error: row.error_name ? { name: row.error_name, message: row.error_message ?? '' } : null,
+    http_status: row.http_status,
+    decision: row.decision,
+    rule: row.rule,
+    reason: row.reason,
+    cache_hit: row.cache_hit === 1,
+    started_at: new Date(row.started_at).toISOString(),
+    finished_at: iso(row.finished_at),
+    duration_ms: row.duration_ms,
+  };
+}
+
+/** Call history. Writes are synchronous so a call is on disk before its caller hears the answer. */
+export class CallStore {
+  readonly #upsert;
+  readonly #byId;
+  readonly #count;
+  readonly #cancelOpen;
+
+  constructor(private readonly db: Db) {
+    this.#upsert = db.prepare(`
+      INSERT INTO calls (id, tool, client, via, arguments, result, status, error_name, error_message, http_status,
+                         decision, rule, reason, cache_hit, started_at, finished_at, duration_ms)
+      VALUES (@id, @tool, @client, @via, @arguments, @result, @status, @error_name, @error_message, @http_status,
+              @decision, @rule, @reason, @cache_hit, @started_at, @finished_at, @duration_ms)
+      ON CONFLICT (id) DO UPDATE SET
+        result = excluded.result, status = excluded.status, error_name = excluded.error_name,
+        error_message = excluded.error_message, http_status = excluded.http_status, decision = excluded.decision,
+        rule = excluded.rule, reason = excluded.reason, cache_hit = excluded.cache_hit,
+        finished_at = excluded.finished_at, duration_ms = excluded.duration_ms`);
+    this.#byId = db.prepare<[string], CallRow>('SELECT * FROM calls WHERE id = ?');
+    this.#count = db.prepare<[], { n: number }>('SELECT count(*) AS n FROM calls');
+    this.#cancelOpen = db.prepare(
+      `UPDATE calls SET status = 'cancelled', error_name = 'CALL_CANCELLED',
+         error_message = 'The gateway stopped before this call finished.', finished_at = ?
+       WHERE status IN ('running', 'pending')`,
+    );
+  }
+
+  /** Inserts a call, or updates the outcome of one recorded earlier (a call that waited for approval). */
+  save(call: CallRecord): void {
+    this.#upsert.run({
+      id: call.id,
+      tool: call.tool,
+      client: call.client,
+      via: call.via,
+      arguments: toJson(call.arguments),
+      result: toJson(call.result),
+      status: call.status,
+      error_name: call.error?.name ?? null,
+      error_message: call.error?.message ?? null,
+      http_status: call.http_status,
+      decision: call.decision,
+      rule: call.rule,
+      reason: call.reason,
+      cache_hit: call.cache_hit ? 1 : 0,
+      started_at: Date.parse(call.started_at),
+      finished_at: call.finished_at === null ? null : Date.parse(call.finished_at),
+      duration_ms: call.duration_ms,
+    });
+  }
+
+  get(id: string): CallRecord | undefined {
+    const row = this.#byId.get(id);
+    return row ? toRecord(row) : undefined;
+  }
+
+  count(): number {
+    return this.#count.get()?.n ?? 0;
+  }
+
+  /** Marks calls left open by a previous run (crash, kill) as cancelled; returns how many. */
+  cancelOpen(now = Date.now()): number {
+    return this.#cancelOpen.run(now).changes;
+  }
+
+  /** Newest first, with a cursor for the next page. */
+  list(filter: CallFilter): { calls: CallRecord[]; next_cursor: string | null } {
+    const where: string[] = [];
+    const params: Record<string, unknown> = { limit: filter.limit + 1 };
+    if (filter.tool) (where.push('tool = @tool'), (params.tool = filter.tool));
+    if (filter.status) (where.push('status = @status'), (params.status = filter.status));
+    if (filter.client) (where.push('client = @client'), (params.client = filter.client));
+    if (filter.since !== undefined) (where.push('started_at >= @since'), (params.since = filter.since));
+    if (filter.cursor) (where.push('seq < @cursor'), (params.cursor = decodeCursor(filter.cursor)));
+    const sql = `SELECT * FROM calls ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY seq DESC LIMIT @limit`;
+    const rows = this.db.prepare<Record<string, unknown>, CallRow>(sql).all(params);
+    const more = rows.length > filter.limit;
+    const page = more ? rows.slice(0, filter.limit) : rows;
+    return { calls: page.map(toRecord), next_cursor: more ? encodeCursor(page.at(-1)!.seq) : null };
+  }
+
+  toolNames(): string[] {
+    return this.db
+      .prepare<[], { tool: string }>('SELECT DISTINCT tool FROM calls ORDER BY tool')
+      .all()
+      .map((r) => r.tool);
+  }
+
+  toolStats(tool: string): ToolStats {
+    const db = this.db;
+    const totals = db
+      .prepare<[string], { calls: number; succeeded: number; failed: number; denied: number; cache_hits: number }>(
+        `SELECT count(*) AS calls,
+                coalesce(sum(status = 'succeeded'), 0) AS succeeded,
+                coalesce(sum(status = 'failed'), 0) AS failed,
+                coalesce(sum(status = 'denied'), 0) AS denied,
+                coalesce(sum(cache_hit), 0) AS cache_hits
+         FROM calls WHERE tool = ?`,
+      )
+      .get(tool)!;
+    const latency = db
+      .prepare<[string], { n: number; avg: number | null; max: number | null }>(
+        'SELECT count(duration_ms) AS n, avg(duration_ms) AS avg, max(duration_ms) AS max FROM calls WHERE tool = ? AND duration_ms IS NOT NULL',
+      )
+      .get(tool)!;
+    const percentile = (p: number): number | null => {
+      if (latency.n === 0) return null;
+      const offset = Math.min(latency.n - 1, Math.ceil(p * latency.n) - 1);
+      const row = db
+        .prepare<[string, number], { d: number }>(
+          'SELECT duration_ms AS d FROM calls WHERE tool = ? AND duration_ms IS NOT NULL ORDER BY duration_ms LIMIT 1 OFFSET ?',
+        )
+        .get(tool, Math.max(0, offset));
+      return row?.d ?? null;
+    };
+    const topErrors = db
+      .prepare<[string], { name: string; count: number }>(
+        `SELECT error_name AS name, count(*) AS count FROM calls WHERE tool = ? AND error_name IS NOT NULL
+         GROUP BY error_name ORDER BY count DESC, name LIMIT 5`,
+      )
+      .all(tool);
+    const last = db
+      .prepare<[string], { id: string; status: CallStatus; started_at: number }>(
+        'SELECT id, status, started_at FROM calls WHERE tool = ? ORDER BY seq DESC LIMIT 1',
+      )
+      .get(tool);
+    const finished = totals.succeeded + totals.failed;
+    return {
+      tool,
+      calls: totals.calls,
+      succeeded: totals.succeeded,
+      failed: totals.failed,
+      denied: totals.denied,
+      success_rate: finished === 0 ? null : totals.succeeded / finished,
+      cache_hits: totals.cache_hits,
+      latency_ms: { avg: latency.avg, p50: percentile(0.5), p95: percentile(0.95), max: latency.max },
+      top_errors: topErrors,
+      last_call: last ? { id: last.id, status: last.status, at: new Date(last.started_at).toISOString() } : null,
+    };
+  }
+
+  /** Calls per time bucket, oldest first, for charts. */
+  overTime(sinceMs: number, bucketMs: number): TimeBucket[] {
+    return this.db
+      .prepare<[number, number], { bucket: number; calls: number; failed: number }>(
+        `SELECT (started_at / ?) AS bucket, count(*) AS calls, coalesce(sum(status IN ('failed', 'denied')), 0) AS failed
+         FROM calls WHERE started_at >= ? GROUP BY bucket ORDER BY bucket`,
+      )
+      .all(bucketMs, sinceMs)
+      .map((r) => ({ at: new Date(r.bucket * bucketMs).toISOString(), calls: r.calls, failed: r.failed }));
+  }
+}
+
+function encodeCursor(seq: number): string {
+  return Buffer.from(String(seq)).toString('base64url');
+}
+
+function decodeCursor(cursor: string): number {
+  const seq = Number(Buffer.from(cursor, 'base64url').toString());
+  if (!Number.isSafeInteger(seq) || seq <= 0) throw new RangeError('invalid cursor');
+  return seq;
+}

@@ -1,0 +1,73 @@
+import type { Db } from './db.js';
+
+export interface ClientInfo {
+  name: string;
+  /** The last characters of the token, so a person can tell tokens apart without seeing them. */
+  token_hint: string;
+  created_at: string;
+  revoked_at: string | null;
+  last_used_at: string | null;
+}
+
+interface ClientRow {
+  name: string;
+  token_hint: string;
+  created_at: number;
+  revoked_at: number | null;
+  last_used_at: number | null;
+}
+
+const toInfo = (row: ClientRow): ClientInfo => ({
+  name: row.name,
+  token_hint: row.token_hint,
+  created_at: new Date(row.created_at).toISOString(),
+  revoked_at: row.revoked_at === null ? null : new Date(row.revoked_at).toISOString(),
+  last_used_at: row.last_used_at === null ? null : new Date(row.last_used_at).toISOString(),
+});
+
+/** Named client tokens. Only a hash of each token is kept: a stolen database does not yield working tokens. */
+export class ClientStore {
+  readonly #byHash;
+  readonly #touch;
+
+  constructor(private readonly db: Db) {
+    this.#byHash = db.prepare<[string], { name: string }>(
+      'SELECT name FROM clients WHERE token_hash = ? AND revoked_at IS NULL',
+    );
+    this.#touch = db.prepare<[number, string]>('UPDATE clients SET last_used_at = ? WHERE name = ?');
+  }
+
+  /** Adds a client; a name revoked earlier can be reused and gets the new token. */
+  add(name: string, tokenHash: string, tokenHint: string, now = Date.now()): void {
+    const existing = this.db.prepare<[string], ClientRow>('SELECT * FROM clients WHERE name = ?').get(name);
+    if (existing && existing.revoked_at === null) {
+      throw new Error(`A client named "${name}" already exists; revoke it first or choose another name.`);
+    }
+    this.db
+      .prepare(
+        `INSERT INTO clients (name, token_hash, token_hint, created_at) VALUES (?, ?, ?, ?)
+         ON CONFLICT (name) DO UPDATE SET token_hash = excluded.token_hash, token_hint = excluded.token_hint,
+           created_at = excluded.created_at, revoked_at = NULL, last_used_at = NULL`,
+      )
+      .run(name, tokenHash, tokenHint, now);
+  }
+
+  findByTokenHash(tokenHash: string): string | undefined {
+    return this.#byHash.get(tokenHash)?.name;
+  }
+
+  touch(name: string, now = Date.now()): void {
+    this.#touch.run(now, name);
+  }
+
+  revoke(name: string, now = Date.now()): boolean {
+    return (
+      this.db.prepare('UPDATE clients SET revoked_at = ? WHERE name = ? AND revoked_at IS NULL').run(now, name)
+        .changes === 1
+    );
+  }
+
+  list(): ClientInfo[] {
+    return this.db.prepare<[], ClientRow>('SELECT * FROM clients ORDER BY name').all().map(toInfo);
+  }
+}

@@ -1,0 +1,57 @@
+/** What every tool declares (SPEC §4). A tool file declares its schema, annotations and handler, nothing else. */
+
+export type Risk = 'safe' | 'sensitive' | 'dangerous';
+
+export const RISKS: readonly Risk[] = ['safe', 'sensitive', 'dangerous'];
+
+/** MCP tool annotations; the executor reads them (cache only read-only idempotent tools). */
+export interface ToolAnnotations {
+  title?: string;
+  readOnlyHint?: boolean;
+  destructiveHint?: boolean;
+  idempotentHint?: boolean;
+  openWorldHint?: boolean;
+}
+
+/** A JSON Schema for a tool's arguments; the top level is always an object. */
+export interface ObjectSchema {
+  type: 'object';
+  properties?: Record<string, unknown>;
+  required?: string[];
+  additionalProperties?: boolean | Record<string, unknown>;
+  [keyword: string]: unknown;
+}
+
+/** What a running handler gets besides its arguments. */
+export interface ToolContext {
+  /** Aborted on timeout, client disconnect or gateway shutdown; long work must stop when it fires. */
+  signal: AbortSignal;
+  callId: string;
+  client: string;
+}
+
+export interface ToolDefinition<Args = Record<string, unknown>, Result = unknown> {
+  name: string;
+  /** Written for a model: what the tool does, when to use it, what it returns. */
+  description: string;
+  parameters: ObjectSchema;
+  category: string;
+  risk: Risk;
+  annotations: ToolAnnotations;
+  /** Per-call time limit; the handler's signal aborts when it passes. */
+  timeoutMs?: number;
+  /** Result cache; only allowed for read-only, idempotent tools. */
+  cache?: { ttl_s: number };
+  /** Largest serialized result accepted from the handler. */
+  maxOutputBytes?: number;
+  handler(args: Args, ctx: ToolContext): Promise<Result> | Result;
+}
+
+/** Typed helper so a tool file gets its argument type checked against its handler. */
+export function defineTool<Args, Result>(tool: ToolDefinition<Args, Result>): ToolDefinition<Args, Result> {
+  return tool;
+}
+
+// Handlers are contravariant in their arguments; the registry stores them erased.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type AnyTool = ToolDefinition<any, unknown>;
