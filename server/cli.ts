@@ -103,11 +103,13 @@ async function serve(args: string[], out: Out): Promise<number> {
     if (code === 'EADDRINUSE') throw new Error(`port ${config.port} on ${config.host} is in use; is Pincer already running? Choose another with --port.`);
     throw error;
   }
+  // Handlers go in before the ready lines: a supervisor may signal as soon as it reads them.
+  const stopped = waitForSignal(gateway, out);
   out.log(`Pincer ${VERSION} listening on ${address.url}`);
   out.log(`Data directory: ${config.dataDir}`);
   out.log(`Client token: ${config.token ? 'from PINCER_TOKEN' : join(config.dataDir, 'token')}${config.clientAuth ? '' : ' (not required: --no-auth)'}`);
   out.log(`Dashboard login link (one-time, 15 minutes): ${gateway.loginUrl()}`);
-  return waitForSignal(gateway, out);
+  return stopped;
 }
 
 function waitForSignal(gateway: Gateway, out: Out): Promise<number> {

@@ -25,21 +25,32 @@ export function ensurePrivateDir(dir: string): void {
  * local user who reads the owner secret could mint owner logins.
  */
 export function loadOrCreateSecret(file: string, generate: () => string): string {
-  try {
-    const mode = statSync(file).mode & 0o777;
-    if (mode & 0o077) chmodSync(file, 0o600);
-    const value = readFileSync(file, 'utf8').trim();
-    if (value !== '') return value;
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
-  }
+  const existing = readSecret(file);
+  if (existing) return existing;
   const value = generate();
   try {
     writeFileSync(file, `${value}\n`, { mode: 0o600, flag: 'wx' });
+    return value;
   } catch (error) {
-    // Another process (a CLI started at the same moment) created it first: use theirs.
-    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return readFileSync(file, 'utf8').trim();
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+  }
+  // Another process (a CLI started at the same moment) created it first: use theirs. Security: an empty file
+  // (truncated, or touched by hand) must never yield an empty secret — anyone could sign owner logins with it.
+  const theirs = readSecret(file);
+  if (theirs) return theirs;
+  writeFileSync(file, `${value}\n`, { mode: 0o600 });
+  chmodSync(file, 0o600);
+  return value;
+}
+
+/** The secret in `file`, tightening its mode first; undefined when the file is missing or empty. */
+function readSecret(file: string): string | undefined {
+  try {
+    const mode = statSync(file).mode & 0o777;
+    if (mode & 0o077) chmodSync(file, 0o600);
+    return readFileSync(file, 'utf8').trim() || undefined;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw error;
   }
-  return value;
 }

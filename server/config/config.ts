@@ -1,5 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
+import { isIPv6 } from 'node:net';
 import { delimiter, isAbsolute, join, resolve } from 'node:path';
 import { parseEnv } from 'node:util';
 
@@ -60,24 +61,34 @@ const CONFIG_KEYS = [
 ] as const;
 const LLM_KEYS = ['base_url', 'model', 'api'] as const;
 
-/** `$PINCER_HOME`, else `~/.pincer`; a --data-dir flag wins over both. */
-export function resolveDataDir(flags: ConfigFlags = {}, env: NodeJS.ProcessEnv = process.env, home = homedir()): string {
+/** `$PINCER_HOME`, else `~/.pincer`; a --data-dir flag wins over both. A relative path is taken from `cwd`. */
+export function resolveDataDir(
+  flags: ConfigFlags = {},
+  env: NodeJS.ProcessEnv = process.env,
+  home = homedir(),
+  cwd = process.cwd(),
+): string {
   const chosen = flags.dataDir ?? env.PINCER_HOME;
-  return resolve(chosen && chosen.trim() !== '' ? chosen : join(home, '.pincer'));
+  return resolve(cwd, chosen && chosen.trim() !== '' ? chosen : join(home, '.pincer'));
 }
 
 export function loadConfig(options: LoadConfigOptions = {}): PincerConfig {
   const flags = options.flags ?? {};
   const cwd = options.cwd ?? process.cwd();
-  const dataDir = resolveDataDir(flags, options.env ?? process.env, options.home);
+  const realEnv = options.env ?? process.env;
+  const dataDir = resolveDataDir(flags, realEnv, options.home, cwd);
   // The real environment wins over the data directory's .env file.
-  const env = { ...readDotEnv(join(dataDir, '.env')), ...(options.env ?? process.env) };
+  const dotEnvFile = join(dataDir, '.env');
+  const dotEnv = readDotEnv(dotEnvFile);
+  const env = { ...dotEnv, ...realEnv };
+  // An error names where a value came from, so the user edits the .env file rather than hunting their shell.
+  const envSource = (name: string) => (realEnv[name] === undefined && name in dotEnv ? `${name} in ${dotEnvFile}` : name);
   const file = readConfigFile(join(dataDir, 'config.json'));
   const fileLlm = (file.llm ?? {}) as Record<string, unknown>;
 
   const pick = (flag: unknown, flagName: string, envName: string | undefined, fileValue: unknown, fileKey: string): Source | undefined => {
     if (flag !== undefined) return { value: flag, from: `--${flagName}` };
-    if (envName && env[envName] !== undefined && env[envName] !== '') return { value: env[envName], from: envName };
+    if (envName && env[envName] !== undefined && env[envName] !== '') return { value: env[envName], from: envSource(envName) };
     if (fileValue !== undefined) return { value: fileValue, from: `config.json ${fileKey}` };
     return undefined;
   };
@@ -94,7 +105,7 @@ export function loadConfig(options: LoadConfigOptions = {}): PincerConfig {
 
   const llmBase =
     pick(undefined, '', 'PINCER_LLM_BASE_URL', fileLlm.base_url, 'llm.base_url') ??
-    (env.OLLAMA_HOST ? { value: ollamaHostUrl(env.OLLAMA_HOST), from: 'OLLAMA_HOST' } : undefined);
+    (env.OLLAMA_HOST ? { value: ollamaHostUrl(env.OLLAMA_HOST), from: envSource('OLLAMA_HOST') } : undefined);
   const llmApi = pick(undefined, '', 'PINCER_LLM_API', fileLlm.api, 'llm.api');
   const llmModel = pick(undefined, '', 'PINCER_LLM_MODEL', fileLlm.model, 'llm.model');
 
@@ -103,7 +114,7 @@ export function loadConfig(options: LoadConfigOptions = {}): PincerConfig {
     port,
     dataDir,
     clientAuth,
-    token: env.PINCER_TOKEN && env.PINCER_TOKEN !== '' ? parseToken(env.PINCER_TOKEN) : undefined,
+    token: env.PINCER_TOKEN ? parseToken({ value: env.PINCER_TOKEN, from: envSource('PINCER_TOKEN') }) : undefined,
     roots,
     allowedHosts: parseStringList(pick(undefined, '', undefined, file.allowed_hosts, 'allowed_hosts'), 'allowed_hosts') ?? [],
     bodyLimitBytes:
@@ -146,7 +157,9 @@ function readConfigFile(file: string): Record<string, unknown> {
   try {
     parsed = JSON.parse(readFileSync(file, 'utf8'));
   } catch (error) {
-    throw new ConfigError(`Invalid configuration: ${file} is not valid JSON (${(error as Error).message}).`);
+    // V8 quotes the offending text, newlines included; the error must stay one line.
+    const reason = (error as Error).message.replace(/\s+/g, ' ');
+    throw new ConfigError(`Invalid configuration: ${file} is not valid JSON (${reason}).`);
   }
   if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) {
     throw new ConfigError(`Invalid configuration: ${file} must hold a JSON object.`);
@@ -227,18 +240,34 @@ function parseEnum<T extends string>(source: Source | undefined, key: string, al
   return source.value as T;
 }
 
-function parseToken(token: string): string {
-  // Short tokens can be guessed; the generated ones are 43 characters.
-  if (token.length < 16) throw new ConfigError('Invalid configuration: PINCER_TOKEN must be at least 16 characters.');
-  return token;
+function parseToken(source: Source): string {
+  // Short tokens can be guessed; the generated ones are 46 characters. The value itself is a secret: never echoed.
+  if (typeof source.value !== 'string' || source.value.length < 16) {
+    throw new ConfigError(`Invalid configuration: PINCER_TOKEN (from ${source.from}) must be at least 16 characters.`);
+  }
+  return source.value;
 }
 
-/** OLLAMA_HOST may be "host:port", ":port" or a URL; 0.0.0.0 (a bind address) means this machine. */
+/**
+ * OLLAMA_HOST as Ollama itself reads it: "host", "host:port", ":port", "[::1]:port" or a URL. A bare host gets port
+ * 11434; a URL without a port gets its scheme's (http 80, https 443). 0.0.0.0 (a bind address) means this machine.
+ * Anything unparsable is returned as given so that parseHttpUrl reports it, naming OLLAMA_HOST.
+ */
 function ollamaHostUrl(value: string): string {
-  let url = /^[a-z]+:\/\//i.test(value) ? value : `http://${value.startsWith(':') ? `127.0.0.1${value}` : value}`;
-  url = url.replace('://0.0.0.0', '://127.0.0.1');
-  if (!/:\d+(\/|$)/.test(url.replace(/^[a-z]+:\/\//i, ''))) url = `${url.replace(/\/+$/, '')}:11434`;
-  return url;
+  const raw = value.trim().replace(/^["']+|["']+$/g, '').trim();
+  const hasScheme = /^[a-z][a-z0-9+.-]*:\/\//i.test(raw);
+  const hostPort = isIPv6(raw) ? `[${raw}]` : raw.startsWith(':') ? `127.0.0.1${raw}` : raw;
+  let url: URL;
+  try {
+    url = new URL(hasScheme ? raw : `http://${hostPort}`);
+  } catch {
+    return raw;
+  }
+  const authority = hostPort.split('/')[0] ?? '';
+  if (!hasScheme && !/:\d+$/.test(authority)) url.port = '11434';
+  if (url.hostname === '0.0.0.0') url.hostname = '127.0.0.1';
+  else if (url.hostname === '[::]') url.hostname = '[::1]';
+  return url.href;
 }
 
 /** The host part of a URL that reaches a gateway bound to `host` (a wildcard bind is reached on loopback). */

@@ -22,12 +22,22 @@ export class ResultCache {
     }
     this.#entries.set(key, entry); // most recently used goes last
     this.hits++;
-    return { value: entry.value };
+    return { value: structuredClone(entry.value) };
   }
 
+  /**
+   * Keeps a copy, and `get` hands out copies: a caller (or the handler) that changes a result it was given must
+   * not change the answer every later caller gets. A result that cannot be copied is simply not cached.
+   */
   set(key: string, value: unknown, ttlMs: number, now = Date.now()): void {
+    let copy: unknown;
+    try {
+      copy = structuredClone(value);
+    } catch {
+      return;
+    }
     this.#entries.delete(key);
-    this.#entries.set(key, { value, expiresAt: now + ttlMs });
+    this.#entries.set(key, { value: copy, expiresAt: now + ttlMs });
     while (this.#entries.size > this.maxEntries) {
       const oldest = this.#entries.keys().next().value as string;
       this.#entries.delete(oldest);

@@ -101,6 +101,9 @@ export class Executor {
     }
 
     if (request.argumentsError !== undefined) {
+      // Security: text that is not even JSON cannot be redacted (a secret in it has no key to match), so history
+      // never keeps it.
+      record.arguments = null;
       return this.#refuse(
         record,
         t0,
@@ -211,7 +214,12 @@ export class Executor {
       abort.signal.addEventListener('abort', () => reject(abort.signal.reason), { once: true });
     });
     const done = Promise.race([
-      Promise.resolve().then(() => def.handler(args, { signal: abort.signal, callId: record.id, client: record.client })),
+      Promise.resolve().then(() => {
+        // The caller may be gone (or the gateway stopping) before the handler's turn comes: a write tool must not
+        // act for nobody.
+        if (abort.signal.aborted) throw abort.signal.reason;
+        return def.handler(args, { signal: abort.signal, callId: record.id, client: record.client });
+      }),
       aborted,
     ]);
     this.#inFlight.set(record.id, { record, abort, done });

@@ -49,8 +49,10 @@ export function createHttpApp(deps: HttpDeps): express.Express {
     res.type('html').send(homePage(deps.version));
   });
 
-  app.use(jsonBody(deps.bodyLimitBytes, deps.jsonMaxDepth));
+  // Security: who is calling is settled before the body is read, so an unauthenticated peer cannot make the
+  // gateway buffer and parse a megabyte of JSON per request.
   app.use(identify(deps.credentials, deps.clientAuth, () => deps.origins().origins));
+  app.use(jsonBody(deps.bodyLimitBytes, deps.jsonMaxDepth));
 
   app.use(toolRoutes(deps.registry));
   app.use(executeRoutes(deps.executor, deps.jsonMaxDepth));
@@ -79,7 +81,8 @@ function errorHandler(error: unknown, _req: Request, res: Response, _next: NextF
   // Express's own parsers and routing raise http-errors style objects with a status.
   const status = (error as { status?: unknown }).status;
   if (typeof status === 'number' && status >= 400 && status < 500) {
-    res.status(status).json({ success: false, error: errorBody('INVALID_REQUEST', (error as Error).message) });
+    // Not one of our names, so its numeric code is the HTTP status rather than the tool-failure fallback.
+    res.status(status).json({ success: false, error: { ...errorBody('INVALID_REQUEST', (error as Error).message), code: status } });
     return;
   }
   console.error('pincer: unexpected error while answering a request:', error);

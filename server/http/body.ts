@@ -3,19 +3,22 @@ import { GatewayError } from '../errors.js';
 import { parseUntrustedJson } from './json.js';
 
 const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i;
+const READ_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 /**
  * Reads a JSON body with a size cap, refusing every other content type.
  * Security: a text/plain or form body is how a web page sends a "simple" cross-site request without a CORS
  * preflight; refusing them (instead of ignoring the body and running the tool with no arguments) closes that door.
+ * An empty form or text/plain body is refused too: it would otherwise run a tool whose arguments are all optional.
  */
 export function jsonBody(limitBytes: number, maxDepth: number) {
   return (req: Request, _res: Response, next: NextFunction): void => {
     const declared = req.headers['content-length'];
     const chunked = req.headers['transfer-encoding'] !== undefined;
-    if (!chunked && (declared === undefined || declared === '0')) return next();
-    if (declared !== undefined && Number(declared) > limitBytes) return next(tooLarge(limitBytes));
     const type = req.headers['content-type'];
+    const empty = !chunked && (declared === undefined || declared === '0');
+    if (empty && (type === undefined || READ_METHODS.has(req.method))) return next();
+    if (declared !== undefined && Number(declared) > limitBytes) return next(tooLarge(limitBytes));
     if (!type || !JSON_TYPE.test(type)) {
       return next(
         new GatewayError(
@@ -29,6 +32,7 @@ export function jsonBody(limitBytes: number, maxDepth: number) {
     if (charset && charset !== 'utf-8' && charset !== 'utf8') {
       return next(new GatewayError('UNSUPPORTED_MEDIA_TYPE', 415, `JSON bodies must be UTF-8, not ${charset}.`));
     }
+    if (empty) return next();
 
     const chunks: Buffer[] = [];
     let size = 0;

@@ -1,6 +1,9 @@
 import secureJsonParse from 'secure-json-parse';
 import { GatewayError } from '../errors.js';
 
+/** The message secure-json-parse throws for a "__proto__" or "constructor.prototype" key. */
+const FORBIDDEN_PROTOTYPE = 'Object contains forbidden prototype property';
+
 /**
  * Parses untrusted JSON text.
  * Security: keys "__proto__" and "constructor.prototype" (also \u-escaped) are refused, so a body can never
@@ -16,11 +19,22 @@ export function parseUntrustedJson(text: string, maxDepth: number, what = 'The r
     return secureJsonParse.parse(text, null, { protoAction: 'error', constructorAction: 'error' });
   } catch (error) {
     const message = (error as Error).message;
-    if (/prototype/i.test(message)) {
+    // Only secure-json-parse's own refusal; a syntax error that merely quotes the word "prototype" is not one.
+    if (message === FORBIDDEN_PROTOTYPE) {
       throw new GatewayError('INVALID_JSON', 400, `${what} contains a "__proto__" or "constructor.prototype" key, which is not accepted.`);
     }
-    throw new GatewayError('INVALID_JSON', 400, `${what} is not valid JSON: ${message}`);
+    const reason = withoutQuotedInput(message);
+    throw new GatewayError('INVALID_JSON', 400, `${what} is not valid JSON${reason ? `: ${reason}` : ''}.`);
   }
+}
+
+/**
+ * Security: V8 quotes the text around a syntax error (`Unexpected token 'h', ..."password": hunter2..." is not
+ * valid JSON`); that text can be a secret, and the message is recorded in call history. Keep only the reason.
+ */
+function withoutQuotedInput(message: string): string {
+  const match = /^(Unexpected token '.+?'|[^"]*?),?\s*(?:\.\.\.)?".*is not valid JSON$/s.exec(message);
+  return match ? match[1]! : message;
 }
 
 /** Deepest bracket nesting in JSON text, skipping strings; stops early once it is clearly too deep. */

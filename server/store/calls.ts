@@ -60,8 +60,13 @@ export interface ToolStats {
   tool: string;
   calls: number;
   succeeded: number;
+  /** The tool ran and failed (an error result, a timeout). */
   failed: number;
+  /** The gateway refused before running: unknown or disabled tool, bad arguments. */
+  refused: number;
+  /** Policy or the owner said no. */
   denied: number;
+  /** Of the calls that ran, the share that succeeded. */
   success_rate: number | null;
   cache_hits: number;
   latency_ms: { avg: number | null; p50: number | null; p95: number | null; max: number | null };
@@ -74,6 +79,9 @@ export interface TimeBucket {
   calls: number;
   failed: number;
 }
+
+/** Calls whose tool actually ran: the gateway accepted them (answered 200). */
+const RAN = 'http_status = 200';
 
 function toJson(value: unknown): string | null {
   return value === undefined ? null : JSON.stringify(value);
@@ -198,10 +206,11 @@ export class CallStore {
   toolStats(tool: string): ToolStats {
     const db = this.db;
     const totals = db
-      .prepare<[string], { calls: number; succeeded: number; failed: number; denied: number; cache_hits: number }>(
+      .prepare<[string], { calls: number; succeeded: number; failed: number; refused: number; denied: number; cache_hits: number }>(
         `SELECT count(*) AS calls,
                 coalesce(sum(status = 'succeeded'), 0) AS succeeded,
-                coalesce(sum(status = 'failed'), 0) AS failed,
+                coalesce(sum(status = 'failed' AND http_status = 200), 0) AS failed,
+                coalesce(sum(status = 'failed' AND http_status <> 200), 0) AS refused,
                 coalesce(sum(status = 'denied'), 0) AS denied,
                 coalesce(sum(cache_hit), 0) AS cache_hits
          FROM calls WHERE tool = ?`,
@@ -209,7 +218,9 @@ export class CallStore {
       .get(tool)!;
     const latency = db
       .prepare<[string], { n: number; avg: number | null; max: number | null }>(
-        'SELECT count(duration_ms) AS n, avg(duration_ms) AS avg, max(duration_ms) AS max FROM calls WHERE tool = ? AND duration_ms IS NOT NULL',
+        // Latency of calls that ran: a burst of instant refusals must not make a slow tool look fast.
+        `SELECT count(duration_ms) AS n, avg(duration_ms) AS avg, max(duration_ms) AS max FROM calls
+         WHERE tool = ? AND ${RAN} AND duration_ms IS NOT NULL`,
       )
       .get(tool)!;
     const percentile = (p: number): number | null => {
@@ -217,7 +228,8 @@ export class CallStore {
       const offset = Math.min(latency.n - 1, Math.ceil(p * latency.n) - 1);
       const row = db
         .prepare<[string, number], { d: number }>(
-          'SELECT duration_ms AS d FROM calls WHERE tool = ? AND duration_ms IS NOT NULL ORDER BY duration_ms LIMIT 1 OFFSET ?',
+          `SELECT duration_ms AS d FROM calls WHERE tool = ? AND ${RAN} AND duration_ms IS NOT NULL
+           ORDER BY duration_ms LIMIT 1 OFFSET ?`,
         )
         .get(tool, Math.max(0, offset));
       return row?.d ?? null;
@@ -239,6 +251,7 @@ export class CallStore {
       calls: totals.calls,
       succeeded: totals.succeeded,
       failed: totals.failed,
+      refused: totals.refused,
       denied: totals.denied,
       success_rate: finished === 0 ? null : totals.succeeded / finished,
       cache_hits: totals.cache_hits,
@@ -252,7 +265,8 @@ export class CallStore {
   overTime(sinceMs: number, bucketMs: number): TimeBucket[] {
     return this.db
       .prepare<[number, number], { bucket: number; calls: number; failed: number }>(
-        `SELECT (started_at / ?) AS bucket, count(*) AS calls, coalesce(sum(status IN ('failed', 'denied')), 0) AS failed
+        // better-sqlite3 binds JS numbers as REAL: cast, or the division is not whole and every call is its own bucket.
+        `SELECT (started_at / CAST(? AS INTEGER)) AS bucket, count(*) AS calls, coalesce(sum(status IN ('failed', 'denied')), 0) AS failed
          FROM calls WHERE started_at >= ? GROUP BY bucket ORDER BY bucket`,
       )
       .all(bucketMs, sinceMs)

@@ -37,8 +37,11 @@ export function migrate(db: Db, migrations: readonly Migration[]): void {
   for (const migration of migrations) {
     if (migration.version <= current) continue;
     db.transaction(() => {
+      // Read again under the write lock: another process opening the same data directory at the same moment
+      // (the CLI next to the gateway) may have applied this migration since the check above.
+      if ((db.pragma('user_version', { simple: true }) as number) >= migration.version) return;
       db.exec(migration.sql);
       db.pragma(`user_version = ${migration.version}`);
-    })();
+    }).immediate();
   }
 }

@@ -7,6 +7,8 @@ export const TOOL_NAME_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
 /** Names that would collide with the gateway's own routes (`/tools/openai`, `/tools/anthropic`, `/mcp`). */
 export const RESERVED_TOOL_NAMES = new Set(['openai', 'anthropic', 'mcp']);
 
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
 export class RegistryError extends Error {
   override readonly name = 'RegistryError';
 }
@@ -96,8 +98,9 @@ function definitionProblem(tool: AnyTool): string | undefined {
   if (!RISKS.includes(tool.risk)) return `risk must be one of ${RISKS.join(', ')}`;
   if (typeof tool.handler !== 'function') return 'a handler function is required';
   if (!tool.annotations || typeof tool.annotations !== 'object') return 'annotations are required';
-  if (tool.timeoutMs !== undefined && !(Number.isFinite(tool.timeoutMs) && tool.timeoutMs > 0)) {
-    return 'timeoutMs must be a positive number';
+  // Node fires a timer longer than 2^31-1 ms at once: a "very long" limit would stop every call immediately.
+  if (tool.timeoutMs !== undefined && !(Number.isFinite(tool.timeoutMs) && tool.timeoutMs > 0 && tool.timeoutMs <= MAX_TIMER_MS)) {
+    return `timeoutMs must be a positive number of at most ${MAX_TIMER_MS}`;
   }
   if (tool.cache) {
     if (!(Number.isFinite(tool.cache.ttl_s) && tool.cache.ttl_s > 0)) return 'cache.ttl_s must be a positive number';

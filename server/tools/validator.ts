@@ -13,7 +13,9 @@ export interface ArgumentProblem {
 
 export type ArgumentValidator = (args: unknown) => { ok: true } | { ok: false; problems: ArgumentProblem[] };
 
-const ajv = new Ajv2020({ allErrors: true, useDefaults: true, strict: false, coerceTypes: false });
+// addUsedSchema: false keeps a compiled schema's `$id` out of the shared instance, so a tool whose schema has an
+// `$id` can be registered again (plugin reload, a second gateway in one process) instead of failing as a duplicate.
+const ajv = new Ajv2020({ allErrors: true, useDefaults: true, strict: false, coerceTypes: false, addUsedSchema: false });
 addFormats(ajv);
 
 /**

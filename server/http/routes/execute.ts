@@ -1,4 +1,5 @@
-import { Router, type Request, type Response } from 'express';
+import { setMaxListeners } from 'node:events';
+import { Router, type Response } from 'express';
 import { refuse } from '../../errors.js';
 import type { CallOutcome, CallRequest, Executor } from '../../executor/executor.js';
 import { identityOf } from '../identity.js';
@@ -10,20 +11,24 @@ const MAX_TOOL_CALLS = 128;
 export function executeRoutes(executor: Executor, maxJsonDepth: number): Router {
   const router = Router();
 
-  /** Aborted when the caller hangs up, so a long tool stops working for nobody. */
+  /**
+   * Aborted when the caller hangs up, so a long tool stops working for nobody. One per request: every call of a
+   * /tool_calls batch shares it (one listener each), rather than each adding a 'close' listener to the response.
+   */
   const callerSignal = (res: Response): AbortSignal => {
     const controller = new AbortController();
+    setMaxListeners(MAX_TOOL_CALLS + 1, controller.signal);
     res.once('close', () => {
       if (!res.writableFinished) controller.abort();
     });
     return controller.signal;
   };
 
-  const run = async (req: Request, res: Response, call: Omit<CallRequest, 'client' | 'signal'>): Promise<CallOutcome> =>
-    executor.execute({ ...call, client: identityOf(res).name, signal: callerSignal(res) });
+  const run = async (res: Response, signal: AbortSignal, call: Omit<CallRequest, 'client' | 'signal'>): Promise<CallOutcome> =>
+    executor.execute({ ...call, client: identityOf(res).name, signal });
 
   router.post('/tools/:name/execute', async (req, res) => {
-    const outcome = await run(req, res, { tool: req.params.name, arguments: req.body, via: 'http' });
+    const outcome = await run(res, callerSignal(res), { tool: req.params.name, arguments: req.body, via: 'http' });
     res.status(outcome.httpStatus).json(outcome.envelope);
   });
 
@@ -36,7 +41,7 @@ export function executeRoutes(executor: Executor, maxJsonDepth: number): Router 
     if (extra.length > 0) {
       throw refuse.badRequest(`Unknown field${extra.length > 1 ? 's' : ''} ${extra.map((k) => `"${k}"`).join(', ')}: send {"name", "arguments"}.`);
     }
-    const outcome = await run(req, res, { tool: body.name, arguments: body.arguments, via: 'http' });
+    const outcome = await run(res, callerSignal(res), { tool: body.name, arguments: body.arguments, via: 'http' });
     res.status(outcome.httpStatus).json(outcome.envelope);
   });
 
@@ -48,10 +53,11 @@ export function executeRoutes(executor: Executor, maxJsonDepth: number): Router 
     const problems = calls.flatMap((call, i) => toolCallProblem(call, i));
     if (problems.length > 0) throw refuse.badRequest(`Malformed tool_calls: ${problems.map((p) => p.message).join('; ')}.`, { errors: problems });
 
+    const signal = callerSignal(res);
     const messages = await Promise.all(
       (calls as ToolCall[]).map(async (call, i) => {
         const decoded = decodeArguments(call.function.arguments, maxJsonDepth);
-        const outcome = await run(req, res, {
+        const outcome = await run(res, signal, {
           tool: call.function.name,
           arguments: decoded.value,
           via: 'tool_calls',

@@ -21,6 +21,7 @@ export function statsRoutes(store: Store, registry: ToolRegistry, cache: ResultC
         calls: sum((t) => t.calls),
         succeeded: sum((t) => t.succeeded),
         failed: sum((t) => t.failed),
+        refused: sum((t) => t.refused),
         denied: sum((t) => t.denied),
         cache_hits: sum((t) => t.cache_hits),
       },

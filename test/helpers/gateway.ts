@@ -1,0 +1,71 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createGateway, loadConfig, type Gateway, type GatewayOptions } from '../../server/index.js';
+import type { PincerConfig } from '../../server/config/config.js';
+
+export interface TestGateway {
+  gateway: Gateway;
+  url: string;
+  port: number;
+  dataDir: string;
+  token: string;
+  /** fetch against the gateway with the default client token (override headers to change it). */
+  api(path: string, init?: RequestInit & { json?: unknown }): Promise<Response>;
+  /** A signed-in owner: the session cookie from a real one-time login link, and the dashboard's Origin. */
+  ownerHeaders(): Promise<Record<string, string>>;
+  close(): Promise<void>;
+}
+
+/** A temp data directory that disappears with the test. */
+export function tempDir(prefix = 'pincer-test-'): string {
+  return mkdtempSync(join(tmpdir(), prefix));
+}
+
+/** Starts a real gateway on 127.0.0.1:<free port> with a fresh data directory. */
+export async function startGateway(
+  overrides: Partial<PincerConfig> = {},
+  options: Omit<GatewayOptions, 'config'> = {},
+): Promise<TestGateway> {
+  const dataDir = overrides.dataDir ?? tempDir();
+  const config = { ...loadConfig({ flags: { dataDir, port: 0, host: '127.0.0.1' }, env: {}, cwd: dataDir }), ...overrides };
+  const gateway = createGateway({ config, ...options });
+  const { url, port } = await gateway.listen();
+  const token = gateway.credentials.defaultToken;
+  let ownerCookie: string | undefined;
+
+  const api = (path: string, init: RequestInit & { json?: unknown } = {}) => {
+    const { json, headers, ...rest } = init;
+    return fetch(`${url}${path}`, {
+      ...rest,
+      headers: {
+        authorization: `Bearer ${token}`,
+        ...(json !== undefined && { 'content-type': 'application/json' }),
+        ...(headers as Record<string, string> | undefined),
+      },
+      ...(json !== undefined && { body: JSON.stringify(json) }),
+    });
+  };
+
+  return {
+    gateway,
+    url,
+    port,
+    dataDir,
+    token,
+    api,
+    async ownerHeaders() {
+      if (!ownerCookie) {
+        const response = await fetch(gateway.loginUrl(), { redirect: 'manual' });
+        const setCookie = response.headers.get('set-cookie');
+        if (response.status !== 303 || !setCookie) throw new Error(`owner login failed: ${response.status}`);
+        ownerCookie = setCookie.split(';')[0]!;
+      }
+      return { cookie: ownerCookie, origin: url };
+    },
+    async close() {
+      await gateway.close(1000);
+      if (!overrides.dataDir) rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}

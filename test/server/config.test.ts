@@ -1,0 +1,392 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { delimiter, join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig, resolveDataDir, type ConfigFlags, type PincerConfig } from '../../server/config/config.js';
+
+/** A fresh home, working directory and data directory per test; nothing of the real machine is read. */
+let root: string;
+let home: string;
+let cwd: string;
+let dataDir: string;
+
+beforeEach(() => {
+  root = mkdtempSync(join(tmpdir(), 'pincer-config-'));
+  home = join(root, 'home');
+  cwd = join(root, 'cwd');
+  dataDir = join(root, 'data');
+  for (const dir of [home, cwd, dataDir]) mkdirSync(dir);
+});
+
+afterEach(() => {
+  rmSync(root, { recursive: true, force: true });
+});
+
+function writeConfig(config: unknown, dir = dataDir): void {
+  writeFileSync(join(dir, 'config.json'), typeof config === 'string' ? config : JSON.stringify(config));
+}
+
+function writeDotEnv(text: string, dir = dataDir): void {
+  writeFileSync(join(dir, '.env'), text);
+}
+
+/** loadConfig against the temp folders; the data directory comes from --data-dir unless a test says otherwise. */
+function load(options: { flags?: ConfigFlags; env?: NodeJS.ProcessEnv } = {}): PincerConfig {
+  return loadConfig({ flags: { dataDir, ...options.flags }, env: options.env ?? {}, cwd, home });
+}
+
+/** The ConfigError a bad configuration stops with; it must be exactly one line. */
+function configError(options: { flags?: ConfigFlags; env?: NodeJS.ProcessEnv } = {}): string {
+  let error: unknown;
+  try {
+    load(options);
+  } catch (caught) {
+    error = caught;
+  }
+  expect(error, 'the configuration was accepted').toBeInstanceOf(ConfigError);
+  const message = (error as ConfigError).message;
+  expect(message).not.toMatch(/[\r\n]/);
+  return message;
+}
+
+describe('defaults', () => {
+  it('uses 127.0.0.1:7800, the working directory as the only root, client auth on and Ollama on loopback', () => {
+    const config = load();
+    expect(config.host).toBe('127.0.0.1');
+    expect(config.port).toBe(7800);
+    expect(config.roots).toEqual([cwd]);
+    expect(config.dataDir).toBe(dataDir);
+    expect(config.clientAuth).toBe(true);
+    expect(config.token).toBeUndefined();
+    expect(config.allowedHosts).toEqual([]);
+    expect(config.bodyLimitBytes).toBe(1024 * 1024);
+    expect(config.llm).toEqual({ baseUrl: 'http://127.0.0.1:11434', model: undefined, api: 'ollama' });
+  });
+
+  it('does not need the data directory to exist', () => {
+    const config = loadConfig({ flags: { dataDir: join(root, 'not-yet') }, env: {}, cwd, home });
+    expect(config.dataDir).toBe(join(root, 'not-yet'));
+  });
+});
+
+describe('precedence: flags > environment > config.json > defaults', () => {
+  it('takes host and port from config.json when nothing else sets them', () => {
+    writeConfig({ host: 'localhost', port: 7001 });
+    const config = load();
+    expect([config.host, config.port]).toEqual(['localhost', 7001]);
+  });
+
+  it('lets the environment beat config.json', () => {
+    writeConfig({ host: 'localhost', port: 7001 });
+    const config = load({ env: { PINCER_HOST: '127.0.0.2', PINCER_PORT: '7002' } });
+    expect([config.host, config.port]).toEqual(['127.0.0.2', 7002]);
+  });
+
+  it('lets flags beat the environment and config.json', () => {
+    writeConfig({ host: 'localhost', port: 7001 });
+    const config = load({ flags: { host: '127.0.0.3', port: '7003' }, env: { PINCER_HOST: '127.0.0.2', PINCER_PORT: '7002' } });
+    expect([config.host, config.port]).toEqual(['127.0.0.3', 7003]);
+  });
+
+  it('accepts port 0 from a flag (any free port)', () => {
+    expect(load({ flags: { port: 0 } }).port).toBe(0);
+  });
+
+  it('treats an empty environment variable as not set', () => {
+    writeConfig({ port: 7001 });
+    expect(load({ env: { PINCER_PORT: '' } }).port).toBe(7001);
+  });
+
+  it('takes roots from config.json, and PINCER_ROOTS over config.json', () => {
+    const a = join(root, 'a');
+    const b = join(root, 'b');
+    writeConfig({ roots: [a] });
+    expect(load().roots).toEqual([a]);
+    expect(load({ env: { PINCER_ROOTS: b } }).roots).toEqual([b]);
+  });
+
+  it('strips the brackets of an IPv6 host', () => {
+    expect(load({ flags: { host: '[::1]' } }).host).toBe('::1');
+  });
+});
+
+describe('the .env file in the data directory', () => {
+  it('is read', () => {
+    writeDotEnv('PINCER_PORT=7101\nPINCER_LLM_MODEL=llama3\n');
+    const config = load();
+    expect(config.port).toBe(7101);
+    expect(config.llm.model).toBe('llama3');
+  });
+
+  it('beats config.json', () => {
+    writeConfig({ port: 7001 });
+    writeDotEnv('PINCER_PORT=7101\n');
+    expect(load().port).toBe(7101);
+  });
+
+  it('loses to the real environment', () => {
+    writeDotEnv('PINCER_PORT=7101\n');
+    expect(load({ env: { PINCER_PORT: '7102' } }).port).toBe(7102);
+  });
+
+  it('loses to flags', () => {
+    writeDotEnv('PINCER_PORT=7101\n');
+    expect(load({ flags: { port: '7103' } }).port).toBe(7103);
+  });
+
+  it('is named as the source of a bad value it holds, not the shell environment', () => {
+    writeDotEnv('PINCER_PORT=abc\n');
+    const message = configError();
+    expect(message).toContain('port');
+    expect(message).toContain(`PINCER_PORT in ${join(dataDir, '.env')}`);
+  });
+
+  it('may hold PINCER_TOKEN', () => {
+    writeDotEnv('PINCER_TOKEN=0123456789abcdef0123\n');
+    expect(load().token).toBe('0123456789abcdef0123');
+  });
+});
+
+describe('the data directory', () => {
+  it('is ~/.pincer when neither PINCER_HOME nor --data-dir is given', () => {
+    expect(loadConfig({ env: {}, cwd, home }).dataDir).toBe(join(home, '.pincer'));
+  });
+
+  it('is PINCER_HOME when set, and its config.json is the one read', () => {
+    writeConfig({ port: 7201 });
+    const config = loadConfig({ env: { PINCER_HOME: dataDir }, cwd, home });
+    expect(config.dataDir).toBe(dataDir);
+    expect(config.port).toBe(7201);
+  });
+
+  it('is --data-dir over PINCER_HOME', () => {
+    const other = join(root, 'other');
+    mkdirSync(other);
+    writeConfig({ port: 7201 });
+    writeConfig({ port: 7202 }, other);
+    const config = loadConfig({ flags: { dataDir: other }, env: { PINCER_HOME: dataDir }, cwd, home });
+    expect(config.dataDir).toBe(other);
+    expect(config.port).toBe(7202);
+  });
+
+  it('ignores an empty PINCER_HOME', () => {
+    expect(loadConfig({ env: { PINCER_HOME: '  ' }, cwd, home }).dataDir).toBe(join(home, '.pincer'));
+  });
+
+  it('resolves a relative --data-dir or PINCER_HOME against the given working directory', () => {
+    expect(loadConfig({ flags: { dataDir: 'rel-data' }, env: {}, cwd, home }).dataDir).toBe(join(cwd, 'rel-data'));
+    expect(loadConfig({ env: { PINCER_HOME: 'rel-home' }, cwd, home }).dataDir).toBe(join(cwd, 'rel-home'));
+    expect(resolveDataDir({ dataDir: 'x' }, {}, home, cwd)).toBe(join(cwd, 'x'));
+  });
+});
+
+describe('roots', () => {
+  it('splits PINCER_ROOTS on the path delimiter and resolves relative folders against the working directory', () => {
+    const absolute = join(root, 'abs');
+    const config = load({ env: { PINCER_ROOTS: ['projects', absolute, '../up'].join(delimiter) } });
+    expect(config.roots).toEqual([join(cwd, 'projects'), absolute, join(root, 'up')]);
+  });
+
+  it('skips empty entries in PINCER_ROOTS (a trailing or doubled delimiter)', () => {
+    const config = load({ env: { PINCER_ROOTS: `a${delimiter}${delimiter}b${delimiter}` } });
+    expect(config.roots).toEqual([join(cwd, 'a'), join(cwd, 'b')]);
+  });
+
+  it('resolves relative roots in config.json against the working directory', () => {
+    writeConfig({ roots: ['docs'] });
+    expect(load().roots).toEqual([join(cwd, 'docs')]);
+  });
+});
+
+describe('the LLM base URL', () => {
+  it.each([
+    ['0.0.0.0:11434', 'http://127.0.0.1:11434'],
+    ['0.0.0.0', 'http://127.0.0.1:11434'],
+    [':11434', 'http://127.0.0.1:11434'],
+    [':8080', 'http://127.0.0.1:8080'],
+    ['myhost', 'http://myhost:11434'],
+    ['myhost:9000', 'http://myhost:9000'],
+    ['myhost:80', 'http://myhost'],
+    ['http://host:1234', 'http://host:1234'],
+    ['http://host:1234/', 'http://host:1234'],
+    ['https://ollama.example.com', 'https://ollama.example.com'],
+    ['http://ollama.example.com', 'http://ollama.example.com'],
+    ['[::1]:11434', 'http://[::1]:11434'],
+    ['::1', 'http://[::1]:11434'],
+    ['  "myhost:9000"  ', 'http://myhost:9000'],
+  ])('reads OLLAMA_HOST=%j as %s', (value, expected) => {
+    expect(load({ env: { OLLAMA_HOST: value } }).llm.baseUrl).toBe(expected);
+  });
+
+  it('prefers PINCER_LLM_BASE_URL over OLLAMA_HOST', () => {
+    const config = load({ env: { OLLAMA_HOST: 'myhost', PINCER_LLM_BASE_URL: 'http://127.0.0.1:9999/' } });
+    expect(config.llm.baseUrl).toBe('http://127.0.0.1:9999');
+  });
+
+  it('prefers llm.base_url in config.json over the ambient OLLAMA_HOST', () => {
+    writeConfig({ llm: { base_url: 'http://llm.lan:8000' } });
+    expect(load({ env: { OLLAMA_HOST: 'myhost' } }).llm.baseUrl).toBe('http://llm.lan:8000');
+  });
+
+  it('takes api and model from the environment over config.json', () => {
+    writeConfig({ llm: { api: 'ollama', model: 'a' } });
+    expect(load({ env: { PINCER_LLM_API: 'openai', PINCER_LLM_MODEL: 'b' } }).llm).toMatchObject({ api: 'openai', model: 'b' });
+  });
+
+  it('refuses an OLLAMA_HOST that is no URL, naming OLLAMA_HOST', () => {
+    const message = configError({ env: { OLLAMA_HOST: 'bad host' } });
+    expect(message).toContain('llm.base_url');
+    expect(message).toContain('OLLAMA_HOST');
+  });
+});
+
+describe('a bad value stops start-up with one line naming the key and where it came from', () => {
+  it('port "abc" from the environment', () => {
+    const message = configError({ env: { PINCER_PORT: 'abc' } });
+    expect(message).toMatch(/\bport\b/);
+    expect(message).toContain('PINCER_PORT');
+    expect(message).toContain('"abc"');
+  });
+
+  it('port "abc" from a flag', () => {
+    expect(configError({ flags: { port: 'abc' } })).toContain('--port');
+  });
+
+  it('port 70000 from config.json', () => {
+    writeConfig({ port: 70000 });
+    const message = configError();
+    expect(message).toContain('config.json port');
+    expect(message).toContain('0 to 65535');
+    expect(message).toContain('70000');
+  });
+
+  it('port -1 and port 1.5', () => {
+    expect(configError({ env: { PINCER_PORT: '-1' } })).toContain('PINCER_PORT');
+    writeConfig({ port: 1.5 });
+    expect(configError()).toContain('config.json port');
+  });
+
+  it('host "bad host!"', () => {
+    const message = configError({ env: { PINCER_HOST: 'bad host!' } });
+    expect(message).toMatch(/\bhost\b/);
+    expect(message).toContain('PINCER_HOST');
+    expect(message).toContain('"bad host!"');
+  });
+
+  it('host of the wrong type in config.json', () => {
+    writeConfig({ host: 127001 });
+    expect(configError()).toContain('config.json host');
+  });
+
+  it('config.json that is not JSON, even when its text spans lines', () => {
+    writeConfig('nope\nnot json\n');
+    const message = configError();
+    expect(message).toContain(join(dataDir, 'config.json'));
+    expect(message).toContain('not valid JSON');
+  });
+
+  it('config.json with a trailing comma', () => {
+    writeConfig('{\n  "port": 7001,\n}\n');
+    expect(configError()).toContain('not valid JSON');
+  });
+
+  it('config.json holding an array', () => {
+    writeConfig([{ port: 1 }]);
+    expect(configError()).toContain('must hold a JSON object');
+  });
+
+  it('config.json holding null', () => {
+    writeConfig('null');
+    expect(configError()).toContain('must hold a JSON object');
+  });
+
+  it('an unknown key "prot", listing the known keys', () => {
+    writeConfig({ prot: 7001 });
+    const message = configError();
+    expect(message).toContain('"prot"');
+    expect(message).toContain('port');
+    expect(message).toContain('roots');
+  });
+
+  it('an unknown llm key', () => {
+    writeConfig({ llm: { modle: 'x' } });
+    const message = configError();
+    expect(message).toContain('llm.modle');
+    expect(message).toContain('model');
+  });
+
+  it('llm that is not an object', () => {
+    writeConfig({ llm: 'ollama' });
+    expect(configError()).toContain('llm');
+  });
+
+  it('llm.api "claude"', () => {
+    writeConfig({ llm: { api: 'claude' } });
+    const message = configError();
+    expect(message).toContain('llm.api');
+    expect(message).toContain('config.json llm.api');
+    expect(message).toContain('ollama, openai');
+  });
+
+  it('PINCER_LLM_API "claude"', () => {
+    expect(configError({ env: { PINCER_LLM_API: 'claude' } })).toContain('PINCER_LLM_API');
+  });
+
+  it('llm.base_url that is not http(s)', () => {
+    writeConfig({ llm: { base_url: 'ftp://files.example.com' } });
+    expect(configError()).toContain('config.json llm.base_url');
+  });
+
+  it('a short PINCER_TOKEN, without echoing it', () => {
+    const message = configError({ env: { PINCER_TOKEN: 'short-secret' } });
+    expect(message).toContain('PINCER_TOKEN');
+    expect(message).toContain('16');
+    expect(message).not.toContain('short-secret');
+  });
+
+  it('roots as an empty list in config.json', () => {
+    writeConfig({ roots: [] });
+    const message = configError();
+    expect(message).toContain('roots');
+    expect(message).toContain('config.json roots');
+  });
+
+  it('roots holding a non-string', () => {
+    writeConfig({ roots: ['ok', 3] });
+    expect(configError()).toContain('config.json roots');
+  });
+
+  it('PINCER_ROOTS made only of delimiters', () => {
+    expect(configError({ env: { PINCER_ROOTS: `${delimiter}${delimiter}` } })).toContain('PINCER_ROOTS');
+  });
+
+  it('allowed_hosts that is not a list of strings', () => {
+    writeConfig({ allowed_hosts: 'example.com' });
+    expect(configError()).toContain('allowed_hosts');
+  });
+
+  it('a tool timeout out of range', () => {
+    writeConfig({ tool_timeout_ms: 5 });
+    expect(configError()).toContain('tool_timeout_ms');
+  });
+});
+
+describe('--no-auth', () => {
+  it.each(['0.0.0.0', '192.168.1.5', '::', 'example.com'])('is refused on host %s', (host) => {
+    const message = configError({ flags: { host, noAuth: true } });
+    expect(message).toContain('--no-auth');
+    expect(message).toContain(host);
+  });
+
+  it('is refused when a non-loopback host comes from the environment', () => {
+    expect(configError({ flags: { noAuth: true }, env: { PINCER_HOST: '0.0.0.0' } })).toContain('--no-auth');
+  });
+
+  it.each(['127.0.0.1', '::1', '[::1]', 'localhost', '127.0.0.2'])('is allowed on loopback host %s', (host) => {
+    expect(load({ flags: { host, noAuth: true } }).clientAuth).toBe(false);
+  });
+
+  it('is allowed on the default host', () => {
+    expect(load({ flags: { noAuth: true } }).clientAuth).toBe(false);
+  });
+});
