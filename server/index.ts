@@ -101,8 +101,9 @@ export function createGateway(options: GatewayOptions): Gateway {
       async listen() {
         if (address) return address;
         server = createServer(app);
-        // Requests from agents can legitimately wait minutes for a slow tool or an approval.
-        server.requestTimeout = 0;
+        // Receiving a request (headers and body, at most 1 MiB) is bounded, so a client that never stops sending
+        // cannot hold a connection; answering is not: a slow tool or an approval can take minutes.
+        server.requestTimeout = 60_000;
         server.headersTimeout = 30_000;
         server.keepAliveTimeout = 10_000;
         await new Promise<void>((resolve, reject) => {
@@ -124,7 +125,13 @@ export function createGateway(options: GatewayOptions): Gateway {
         const serverClosed = server ? new Promise<void>((resolve) => server!.close(() => resolve())) : Promise.resolve();
         server?.closeIdleConnections();
         await executor.shutdown(graceMs);
-        // Event streams and keep-alive sockets would otherwise hold the port open.
+        // Answers to the calls that just finished are still being written: let them go out, end the event streams,
+        // and only then cut whatever connection is left.
+        events.emit('closing');
+        server?.closeIdleConnections();
+        let cutOff: NodeJS.Timeout | undefined;
+        await Promise.race([serverClosed, new Promise((resolve) => (cutOff = setTimeout(resolve, 1000)))]);
+        clearTimeout(cutOff);
         server?.closeAllConnections();
         await serverClosed;
         store.close();

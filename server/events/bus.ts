@@ -6,6 +6,8 @@ export type CallPhase = 'started' | 'succeeded' | 'failed' | 'denied' | 'pending
 export interface GatewayEvents {
   call: [{ phase: CallPhase; call: CallRecord }];
   tools: [{ reason: string; names: string[] }];
+  /** The gateway is stopping: long-lived streams should end so the port can close. */
+  closing: [];
 }
 
 /** In-process fan-out of what happens, to SSE streams, the tray and popups. */

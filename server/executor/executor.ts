@@ -42,6 +42,9 @@ export interface ExecutorOptions {
   maxOutputBytes: number;
 }
 
+/** Calls still running after this long are written to history as running. */
+const RECORD_RUNNING_AFTER_MS = 100;
+
 class CallTimeout extends Error {}
 class CallCancelled extends Error {}
 
@@ -57,7 +60,7 @@ export function newCallId(now = Date.now()): string {
  */
 export class Executor {
   readonly cache: ResultCache;
-  readonly #inFlight = new Map<string, { record: CallRecord; abort: AbortController; done: Promise<unknown> }>();
+  readonly #inFlight = new Map<string, { record: CallRecord; abort: AbortController; completion: Promise<CallOutcome> }>();
   #stopping = false;
 
   constructor(private readonly options: ExecutorOptions) {
@@ -173,7 +176,7 @@ export class Executor {
    */
   async shutdown(graceMs: number): Promise<void> {
     this.#stopping = true;
-    const running = () => [...this.#inFlight.values()].map((e) => e.done);
+    const running = () => [...this.#inFlight.values()].map((e) => e.completion);
     if (this.#inFlight.size === 0) return;
     let timer: NodeJS.Timeout | undefined;
     await Promise.race([
@@ -222,22 +225,29 @@ export class Executor {
       }),
       aborted,
     ]);
-    this.#inFlight.set(record.id, { record, abort, done });
-    this.options.events.emit('call', { phase: 'started', call: publicRecord(record) });
-
-    let outcome: RunOutcome;
-    try {
-      const result = await done;
-      outcome = this.#checkOutput(def.name, result, def.maxOutputBytes ?? this.options.maxOutputBytes);
-      if (outcome.ok && key) this.cache.set(key, result, def.cache!.ttl_s * 1000);
-    } catch (error) {
-      outcome = { ok: false, ...describeFailure(error, def.name, timeoutMs) };
-    } finally {
-      clearTimeout(timer);
-      callerSignal?.removeEventListener('abort', onCallerGone);
+    // A call that takes a while is written down as running, so it shows in the history and, should the process
+    // die, is found and marked cancelled at the next start.
+    const persistRunning = setTimeout(() => this.#save(record), RECORD_RUNNING_AFTER_MS);
+    const completion = (async (): Promise<CallOutcome> => {
+      let outcome: RunOutcome;
+      try {
+        const result = await done;
+        outcome = this.#checkOutput(def.name, result, def.maxOutputBytes ?? this.options.maxOutputBytes);
+        if (outcome.ok && key) this.cache.set(key, result, def.cache!.ttl_s * 1000);
+      } catch (error) {
+        outcome = { ok: false, ...describeFailure(error, def.name, timeoutMs) };
+      } finally {
+        clearTimeout(timer);
+        clearTimeout(persistRunning);
+        callerSignal?.removeEventListener('abort', onCallerGone);
+      }
+      const answer = this.#finish(record, t0, outcome);
       this.#inFlight.delete(record.id);
-    }
-    return this.#finish(record, t0, outcome);
+      return answer;
+    })();
+    this.#inFlight.set(record.id, { record, abort, completion });
+    this.#emit('started', record);
+    return completion;
   }
 
   #checkOutput(name: string, result: unknown, maxBytes: number): RunOutcome {
@@ -292,6 +302,11 @@ export class Executor {
   }
 
   #record(record: CallRecord): void {
+    this.#emit(record.status as CallPhase, record, this.#save(record));
+  }
+
+  /** Writes the call (redacted) to history; returns what was written. */
+  #save(record: CallRecord): CallRecord {
     const stored = publicRecord(record);
     try {
       this.options.store.calls.save(stored);
@@ -299,7 +314,16 @@ export class Executor {
       // The caller still gets its answer; the failure is loud on stderr so a full disk is noticed.
       console.error(`pincer: could not record call ${record.id}: ${(error as Error).message}`);
     }
-    this.options.events.emit('call', { phase: record.status as CallPhase, call: stored });
+    return stored;
+  }
+
+  /** Listeners (SSE, tray) must never break a call: one that throws is reported and ignored. */
+  #emit(phase: CallPhase, record: CallRecord, redacted = publicRecord(record)): void {
+    try {
+      this.options.events.emit('call', { phase, call: redacted });
+    } catch (error) {
+      console.error(`pincer: an event listener failed on call ${record.id}: ${(error as Error).message}`);
+    }
   }
 }
 

@@ -21,14 +21,13 @@ export function readCookie(header: string | undefined, name: string): string | u
   return undefined;
 }
 
+/** The token a client presented: a Bearer token, else X-API-Key; '' when what was sent is malformed or empty. */
 function presentedToken(req: Request): string | undefined {
-  const auth = req.headers.authorization;
-  if (auth) {
-    const match = /^Bearer\s+(\S+)\s*$/i.exec(auth);
-    return match ? match[1] : '';
-  }
+  const bearer = /^Bearer\s+(\S+)\s*$/i.exec(req.headers.authorization ?? '')?.[1];
+  if (bearer) return bearer;
   const key = req.headers['x-api-key'];
-  return typeof key === 'string' ? key.trim() : undefined;
+  if (typeof key === 'string' && key.trim() !== '') return key.trim();
+  return req.headers.authorization !== undefined || key !== undefined ? '' : undefined;
 }
 
 /**
@@ -61,7 +60,7 @@ export function identify(credentials: Credentials, clientAuth: boolean, ownOrigi
           'AUTH_MISSING',
           401,
           token === ''
-            ? 'The Authorization header must be "Bearer <token>".'
+            ? 'The token is malformed or empty: send "Authorization: Bearer <token>" or "X-API-Key: <token>".'
             : 'A client token is required: send "Authorization: Bearer <token>" or "X-API-Key: <token>" (the token is in the data directory\'s "token" file, or run `pincer token create <name>`).',
         ),
       );

@@ -196,11 +196,20 @@ export class CallStore {
     return { calls: page.map(toRecord), next_cursor: more ? encodeCursor(page.at(-1)!.seq) : null };
   }
 
+  /**
+   * Tools that ran at least once. Refused calls do not count: any client can send a made-up tool name, and such
+   * names must not fill the statistics.
+   */
   toolNames(): string[] {
     return this.db
-      .prepare<[], { tool: string }>('SELECT DISTINCT tool FROM calls ORDER BY tool')
+      .prepare<[], { tool: string }>(`SELECT DISTINCT tool FROM calls WHERE ${RAN} ORDER BY tool`)
       .all()
       .map((r) => r.tool);
+  }
+
+  /** Whether a tool has run at least once (see toolNames). */
+  hasRun(tool: string): boolean {
+    return this.db.prepare<[string], { n: number }>(`SELECT 1 AS n FROM calls WHERE tool = ? AND ${RAN} LIMIT 1`).get(tool) !== undefined;
   }
 
   toolStats(tool: string): ToolStats {

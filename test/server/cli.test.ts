@@ -238,3 +238,43 @@ async function readUntil(stream: ReadableStream<Uint8Array>, pattern: RegExp): P
   }
   void reader.cancel().catch(() => undefined);
 }
+
+describe('pincer serve after kill -9', () => {
+  it('opens the database clean and marks the call that was running as cancelled', async () => {
+    const dataDir = tempDir();
+    let served = await serve(dataDir, await freePort());
+    try {
+      const token = await readToken(dataDir);
+      const auth = { authorization: `Bearer ${token}` };
+      const done = await pincer(['call', 'calculate', '{"expression":"1+1"}', '--data-dir', dataDir, '--port', new URL(served.url).port]);
+      expect(done.code).toBe(0);
+      void fetch(`${served.url}/tools/text_process/execute`, {
+        method: 'POST',
+        headers: { ...auth, 'content-type': 'application/json' },
+        body: JSON.stringify({ text: `${'a'.repeat(40)}b`, operation: 'match', pattern: '(a+)+$' }),
+      }).catch(() => undefined);
+      // Wait until history shows it running, then kill the process without warning.
+      for (let i = 0; ; i++) {
+        const { calls } = (await (await fetch(`${served.url}/calls?status=running`, { headers: auth })).json()) as { calls: unknown[] };
+        if (calls.length > 0) break;
+        if (i > 500) throw new Error('the slow call never showed as running');
+        await new Promise((r) => setTimeout(r, 10));
+      }
+      served.child.kill('SIGKILL');
+      await served.exited;
+
+      served = await serve(dataDir, await freePort());
+      const { calls } = (await (await fetch(`${served.url}/calls`, { headers: auth })).json()) as {
+        calls: { tool: string; status: string; error: { name: string } | null }[];
+      };
+      expect(calls).toEqual([
+        expect.objectContaining({ tool: 'text_process', status: 'cancelled', error: expect.objectContaining({ name: 'CALL_CANCELLED' }) }),
+        expect.objectContaining({ tool: 'calculate', status: 'succeeded' }),
+      ]);
+    } finally {
+      served.child.kill('SIGKILL');
+      await served.exited;
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+});

@@ -594,3 +594,55 @@ describe('shutdown', () => {
     expect((await Promise.all(calls)).map((o) => o.status)).toEqual(['succeeded', 'succeeded']);
   });
 });
+
+describe('history of long calls', () => {
+  it('writes a call that is still running after a moment to history as running, then records its outcome', async () => {
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    addTool({ handler: async () => (await gate, { done: true }) });
+    const pending = executor.execute(request());
+    const running = await waitFor(() => store.calls.list({ limit: 5 }).calls.find((c) => c.status === 'running'));
+    expect(running).toMatchObject({ tool: 'echo', status: 'running', finished_at: null });
+    release();
+    const outcome = await pending;
+    expect(recorded(outcome)).toMatchObject({ id: running.id, status: 'succeeded' });
+    expect(store.calls.count()).toBe(1);
+  });
+
+  it('does not write a fast call twice', async () => {
+    addTool();
+    await executor.execute(request());
+    expect(store.calls.count()).toBe(1);
+  });
+});
+
+describe('event listeners', () => {
+  it('a listener that throws breaks neither the call nor its record', async () => {
+    addTool();
+    events.on('call', () => {
+      throw new Error('listener bug');
+    });
+    const errors: unknown[] = [];
+    const original = console.error;
+    console.error = (...args: unknown[]) => void errors.push(args);
+    try {
+      const outcome = await executor.execute(request());
+      expect(outcome.envelope.success).toBe(true);
+      expect(recorded(outcome).status).toBe('succeeded');
+      expect(executor.inFlightCount).toBe(0);
+      expect(errors.length).toBeGreaterThan(0);
+    } finally {
+      console.error = original;
+    }
+  });
+});
+
+async function waitFor<T>(probe: () => T | undefined, timeoutMs = 10_000): Promise<T> {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    const value = probe();
+    if (value !== undefined) return value;
+    if (Date.now() > until) throw new Error('condition not met in time');
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}

@@ -19,8 +19,10 @@ export function eventRoutes(events: EventBus, version: string): Router {
     const send = (event: keyof GatewayEvents, data: unknown) => res.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
     const onCall = (data: GatewayEvents['call'][0]) => send('call', data);
     const onTools = (data: GatewayEvents['tools'][0]) => send('tools', data);
+    const onClosing = () => res.end();
     events.on('call', onCall);
     events.on('tools', onTools);
+    events.once('closing', onClosing);
     // Comments keep proxies and idle timers from closing a quiet stream.
     const heartbeat = setInterval(() => res.write(': keep-alive\n\n'), HEARTBEAT_MS);
     heartbeat.unref();
@@ -30,6 +32,7 @@ export function eventRoutes(events: EventBus, version: string): Router {
       clearInterval(heartbeat);
       events.off('call', onCall);
       events.off('tools', onTools);
+      events.off('closing', onClosing);
     });
   });
 

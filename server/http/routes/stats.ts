@@ -33,9 +33,8 @@ export function statsRoutes(store: Store, registry: ToolRegistry, cache: ResultC
 
   router.get('/stats/tools/:name', (req, res) => {
     const name = req.params.name;
-    const stats = store.calls.toolStats(name);
-    if (!registry.get(name) && stats.calls === 0) throw refuse.toolNotFound(name);
-    res.json(stats);
+    if (!registry.get(name) && !store.calls.hasRun(name)) throw refuse.toolNotFound(name);
+    res.json(store.calls.toolStats(name));
   });
 
   return router;

@@ -1304,6 +1304,14 @@ describe('GET /stats and GET /stats/tools/{name}', () => {
     expect(body.over_time.buckets.reduce((n: number, b: { failed: number }) => n + b.failed, 0)).toBe(3);
     expect(body.cache).toEqual(expect.objectContaining({ hits: expect.any(Number), misses: expect.any(Number) }));
   });
+
+  it('made-up tool names sent by a client do not show up in the statistics', async () => {
+    const junk = await s.api('/tools/zz_junk_name/execute', { method: 'POST', json: {} });
+    expect(junk.status).toBe(404);
+    const names = (await read(await s.api('/stats'))).tools.map((t: { tool: string }) => t.tool);
+    expect(names).not.toContain('zz_junk_name');
+    await expectRefusal(await s.api('/stats/tools/zz_junk_name'), 404, 'TOOL_NOT_FOUND', 600);
+  });
 });
 
 describe('limits on a running tool', () => {

@@ -553,6 +553,19 @@ describe('client authentication', () => {
     expect(spyRuns).toBe(1);
   });
 
+  it('uses X-API-Key when an Authorization header of another scheme is also sent (a proxy may add one)', async () => {
+    const res = await call({ authorization: 'Basic dXNlcjpwYXNz', 'x-api-key': tg.token });
+    expect(res.status).toBe(200);
+    expect(spyRuns).toBe(1);
+  });
+
+  it('answers an empty X-API-Key with AUTH_MISSING naming both ways to send a token', async () => {
+    const res = await call({ 'x-api-key': '  ' });
+    const body = expectError(res, 401, 'AUTH_MISSING');
+    expect(body.error.message).toMatch(/X-API-Key/);
+    expect(spyRuns).toBe(0);
+  });
+
   it.each([
     ['Basic credentials', (t: string) => `Basic ${Buffer.from(`user:${t}`).toString('base64')}`],
     ['a bare token without a scheme', (t: string) => t],
