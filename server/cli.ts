@@ -13,6 +13,7 @@ Usage:
   pincer tools [--json]                   list tools
   pincer call <tool> ['{"arg": …}']      call a tool through the gateway
   pincer stats [--json]                   per-tool statistics
+  pincer policy check <tool> ['{…}']     what the policy would decide, without running
   pincer token create <name>              issue a named client token (shown once)
   pincer token list                       list client tokens
   pincer token revoke <name>              revoke a client token
@@ -39,6 +40,8 @@ export async function main(argv: string[], out: Out = stdio): Promise<number> {
         return await stats(rest, out);
       case 'token':
         return token(rest, out);
+      case 'policy':
+        return await policy(rest, out);
       case 'login-url':
         return await loginUrl(rest, out);
       case '--version':
@@ -191,19 +194,33 @@ async function tools(args: string[], out: Out): Promise<number> {
 
 async function call(args: string[], out: Out): Promise<number> {
   const { values, positionals } = parse(args, {});
-  const [tool, rawArgs, ...extra] = positionals;
-  if (!tool || extra.length > 0) throw new UsageError(`usage: pincer call <tool> ['{"arg": …}']`);
-  let parsed: unknown = {};
-  if (rawArgs !== undefined) {
-    try {
-      parsed = JSON.parse(rawArgs);
-    } catch (error) {
-      throw new UsageError(`the arguments must be JSON: ${(error as Error).message}`);
-    }
-  }
-  const { json } = await request(configFrom(values), 'POST', '/execute', { name: tool, arguments: parsed });
+  const named = namedCallArgs(positionals, 'pincer call <tool> [\'{"arg": …}\']');
+  const { json } = await request(configFrom(values), 'POST', '/execute', named);
   out.log(JSON.stringify(json, null, 2));
   return (json as { success?: boolean }).success ? 0 : 1;
+}
+
+async function policy(args: string[], out: Out): Promise<number> {
+  const { values, positionals } = parse(args, { json: { type: 'boolean' } });
+  const [action, ...rest] = positionals;
+  if (action !== 'check') throw new UsageError(`usage: pincer policy check <tool> ['{"arg": …}']`);
+  const named = namedCallArgs(rest, 'pincer policy check <tool> [\'{"arg": …}\']');
+  const { status, json } = await request(configFrom(values), 'POST', '/policy/check', named);
+  if (status !== 200) return failed(json, out);
+  const verdict = json as { decision: string; rule: string; reason: string };
+  out.log(values.json ? JSON.stringify(verdict, null, 2) : `${verdict.decision}  (${verdict.rule})  ${verdict.reason}`);
+  return 0;
+}
+
+function namedCallArgs(positionals: string[], usage: string): { name: string; arguments: unknown } {
+  const [name, rawArgs, ...extra] = positionals;
+  if (!name || extra.length > 0) throw new UsageError(`usage: ${usage}`);
+  if (rawArgs === undefined) return { name, arguments: {} };
+  try {
+    return { name, arguments: JSON.parse(rawArgs) as unknown };
+  } catch (error) {
+    throw new UsageError(`the arguments must be JSON: ${(error as Error).message}`);
+  }
 }
 
 async function stats(args: string[], out: Out): Promise<number> {

@@ -11,9 +11,12 @@ import { EventBus } from './events/bus.js';
 import { Executor } from './executor/executor.js';
 import { createHttpApp } from './http/app.js';
 import { gatewayOrigins, type Origins } from './http/guards.js';
-import { RiskPolicy, type Policy } from './policy/policy.js';
+import type { Policy } from './policy/policy.js';
 import { openStore, type Store } from './store/index.js';
-import { BUILTIN_TOOLS } from './tools/builtin/index.js';
+import { createBuiltinTools } from './tools/builtin/index.js';
+import { PolicyEngine } from './policy/engine.js';
+import { desktopAnalyzers } from './policy/analyzers/desktop.js';
+import type { DesktopBridge } from './desktop.js';
 import { ToolRegistry } from './tools/registry.js';
 import type { AnyTool } from './tools/types.js';
 import { VERSION } from './version.js';
@@ -29,6 +32,8 @@ export interface GatewayOptions {
   /** Tools registered besides the built-ins (tests, embedders). */
   extraTools?: AnyTool[];
   policy?: Policy;
+  /** Native notifications and clipboard, when the desktop shell hosts the gateway. */
+  desktop?: DesktopBridge;
   /** better-sqlite3 addon built for another runtime (the Electron app). */
   sqliteBinding?: string;
 }
@@ -58,13 +63,14 @@ export function createGateway(options: GatewayOptions): Gateway {
     const events = new EventBus();
     const registry = new ToolRegistry();
     registry.restoreDisabled(store.toolSettings.disabledTools());
-    for (const tool of [...BUILTIN_TOOLS, ...(options.extraTools ?? [])]) registry.register(tool, 'builtin');
+    const builtins = createBuiltinTools({ events, desktop: options.desktop });
+    for (const tool of [...builtins, ...(options.extraTools ?? [])]) registry.register(tool, 'builtin');
 
     const executor = new Executor({
       registry,
       store,
       events,
-      policy: options.policy ?? new RiskPolicy(),
+      policy: options.policy ?? new PolicyEngine({ ...desktopAnalyzers() }),
       defaultTimeoutMs: config.toolTimeoutMs,
       maxOutputBytes: config.maxOutputBytes,
     });

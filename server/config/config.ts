@@ -17,6 +17,13 @@ export interface PincerConfig {
   roots: string[];
   /** Extra `Host` header values accepted besides the gateway's own loopback names. */
   allowedHosts: string[];
+  /**
+   * Outbound exceptions for the HTTP tools: host names, IP addresses or CIDR ranges they may reach even though
+   * they are loopback or private (a local service the user trusts).
+   */
+  httpAllow: string[];
+  /** The web_search provider; unset means web_search answers "not configured". */
+  webSearch: { provider: 'searxng'; baseUrl: string } | undefined;
   bodyLimitBytes: number;
   jsonMaxDepth: number;
   toolTimeoutMs: number;
@@ -52,6 +59,8 @@ const CONFIG_KEYS = [
   'port',
   'roots',
   'allowed_hosts',
+  'http_allow',
+  'web_search',
   'body_limit_bytes',
   'json_max_depth',
   'tool_timeout_ms',
@@ -117,6 +126,8 @@ export function loadConfig(options: LoadConfigOptions = {}): PincerConfig {
     token: env.PINCER_TOKEN ? parseToken({ value: env.PINCER_TOKEN, from: envSource('PINCER_TOKEN') }) : undefined,
     roots,
     allowedHosts: parseStringList(pick(undefined, '', undefined, file.allowed_hosts, 'allowed_hosts'), 'allowed_hosts') ?? [],
+    httpAllow: parseStringList(pick(undefined, '', undefined, file.http_allow, 'http_allow'), 'http_allow') ?? [],
+    webSearch: parseWebSearch(pick(undefined, '', undefined, file.web_search, 'web_search')),
     bodyLimitBytes:
       parseInteger(pick(undefined, '', undefined, file.body_limit_bytes, 'body_limit_bytes'), 'body_limit_bytes', 1024, 64 * 2 ** 20) ??
       2 ** 20,
@@ -215,6 +226,17 @@ function parseStringList(source: Source | undefined, key: string): string[] | un
     fail(key, source, 'must be a list of non-empty strings');
   }
   return (source.value as string[]).map((v) => v.toLowerCase());
+}
+
+function parseWebSearch(source: Source | undefined): PincerConfig['webSearch'] {
+  if (!source) return undefined;
+  const value = source.value as { provider?: unknown; base_url?: unknown } | null;
+  if (!value || typeof value !== 'object' || Array.isArray(value)) fail('web_search', source, 'must be an object like {"provider": "searxng", "base_url": "http://…"}');
+  const unknown = Object.keys(value).filter((k) => k !== 'provider' && k !== 'base_url');
+  if (unknown.length > 0) fail('web_search', source, `has unknown key "${unknown[0]}" (known: provider, base_url)`);
+  if (value.provider !== 'searxng') fail('web_search.provider', { ...source, value: value.provider }, 'must be "searxng"');
+  const baseUrl = parseHttpUrl({ value: value.base_url, from: source.from }, 'web_search.base_url')!;
+  return { provider: 'searxng', baseUrl };
 }
 
 function parseHttpUrl(source: Source | undefined, key: string): string | undefined {

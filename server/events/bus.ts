@@ -6,6 +6,10 @@ export type CallPhase = 'started' | 'succeeded' | 'failed' | 'denied' | 'pending
 export interface GatewayEvents {
   call: [{ phase: CallPhase; call: CallRecord }];
   tools: [{ reason: string; names: string[] }];
+  /** Live output of a running call (a shell command's terminal), for the log; not recorded chunk by chunk. */
+  output: [{ call_id: string; tool: string; chunk: string }];
+  /** A notification for the person at the machine (the desktop shows it natively; the log always shows it). */
+  notify: [{ call_id: string; client: string; title: string; message: string; urgency: 'low' | 'normal' | 'critical' }];
   /** The gateway is stopping: long-lived streams should end so the port can close. */
   closing: [];
 }

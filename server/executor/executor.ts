@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { errorBody, GatewayError, refuse, ToolError, type ErrorBody } from '../errors.js';
 import type { CallPhase, EventBus } from '../events/bus.js';
-import type { Policy, PolicyDecision } from '../policy/policy.js';
+import type { Policy, PolicyDecision, PolicyInput } from '../policy/policy.js';
 import type { CallRecord, CallStatus, Store } from '../store/index.js';
 import type { RegisteredTool, ToolRegistry } from '../tools/registry.js';
 import { redactSecrets } from '../util/redact.js';
@@ -95,52 +95,17 @@ export class Executor {
       return this.#refuse(record, t0, new GatewayError('CALL_CANCELLED', 503, 'The gateway is shutting down; try again once it is back.'));
     }
 
-    const tool = this.options.registry.get(request.tool);
-    if (!tool) {
-      return this.#refuse(record, t0, refuse.toolNotFound(request.tool));
-    }
-    if (!this.options.registry.isEnabled(tool.definition.name)) {
-      return this.#refuse(record, t0, refuse.toolDisabled(request.tool));
-    }
-
-    if (request.argumentsError !== undefined) {
+    const prepared = this.#prepare(request);
+    if (prepared instanceof GatewayError) {
       // Security: text that is not even JSON cannot be redacted (a secret in it has no key to match), so history
       // never keeps it.
-      record.arguments = null;
-      return this.#refuse(
-        record,
-        t0,
-        new GatewayError('INVALID_ARGUMENTS', 400, `Invalid arguments for "${request.tool}": ${request.argumentsError}`, {
-          errors: [{ path: '', message: request.argumentsError }],
-        }),
-      );
+      if (request.argumentsError !== undefined) record.arguments = null;
+      return this.#refuse(record, t0, prepared);
     }
-    const args = request.arguments === undefined ? {} : request.arguments;
-    if (args === null || typeof args !== 'object' || Array.isArray(args)) {
-      return this.#refuse(
-        record,
-        t0,
-        new GatewayError('INVALID_ARGUMENTS', 400, `Arguments for "${request.tool}" must be a JSON object.`, {
-          errors: [{ path: '', message: 'arguments must be an object' }],
-        }),
-      );
-    }
-    const checked = tool.validate(args); // applies schema defaults in place
-    if (!checked.ok) {
-      return this.#refuse(
-        record,
-        t0,
-        new GatewayError(
-          'INVALID_ARGUMENTS',
-          400,
-          `Invalid arguments for "${request.tool}": ${checked.problems.map((p) => p.message).join('; ')}.`,
-          { errors: checked.problems },
-        ),
-      );
-    }
+    const { tool, args } = prepared;
     record.arguments = args;
 
-    const decision = this.options.policy.decide({ tool, arguments: args as Record<string, unknown>, client: request.client });
+    const decision = await this.#decide({ tool, arguments: args, client: request.client });
     Object.assign(record, { decision: decision.decision, rule: decision.rule, reason: decision.reason });
     if (decision.decision === 'deny') {
       return this.#refuse(record, t0, new GatewayError('POLICY_DENIED', 403, refusalMessage(decision), { rule: decision.rule }), 'denied');
@@ -157,7 +122,59 @@ export class Executor {
       );
     }
 
-    return this.#run(tool, args as Record<string, unknown>, record, request.signal, t0);
+    return this.#run(tool, args, record, request.signal, t0);
+  }
+
+  /**
+   * What the policy would decide for a call, without running or recording anything (`POST /policy/check`).
+   * Unknown tools, disabled tools and bad arguments are refused exactly as a real call would be.
+   */
+  async dryRun(request: Pick<CallRequest, 'tool' | 'arguments' | 'client'>): Promise<PolicyDecision> {
+    const prepared = this.#prepare({ ...request, via: 'policy-check' });
+    if (prepared instanceof GatewayError) throw prepared;
+    return this.#decide({ tool: prepared.tool, arguments: prepared.args, client: request.client });
+  }
+
+  /** Resolve and validate: the steps before policy, shared by real calls and dry runs. */
+  #prepare(request: CallRequest): { tool: RegisteredTool; args: Record<string, unknown> } | GatewayError {
+    const tool = this.options.registry.get(request.tool);
+    if (!tool) return refuse.toolNotFound(request.tool);
+    if (!this.options.registry.isEnabled(tool.definition.name)) return refuse.toolDisabled(request.tool);
+    if (request.argumentsError !== undefined) {
+      return new GatewayError('INVALID_ARGUMENTS', 400, `Invalid arguments for "${request.tool}": ${request.argumentsError}`, {
+        errors: [{ path: '', message: request.argumentsError }],
+      });
+    }
+    const args = request.arguments === undefined ? {} : request.arguments;
+    if (args === null || typeof args !== 'object' || Array.isArray(args)) {
+      return new GatewayError('INVALID_ARGUMENTS', 400, `Arguments for "${request.tool}" must be a JSON object.`, {
+        errors: [{ path: '', message: 'arguments must be an object' }],
+      });
+    }
+    const checked = tool.validate(args); // applies schema defaults in place
+    if (!checked.ok) {
+      return new GatewayError(
+        'INVALID_ARGUMENTS',
+        400,
+        `Invalid arguments for "${request.tool}": ${checked.problems.map((p) => p.message).join('; ')}.`,
+        { errors: checked.problems },
+      );
+    }
+    return { tool, args: args as Record<string, unknown> };
+  }
+
+  /** The policy's verdict; a policy that fails cannot say yes, so the call falls to a human. */
+  async #decide(input: PolicyInput): Promise<PolicyDecision> {
+    try {
+      return await this.options.policy.decide(input);
+    } catch (error) {
+      console.error(`pincer: the policy failed on a call to ${input.tool.definition.name}:`, error);
+      return {
+        decision: 'ask',
+        rule: 'policy:error',
+        reason: `The safety check for ${input.tool.definition.name} failed (${(error as Error).message}), so a person must decide.`,
+      };
+    }
   }
 
   /** A call still running, for `GET /calls/{id}` before it is recorded. */
@@ -221,7 +238,12 @@ export class Executor {
         // The caller may be gone (or the gateway stopping) before the handler's turn comes: a write tool must not
         // act for nobody.
         if (abort.signal.aborted) throw abort.signal.reason;
-        return def.handler(args, { signal: abort.signal, callId: record.id, client: record.client });
+        return def.handler(args, {
+          signal: abort.signal,
+          callId: record.id,
+          client: record.client,
+          output: (chunk) => this.#emitOutput(record.id, def.name, chunk),
+        });
       }),
       aborted,
     ]);
@@ -315,6 +337,14 @@ export class Executor {
       console.error(`pincer: could not record call ${record.id}: ${(error as Error).message}`);
     }
     return stored;
+  }
+
+  #emitOutput(callId: string, tool: string, chunk: string): void {
+    try {
+      this.options.events.emit('output', { call_id: callId, tool, chunk });
+    } catch (error) {
+      console.error(`pincer: an output listener failed on call ${callId}: ${(error as Error).message}`);
+    }
   }
 
   /** Listeners (SSE, tray) must never break a call: one that throws is reported and ignored. */

@@ -13,6 +13,7 @@ import { callRoutes } from './routes/calls.js';
 import { eventRoutes } from './routes/events.js';
 import { executeRoutes } from './routes/execute.js';
 import { openApiRoutes } from './routes/openapi.js';
+import { policyRoutes } from './routes/policy.js';
 import { statsRoutes } from './routes/stats.js';
 import { toolRoutes } from './routes/tools.js';
 
@@ -56,6 +57,7 @@ export function createHttpApp(deps: HttpDeps): express.Express {
 
   app.use(toolRoutes(deps.registry));
   app.use(executeRoutes(deps.executor, deps.jsonMaxDepth));
+  app.use(policyRoutes(deps.executor));
   app.use(callRoutes(deps.store, deps.executor));
   app.use(eventRoutes(deps.events, deps.version));
   app.use(statsRoutes(deps.store, deps.registry, deps.executor.cache));

@@ -28,6 +28,8 @@ export interface ToolContext {
   signal: AbortSignal;
   callId: string;
   client: string;
+  /** Streams live output (a command's terminal) to the log while the call runs. */
+  output?: (chunk: string) => void;
 }
 
 export interface ToolDefinition<Args = Record<string, unknown>, Result = unknown> {

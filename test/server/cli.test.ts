@@ -153,6 +153,19 @@ describe('pincer CLI', () => {
     expect((await pincer(['token', 'revoke', 'cursor', '--data-dir', dataDir])).code).toBe(1);
   });
 
+  it('policy check prints the decision, the rule and the reason without running anything', async () => {
+    const port = await freePort();
+    const allowed = await pincer(['policy', 'check', 'calculate', '{"expression":"1+1"}', '--data-dir', dataDir, '--port', String(port)]);
+    expect(allowed.code).toBe(0);
+    expect(allowed.stdout).toMatch(/^allow\s+\(risk:safe\)/);
+    const asked = await pincer(['policy', 'check', 'clipboard', '{"action":"read"}', '--json', '--data-dir', dataDir, '--port', String(port)]);
+    expect(JSON.parse(asked.stdout)).toMatchObject({ decision: 'ask', rule: 'clipboard:read' });
+    const unknown = await pincer(['policy', 'check', 'no_such_tool', '--data-dir', dataDir, '--port', String(port)]);
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toMatch(/TOOL_NOT_FOUND/);
+    expect((await pincer(['policy', 'frob', '--data-dir', dataDir])).code).toBe(2);
+  });
+
   it('login-url prints a fresh link the running gateway accepts', async () => {
     const port = await freePort();
     served = await serve(dataDir, port);

@@ -3,7 +3,10 @@ import type { EventBus, GatewayEvents } from '../../events/bus.js';
 
 const HEARTBEAT_MS = 15_000;
 
-/** Server-Sent Events: `call` and `tools` as they happen. */
+/** The events a stream carries, each under its own SSE event name. */
+const STREAMED = ['call', 'tools', 'output', 'notify'] as const satisfies readonly (keyof GatewayEvents)[];
+
+/** Server-Sent Events: calls, tool changes, live output and notifications as they happen. */
 export function eventRoutes(events: EventBus, version: string): Router {
   const router = Router();
 
@@ -16,12 +19,12 @@ export function eventRoutes(events: EventBus, version: string): Router {
     });
     res.write(`retry: 2000\nevent: hello\ndata: ${JSON.stringify({ version })}\n\n`);
 
-    const send = (event: keyof GatewayEvents, data: unknown) => res.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
-    const onCall = (data: GatewayEvents['call'][0]) => send('call', data);
-    const onTools = (data: GatewayEvents['tools'][0]) => send('tools', data);
+    const listeners = STREAMED.map((name) => {
+      const listener = (data: unknown) => res.write(`event: ${name}\ndata: ${JSON.stringify(data)}\n\n`);
+      events.on(name, listener);
+      return [name, listener] as const;
+    });
     const onClosing = () => res.end();
-    events.on('call', onCall);
-    events.on('tools', onTools);
     events.once('closing', onClosing);
     // Comments keep proxies and idle timers from closing a quiet stream.
     const heartbeat = setInterval(() => res.write(': keep-alive\n\n'), HEARTBEAT_MS);
@@ -30,8 +33,7 @@ export function eventRoutes(events: EventBus, version: string): Router {
     req.socket.setTimeout(0);
     res.once('close', () => {
       clearInterval(heartbeat);
-      events.off('call', onCall);
-      events.off('tools', onTools);
+      for (const [name, listener] of listeners) events.off(name, listener);
       events.off('closing', onClosing);
     });
   });

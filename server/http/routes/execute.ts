@@ -33,14 +33,7 @@ export function executeRoutes(executor: Executor, maxJsonDepth: number): Router 
   });
 
   router.post('/execute', async (req, res) => {
-    const body = req.body as { name?: unknown; arguments?: unknown } | undefined;
-    if (!body || typeof body !== 'object' || Array.isArray(body) || typeof body.name !== 'string') {
-      throw refuse.badRequest('Send {"name": "<tool>", "arguments": {…}}.', { errors: [{ path: '/name', message: 'name must be a string' }] });
-    }
-    const extra = Object.keys(body).filter((k) => k !== 'name' && k !== 'arguments');
-    if (extra.length > 0) {
-      throw refuse.badRequest(`Unknown field${extra.length > 1 ? 's' : ''} ${extra.map((k) => `"${k}"`).join(', ')}: send {"name", "arguments"}.`);
-    }
+    const body = namedCall(req.body);
     const outcome = await run(res, callerSignal(res), { tool: body.name, arguments: body.arguments, via: 'http' });
     res.status(outcome.httpStatus).json(outcome.envelope);
   });
@@ -70,6 +63,19 @@ export function executeRoutes(executor: Executor, maxJsonDepth: number): Router 
   });
 
   return router;
+}
+
+/** The body of `POST /execute` and `POST /policy/check`: `{"name", "arguments"}` and nothing else. */
+export function namedCall(body: unknown): { name: string; arguments: unknown } {
+  const call = body as { name?: unknown; arguments?: unknown } | undefined;
+  if (!call || typeof call !== 'object' || Array.isArray(call) || typeof call.name !== 'string') {
+    throw refuse.badRequest('Send {"name": "<tool>", "arguments": {…}}.', { errors: [{ path: '/name', message: 'name must be a string' }] });
+  }
+  const extra = Object.keys(call).filter((k) => k !== 'name' && k !== 'arguments');
+  if (extra.length > 0) {
+    throw refuse.badRequest(`Unknown field${extra.length > 1 ? 's' : ''} ${extra.map((k) => `"${k}"`).join(', ')}: send {"name", "arguments"}.`);
+  }
+  return { name: call.name, arguments: call.arguments };
 }
 
 interface ToolCall {

@@ -1,0 +1,15 @@
+import { Router } from 'express';
+import type { Executor } from '../../executor/executor.js';
+import { identityOf } from '../identity.js';
+import { namedCall } from './execute.js';
+
+/** Dry run: what the policy would decide for a call, and which rule decides. Nothing runs, nothing is recorded. */
+export function policyRoutes(executor: Executor): Router {
+  const router = Router();
+  router.post('/policy/check', async (req, res) => {
+    const body = namedCall(req.body);
+    const decision = await executor.dryRun({ tool: body.name, arguments: body.arguments, client: identityOf(res).name });
+    res.json(decision);
+  });
+  return router;
+}

@@ -1,0 +1,40 @@
+import type { DesktopBridge } from '../../desktop.js';
+import type { EventBus } from '../../events/bus.js';
+import { defineTool } from '../types.js';
+
+interface NotifyArgs {
+  title: string;
+  message: string;
+  urgency: 'low' | 'normal' | 'critical';
+}
+
+export function createNotifyTool(options: { events: EventBus; desktop: DesktopBridge | undefined }) {
+  return defineTool<NotifyArgs, { delivered: boolean; reason?: string }>({
+    name: 'notify',
+    description:
+      'Show a desktop notification to the person at this machine, e.g. when a long task finishes or needs their attention. ' +
+      'Returns delivered:false with a reason when no desktop is available (the gateway runs headless); the notification still appears in the activity log.',
+    parameters: {
+      type: 'object',
+      properties: {
+        title: { type: 'string', minLength: 1, maxLength: 120, description: 'A short headline.' },
+        message: { type: 'string', maxLength: 1000, description: 'The body text.' },
+        urgency: { type: 'string', enum: ['low', 'normal', 'critical'], default: 'normal' },
+      },
+      required: ['title', 'message'],
+      additionalProperties: false,
+    },
+    category: 'desktop',
+    risk: 'safe',
+    annotations: { title: 'Notify the user', readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+    timeoutMs: 10_000,
+    async handler(args, ctx) {
+      options.events.emit('notify', { call_id: ctx.callId, client: ctx.client, ...args });
+      if (!options.desktop) {
+        return { delivered: false, reason: 'Pincer is running headless (no desktop app), so the notification was only logged.' };
+      }
+      const shown = await options.desktop.notify(args);
+      return shown ? { delivered: true } : { delivered: false, reason: 'The desktop refused the notification (notifications may be turned off).' };
+    },
+  });
+}
