@@ -3,7 +3,8 @@ import { parseArgs } from 'node:util';
 import { Credentials } from './auth/credentials.js';
 import { ConfigError, loadConfig, urlHost, type ConfigFlags, type PincerConfig } from './config/config.js';
 import { createGateway, type Gateway } from './index.js';
-import { openStore } from './store/index.js';
+import { openStore, type Store } from './store/index.js';
+import { ensurePrivateDir } from './auth/secrets.js';
 import { VERSION } from './version.js';
 
 const USAGE = `Pincer ${VERSION} — a local tool gateway for AI assistants
@@ -153,13 +154,7 @@ async function request(config: PincerConfig, method: string, path: string, body?
     return { status: response.status, json: (await response.json()) as unknown };
   };
   const host = urlHost(config.host);
-  const store = openStore(join(config.dataDir, 'pincer.db'));
-  let token: string;
-  try {
-    token = new Credentials({ dataDir: config.dataDir, store, token: config.token }).defaultToken;
-  } finally {
-    store.close();
-  }
+  const token = withCredentials(config, ({ credentials }) => credentials.defaultToken);
   try {
     return await send(`http://${host}:${config.port}`, token);
   } catch (error) {
@@ -255,9 +250,7 @@ function token(args: string[], out: Out): number {
   const { values, positionals } = parse(args, {});
   const [action, name, ...extra] = positionals;
   const config = configFrom(values);
-  const store = openStore(join(config.dataDir, 'pincer.db'));
-  try {
-    const credentials = new Credentials({ dataDir: config.dataDir, store, token: config.token });
+  return withCredentials(config, ({ store, credentials }) => {
     if (action === 'create' && name && extra.length === 0) {
       const token = credentials.createClient(name);
       out.log(token);
@@ -278,19 +271,23 @@ function token(args: string[], out: Out): number {
       return 0;
     }
     throw new UsageError('usage: pincer token create <name> | token list | token revoke <name>');
-  } finally {
-    store.close();
-  }
+  });
 }
 
 async function loginUrl(args: string[], out: Out): Promise<number> {
   const { values } = parse(args, {});
   const config = configFrom(values);
+  const link = withCredentials(config, ({ credentials }) => credentials.createLoginCode());
+  out.log(`http://${urlHost(config.host)}:${config.port}/auth?code=${link}`);
+  return 0;
+}
+
+/** The data directory's store and credentials for one command, created on first use and closed after. */
+function withCredentials<T>(config: PincerConfig, use: (data: { store: Store; credentials: Credentials }) => T): T {
+  ensurePrivateDir(config.dataDir);
   const store = openStore(join(config.dataDir, 'pincer.db'));
   try {
-    const credentials = new Credentials({ dataDir: config.dataDir, store, token: config.token });
-    out.log(`http://${urlHost(config.host)}:${config.port}/auth?code=${credentials.createLoginCode()}`);
-    return 0;
+    return use({ store, credentials: new Credentials({ dataDir: config.dataDir, store, token: config.token }) });
   } finally {
     store.close();
   }

@@ -13,9 +13,9 @@ import { createHttpApp } from './http/app.js';
 import { gatewayOrigins, type Origins } from './http/guards.js';
 import type { Policy } from './policy/policy.js';
 import { openStore, type Store } from './store/index.js';
-import { createBuiltinTools } from './tools/builtin/index.js';
+import { createBuiltins } from './tools/builtin/index.js';
+import { ensurePrivateDir } from './auth/secrets.js';
 import { PolicyEngine } from './policy/engine.js';
-import { desktopAnalyzers } from './policy/analyzers/desktop.js';
 import type { DesktopBridge } from './desktop.js';
 import { ToolRegistry } from './tools/registry.js';
 import type { AnyTool } from './tools/types.js';
@@ -55,6 +55,7 @@ export interface Gateway {
 
 export function createGateway(options: GatewayOptions): Gateway {
   const { config } = options;
+  ensurePrivateDir(config.dataDir);
   const store = openStore(join(config.dataDir, 'pincer.db'), options.sqliteBinding ? { nativeBinding: options.sqliteBinding } : {});
   try {
     // Calls a previous run left open (a crash, kill -9) can never finish now.
@@ -63,14 +64,15 @@ export function createGateway(options: GatewayOptions): Gateway {
     const events = new EventBus();
     const registry = new ToolRegistry();
     registry.restoreDisabled(store.toolSettings.disabledTools());
-    const builtins = createBuiltinTools({ events, desktop: options.desktop });
-    for (const tool of [...builtins, ...(options.extraTools ?? [])]) registry.register(tool, 'builtin');
+    let boundPort: number | undefined;
+    const builtins = createBuiltins({ config, events, desktop: options.desktop, selfPort: () => boundPort });
+    for (const tool of [...builtins.tools, ...(options.extraTools ?? [])]) registry.register(tool, 'builtin');
 
     const executor = new Executor({
       registry,
       store,
       events,
-      policy: options.policy ?? new PolicyEngine({ ...desktopAnalyzers() }),
+      policy: options.policy ?? new PolicyEngine(builtins.analyzers),
       defaultTimeoutMs: config.toolTimeoutMs,
       maxOutputBytes: config.maxOutputBytes,
     });
@@ -117,6 +119,7 @@ export function createGateway(options: GatewayOptions): Gateway {
           server!.listen(config.port, config.host, () => resolve());
         });
         const port = (server.address() as AddressInfo).port;
+        boundPort = port;
         origins = gatewayOrigins(config.host, port, config.allowedHosts);
         address = { host: config.host, port, url: `http://${urlHost(config.host)}:${port}` };
         return address;

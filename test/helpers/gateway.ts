@@ -9,6 +9,8 @@ export interface TestGateway {
   url: string;
   port: number;
   dataDir: string;
+  /** The folder file tools may touch (the gateway's only root), apart from the data directory. */
+  workspace: string;
   token: string;
   /** fetch against the gateway with the default client token (override headers to change it). */
   api(path: string, init?: RequestInit & { json?: unknown }): Promise<Response>;
@@ -28,7 +30,11 @@ export async function startGateway(
   options: Omit<GatewayOptions, 'config'> = {},
 ): Promise<TestGateway> {
   const dataDir = overrides.dataDir ?? tempDir();
-  const config = { ...loadConfig({ flags: { dataDir, port: 0, host: '127.0.0.1' }, env: {}, cwd: dataDir }), ...overrides };
+  const workspace = overrides.roots?.[0] ?? tempDir('pincer-root-');
+  const config = {
+    ...loadConfig({ flags: { dataDir, port: 0, host: '127.0.0.1' }, env: {}, cwd: workspace }),
+    ...overrides,
+  };
   const gateway = createGateway({ config, ...options });
   const { url, port } = await gateway.listen();
   const token = gateway.credentials.defaultToken;
@@ -52,6 +58,7 @@ export async function startGateway(
     url,
     port,
     dataDir,
+    workspace,
     token,
     api,
     async ownerHeaders() {
@@ -66,6 +73,7 @@ export async function startGateway(
     async close() {
       await gateway.close(1000);
       if (!overrides.dataDir) rmSync(dataDir, { recursive: true, force: true });
+      if (!overrides.roots) rmSync(workspace, { recursive: true, force: true });
     },
   };
 }

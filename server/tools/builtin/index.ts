@@ -1,26 +1,72 @@
+import { ConfigError, type PincerConfig } from '../../config/config.js';
 import type { DesktopBridge } from '../../desktop.js';
 import type { EventBus } from '../../events/bus.js';
+import { desktopAnalyzers } from '../../policy/analyzers/desktop.js';
+import { fileAnalyzers } from '../../policy/analyzers/files.js';
+import { httpAnalyzers } from '../../policy/analyzers/http.js';
+import type { Analyzer } from '../../policy/policy.js';
+import { NetGuard } from '../../security/net.js';
+import { PathGuard } from '../../security/paths.js';
 import type { AnyTool } from '../types.js';
 import { calculateTool } from './calculate.js';
 import { createClipboardTool } from './clipboard.js';
+import { createFileDeleteTool } from './file-delete.js';
+import { createFileListTool } from './file-list.js';
+import { createFileReadTool } from './file-read.js';
+import { createFileWriteTool } from './file-write.js';
 import { getTimeTool } from './get-time.js';
+import { createHttpGetTool } from './http-get.js';
+import { createHttpPostTool } from './http-post.js';
 import { jsonParseTool } from './json-parse.js';
 import { createNotifyTool } from './notify.js';
 import { textProcessTool } from './text-process.js';
+import { createWebSearchTool } from './web-search.js';
 
 export interface BuiltinDeps {
+  config: PincerConfig;
   events: EventBus;
   desktop: DesktopBridge | undefined;
+  /** The port the gateway listens on, once known: the HTTP tools must never call the gateway itself. */
+  selfPort: () => number | undefined;
 }
 
-/** Tools that ship with the gateway, one file each; those that touch the machine get what they need passed in. */
-export function createBuiltinTools(deps: BuiltinDeps): AnyTool[] {
-  return [
+/** The built-in tools, one file each, and the analyzers that judge each call of those that touch the machine. */
+export interface Builtins {
+  tools: AnyTool[];
+  analyzers: Record<string, Analyzer>;
+}
+
+export function createBuiltins(deps: BuiltinDeps): Builtins {
+  const { config, events, desktop } = deps;
+  // Security: the data directory (database, tokens, owner secret, config) is out of bounds for every tool, so no
+  // tool can change policy, rules, roots or tokens.
+  const paths = configured('roots', () => PathGuard.create({ roots: config.roots, protectedDirs: [config.dataDir] }));
+  const net = configured('http_allow', () => new NetGuard({ allow: config.httpAllow, selfPort: deps.selfPort }));
+
+  const tools = [
     calculateTool,
     jsonParseTool,
     textProcessTool,
     getTimeTool,
-    createNotifyTool({ events: deps.events, desktop: deps.desktop }),
-    createClipboardTool({ desktop: deps.desktop }),
+    createFileReadTool(paths),
+    createFileWriteTool(paths),
+    createFileListTool(paths),
+    createFileDeleteTool(paths),
+    createHttpGetTool(net),
+    createHttpPostTool(net),
+    createWebSearchTool(net, config.webSearch),
+    createNotifyTool({ events, desktop }),
+    createClipboardTool({ desktop }),
   ] as AnyTool[];
+  const analyzers = { ...fileAnalyzers(paths), ...httpAnalyzers(net, config.webSearch), ...desktopAnalyzers() };
+  return { tools, analyzers };
+}
+
+/** A setting that cannot be put to use stops start-up with one line naming it. */
+function configured<T>(key: string, build: () => T): T {
+  try {
+    return build();
+  } catch (error) {
+    throw new ConfigError(`Invalid configuration: ${key}: ${(error as Error).message}`);
+  }
 }

@@ -1,0 +1,37 @@
+import type { PincerConfig } from '../../config/config.js';
+import type { NetGuard } from '../../security/net.js';
+import { allow, ask, type Analyzer } from '../policy.js';
+
+/**
+ * Policy for the HTTP tools. The URL is judged by NetGuard (the same check the tool repeats when it connects):
+ * whatever it denies is denied. A GET to a public or allowlisted address runs; a POST sends data off the machine,
+ * so it asks unless the destination is one the owner listed in http_allow.
+ */
+export function httpAnalyzers(net: NetGuard, webSearch?: PincerConfig['webSearch']): Record<string, Analyzer> {
+  return {
+    http_get: async (args) => (await net.checkUrl(args.url)).decision,
+    http_post: async (args) => {
+      const { decision } = await net.checkUrl(args.url);
+      if (decision.decision !== 'allow' || decision.rule === 'url:allowlisted') return decision;
+      // Security: a POST can carry files or secrets the model has read out to any server (exfiltration).
+      const host = hostOf(args.url);
+      return ask(
+        'url:post',
+        `http_post would send data to ${host}, outside this machine. Approve it if you expect this upload; to let posts to a ` +
+          'service you trust run without asking, add its host to "http_allow" in config.json.',
+      );
+    },
+    web_search: () =>
+      webSearch
+        ? allow('web-search:query', `web_search sends the query to the configured ${webSearch.provider} provider.`)
+        : allow('web-search:not-configured', 'No search provider is configured; web_search will only answer that it is not configured.'),
+  };
+}
+
+function hostOf(url: unknown): string {
+  try {
+    return new URL(String(url)).host;
+  } catch {
+    return 'a server';
+  }
+}

@@ -1,0 +1,376 @@
+import { lstat, readlink } from 'node:fs/promises';
+import { realpath as realpathCallback, realpathSync, statSync } from 'node:fs';
+import { promisify } from 'node:util';
+import { fileURLToPath } from 'node:url';
+import path from 'node:path';
+import { allow, ask, deny, type PolicyDecision } from '../policy/policy.js';
+import { codeExecutionMatch, secretFileMatch } from './path-rules.js';
+
+/**
+ * Path containment for the file tools (SPEC §5, TOOLCHAIN "Path containment"). Roots are realpath'd once; every
+ * target is resolved the way the kernel would (symlinks followed component by component, `..` taken from the real
+ * parent) and must then sit at a root or below `root + sep`. The handlers re-run the same check right before they
+ * act and then do their I/O through `safe-fs.ts`, which refuses symlinks at every step.
+ *
+ * Rules (the ids are part of the contract; they appear in the log and in approvals):
+ * - path:invalid         deny  not a string, empty, over 4096 characters, NUL or control characters, white space
+ *                              at either end, a symlink loop, `..` after a folder that does not exist, a name over
+ *                              255 bytes, a malformed file:// URL, anything that cannot be resolved
+ * - path:home-shorthand  deny  a leading `~`: we do not expand it (whose home? which root?)
+ * - path:pincer-data     deny  inside the gateway's own data directory (tokens, database, config), or a delete
+ *                              that would take it with it
+ * - path:outside-roots   deny  resolves outside every root (after symlinks)
+ * - path:delete-root     deny  deleting a root itself or a folder that contains one
+ * - path:symlink-write   deny  writing to a path whose last component is a symlink, wherever it points
+ * - path:code-execution  ask   writing or deleting a file something runs without being asked (git hooks and
+ *                              config, shell rc files, editor tasks, agent configs…); reading them is allowed
+ * - path:delete          ask   every other delete
+ * - path:secret-file     ask   reading a credentials file (.env, SSH keys, *.pem, .npmrc, .aws…)
+ * - path:hard-link       ask   reading a file with more than one name: the other name may be outside the roots
+ * - path:inside-root     allow everything else inside a root
+ */
+
+export type PathAccess = 'read' | 'write' | 'delete' | 'list';
+
+export interface PathVerdict {
+  decision: PolicyDecision;
+  /** The real path the call would act on (for write and delete: the real parent plus the name as given). */
+  resolved?: string;
+  /** The real root that contains it. */
+  root?: string;
+  /** `resolved` relative to `root`, with `/` separators; `.` for the root itself. */
+  relative?: string;
+}
+
+export const MAX_PATH_LENGTH = 4096;
+/** Linux follows at most 40 symlinks in one lookup (ELOOP); so do we. */
+const MAX_SYMLINKS = 40;
+
+// Security: control characters (newlines, escapes, bidi overrides) in a name can make an approval prompt or the
+// log show a different path from the one acted on.
+// eslint-disable-next-line no-control-regex
+const CONTROL = /[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/;
+
+class PathProblem extends Error {}
+
+/** The OS's realpath(3): unlike the JS one it also gives the on-disk spelling on case-insensitive disks. */
+const realpathNative = promisify(realpathCallback.native);
+
+interface Walk {
+  /** Real path of everything that exists, plus the missing tail taken literally. */
+  real: string;
+  /** Whether every component exists. */
+  exists: boolean;
+}
+
+export class PathGuard {
+  readonly #roots: readonly string[];
+  readonly #protected: readonly string[];
+
+  private constructor(roots: string[], protectedDirs: string[]) {
+    this.#roots = roots;
+    this.#protected = protectedDirs;
+  }
+
+  /** Realpaths every root now (a root that is missing or not a folder throws, naming it). */
+  static create(options: { roots: string[]; protectedDirs: string[] }): PathGuard {
+    if (options.roots.length === 0) throw new Error('PathGuard needs at least one root folder.');
+    const roots: string[] = [];
+    for (const root of options.roots) {
+      let real: string;
+      try {
+        real = realpathSync.native(path.resolve(root));
+      } catch (error) {
+        throw new Error(`The root folder "${root}" does not exist or cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'}).`);
+      }
+      if (!statSync(real).isDirectory()) throw new Error(`The root "${root}" is not a folder.`);
+      if (!roots.includes(real)) roots.push(real);
+    }
+    const protectedDirs = options.protectedDirs.map((dir) => {
+      const resolved = path.resolve(dir);
+      try {
+        return realpathSync.native(resolved);
+      } catch {
+        return resolved;
+      }
+    });
+    return new PathGuard(roots, protectedDirs);
+  }
+
+  /** The real root folders; relative paths are taken from the first. */
+  get roots(): string[] {
+    return [...this.#roots];
+  }
+
+  /** Whether a real path is a protected folder (the data directory) or inside one. */
+  isProtected(real: string): boolean {
+    return this.#protected.some((dir) => isWithin(real, dir, true));
+  }
+
+  /** Judges one path for one kind of access; never touches the file beyond lstat/readlink/realpath. */
+  async check(input: unknown, access: PathAccess): Promise<PathVerdict> {
+    const shape = this.#checkShape(input);
+    if (typeof shape !== 'string') return { decision: shape };
+    let absolute: string;
+    const normalized = shape.replaceAll('\\', '/');
+    if (/^file:\/\//i.test(normalized)) {
+      try {
+        absolute = fileURLToPath(normalized);
+      } catch {
+        return { decision: invalid(`"${printable(shape)}" is not a valid file:// URL. Pass a plain path instead.`) };
+      }
+    } else if (/^[a-z]:(\/|$)/i.test(normalized)) {
+      return { decision: this.#outside(`"${printable(shape)}"`, 'it is a Windows drive path, and this machine does not use drive letters') };
+    } else {
+      absolute = path.isAbsolute(normalized) ? normalized : `${this.#roots[0]}/${normalized}`;
+    }
+    // A trailing slash names the same entry; dropping it keeps "link/" a link for write and delete.
+    absolute = absolute.replace(/\/+$/, '') || '/';
+    const describe = (resolved: string) => describePath(shape, resolved);
+    if (CONTROL.test(absolute)) return { decision: invalid(`"${printable(shape)}" contains control characters. Use a path without them.`) };
+
+    let resolved: string;
+    let finalIsLink = false;
+    let exists: boolean;
+    try {
+      const lastName = path.basename(absolute);
+      const followLast = access === 'read' || access === 'list' || lastName === '' || lastName === '.' || lastName === '..';
+      if (followLast) {
+        ({ real: resolved, exists } = await walk(absolute));
+      } else {
+        // Write and delete act on the last name itself: a symlink there is refused (write) or removed (delete),
+        // never followed.
+        if (Buffer.byteLength(lastName) > 255) throw new PathProblem('a name in the path is longer than 255 bytes.');
+        const parent = await walk(path.dirname(absolute));
+        resolved = path.join(parent.real, lastName);
+        exists = false;
+        if (parent.exists) {
+          const stat = await lstatOrNull(resolved);
+          exists = stat !== null;
+          finalIsLink = stat?.isSymbolicLink() ?? false;
+        }
+      }
+    } catch (error) {
+      if (error instanceof PathProblem) return { decision: invalid(`"${printable(shape)}": ${error.message}`) };
+      // Fail closed: a path we cannot resolve is a path we cannot vouch for.
+      const code = (error as NodeJS.ErrnoException).code ?? 'error';
+      return { decision: invalid(`"${printable(shape)}" could not be resolved (${code}). Check the path with file_list.`) };
+    }
+
+    const pincerData = (): PathVerdict => ({
+      decision: deny(
+        'path:pincer-data',
+        `${describe(resolved)} is ${this.isProtected(resolved) ? 'inside' : 'a folder that contains'} Pincer's own data folder ` +
+          '(tokens, database, settings), which no tool may touch. Work on files in the project folders instead; the owner ' +
+          'changes Pincer settings from the dashboard or the CLI.',
+      ),
+      resolved,
+    });
+    if (this.isProtected(resolved)) return pincerData();
+
+    const root = this.#containingRoot(resolved);
+    if (root === undefined) return { decision: this.#outside(describe(resolved)), resolved };
+    const relative = resolved === root ? '.' : path.relative(root, resolved).split(path.sep).join('/');
+    const where = { resolved, root, relative };
+
+    if (access === 'delete') {
+      const rootHit = this.#roots.find((r) => isWithin(r, resolved));
+      if (rootHit !== undefined) {
+        return {
+          decision: deny(
+            'path:delete-root',
+            `${describe(resolved)} is ${rootHit === resolved ? 'an allowed root folder itself' : `a folder that contains the allowed root ${rootHit}`}, ` +
+              'and tools never delete a root. Delete the files inside it one by one, or ask the owner to do it by hand.',
+          ),
+          ...where,
+        };
+      }
+    }
+    // Security: a recursive delete of a parent would take the data folder (tokens, database) with it.
+    if (access === 'delete' && this.#protected.some((dir) => isWithin(dir, resolved, true))) return pincerData();
+    if (access === 'write' && finalIsLink) {
+      return {
+        decision: deny(
+          'path:symlink-write',
+          `${describe(resolved)} is a symbolic link; writes never go through a link, because it could be pointed ` +
+            'somewhere else between the check and the write. Write to the real file path instead, or delete the link first.',
+        ),
+        ...where,
+      };
+    }
+    if (access === 'write' || access === 'delete') {
+      const code = codeExecutionMatch(resolved);
+      if (code) {
+        return {
+          decision: ask(
+            'path:code-execution',
+            `${describe(resolved)} is ${code.what}: ${access === 'write' ? 'writing' : 'deleting'} it can make a program run ` +
+              'commands later without anyone asking. Approve only if you expected this change to that file.',
+          ),
+          ...where,
+        };
+      }
+    }
+    if (access === 'delete') {
+      return {
+        decision: ask(
+          'path:delete',
+          `Deleting ${describe(resolved)} cannot be undone, so a person must approve it. Approve if you expected it to be removed.`,
+        ),
+        ...where,
+      };
+    }
+    if (access === 'read') {
+      const secret = secretFileMatch(resolved);
+      if (secret) {
+        return {
+          decision: ask(
+            'path:secret-file',
+            `${describe(resolved)} looks like ${secret.what}; reading it would hand its contents to the assistant. ` +
+              'Approve only if you mean to share it.',
+          ),
+          ...where,
+        };
+      }
+      if (exists) {
+        const stat = await lstatOrNull(resolved);
+        if (stat?.isFile() && stat.nlink > 1) {
+          return {
+            decision: ask(
+              'path:hard-link',
+              `${describe(resolved)} is a hard link (the same file has ${stat.nlink} names), so its contents may belong to a ` +
+                'file outside the allowed folders. Approve if you know where it comes from.',
+            ),
+            ...where,
+          };
+        }
+      }
+    }
+    return { decision: allow('path:inside-root', `${describe(resolved)} is inside the allowed folder ${root}.`), ...where };
+  }
+
+  #checkShape(input: unknown): string | PolicyDecision {
+    if (typeof input !== 'string') return invalid('The path must be a string, for example "notes/todo.md".');
+    if (input.trim() === '') return invalid('The path is empty. Give a file or folder path, for example "notes/todo.md" or "." for the root.');
+    if (input.includes('\0')) return invalid('The path contains a NUL byte, which no real file name has. Remove it.');
+    if (input.length > MAX_PATH_LENGTH) return invalid(`The path is ${input.length} characters long; the limit is ${MAX_PATH_LENGTH}.`);
+    // " /etc/passwd" would otherwise be a folder named " " inside the root: never what the model meant.
+    if (input.trim() !== input) {
+      return invalid(`"${printable(input)}" starts or ends with white space. Remove it; file names here never need it.`);
+    }
+    if (input.startsWith('~')) {
+      return deny(
+        'path:home-shorthand',
+        `"${printable(input)}" starts with "~", which Pincer does not expand. Give an absolute path inside one of the allowed folders ` +
+          `(${this.#roots.join(', ')}) or a path relative to the first one; for a file literally named "~…", write "./${printable(input)}".`,
+      );
+    }
+    return input;
+  }
+
+  #containingRoot(resolved: string): string | undefined {
+    let best: string | undefined;
+    for (const root of this.#roots) if (isWithin(resolved, root) && (best === undefined || root.length > best.length)) best = root;
+    return best;
+  }
+
+  #outside(described: string, why?: string): PolicyDecision {
+    return deny(
+      'path:outside-roots',
+      `${described} is outside the folders Pincer may use${why ? ` (${why})` : ''}. Allowed folders: ${this.#roots.join(', ')}. ` +
+        'Use a path inside one of them; to open another folder, the owner adds it to "roots" in config.json or to PINCER_ROOTS.',
+    );
+  }
+}
+
+/** Containment as `root + sep`, never a bare prefix (so /tmp/root-evil is not inside /tmp/root). */
+export function isWithin(child: string, parent: string, ignoreCase = false): boolean {
+  const c = ignoreCase ? child.toLowerCase() : child;
+  const p = ignoreCase ? parent.toLowerCase() : parent;
+  if (c === p) return true;
+  return c.startsWith(p.endsWith(path.sep) ? p : p + path.sep);
+}
+
+/**
+ * Resolves an absolute path as the kernel would: each component is lstat'd, symlinks are read and their targets
+ * spliced in (at most 40), `..` goes to the real parent. A missing tail is kept literally; a `..` inside it is
+ * refused, since nothing guarantees what it would climb out of once those folders exist.
+ */
+async function walk(absolute: string): Promise<Walk> {
+  const queue = absolute.split('/').filter((part) => part !== '' && part !== '.');
+  let current = '/';
+  let existing = '/';
+  let missing = false;
+  let links = 0;
+  while (queue.length > 0) {
+    const part = queue.shift()!;
+    if (part === '..') {
+      if (missing) throw new PathProblem('".." follows a folder that does not exist. Give the path without "..".');
+      current = path.dirname(current);
+      existing = current;
+      continue;
+    }
+    if (Buffer.byteLength(part) > 255) throw new PathProblem('a name in the path is longer than 255 bytes.');
+    const next = path.join(current, part);
+    if (missing) {
+      current = next;
+      continue;
+    }
+    let stat;
+    try {
+      stat = await lstat(next);
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === 'ENOENT' || code === 'ENOTDIR' || code === 'EACCES') {
+        missing = true;
+        current = next;
+        continue;
+      }
+      if (code === 'ENAMETOOLONG') throw new PathProblem('the path is too long for the file system.');
+      throw error;
+    }
+    if (stat.isSymbolicLink()) {
+      if (++links > MAX_SYMLINKS) throw new PathProblem(`more than ${MAX_SYMLINKS} symbolic links (a loop?). Use the real path.`);
+      const target = await readlink(next);
+      queue.unshift(...target.split('/').filter((p) => p !== '' && p !== '.'));
+      if (target.startsWith('/')) current = '/';
+      existing = current;
+      continue;
+    }
+    current = next;
+    existing = current;
+  }
+  // Canonical spelling (case on case-insensitive disks) of the part that exists; the missing tail is literal.
+  let canonical = existing;
+  try {
+    canonical = await realpathNative(existing);
+  } catch {
+    // Vanished meanwhile: the literal path is still what we checked; the handler's re-check will catch a change.
+  }
+  const tail = path.relative(existing, current);
+  return { real: tail === '' ? canonical : path.join(canonical, tail), exists: !missing };
+}
+
+async function lstatOrNull(file: string) {
+  try {
+    return await lstat(file);
+  } catch {
+    return null;
+  }
+}
+
+function invalid(reason: string): PolicyDecision {
+  return deny('path:invalid', reason);
+}
+
+function printable(text: string): string {
+  // eslint-disable-next-line no-control-regex
+  const clean = text.replace(/[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g, '?');
+  return clean.length > 200 ? `${clean.slice(0, 200)}…` : clean;
+}
+
+/** The path as the model gave it, plus the real path it leads to when that differs. */
+function describePath(given: string, resolved: string): string {
+  const shown = printable(given);
+  return resolved === given ? `"${shown}"` : `"${shown}" (resolves to ${printable(resolved)})`;
+}
