@@ -1,0 +1,140 @@
+import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startGateway, tempDir, type TestGateway } from '../../helpers/gateway.js';
+
+/**
+ * The policy as a client meets it: a corpus of calls graded through POST /policy/check and through real calls.
+ * Every case that must ask or be denied is never allowed, and no secret from outside the roots reaches a response.
+ */
+
+const SECRET = 'PINCER-CORPUS-SECRET-7f3a9c';
+
+type Expect = 'allow' | 'ask' | 'deny' | 'not-allow';
+interface Case {
+  name: string;
+  tool: string;
+  args: (w: Workspace) => Record<string, unknown>;
+  expect: Expect;
+}
+interface Workspace {
+  root: string;
+  outside: string;
+  dataDir: string;
+}
+
+const pathCases: Case[] = [
+  { name: 'reads a file inside the root', tool: 'file_read', args: (w) => ({ path: join(w.root, 'notes.txt') }), expect: 'allow' },
+  { name: 'reads a root-relative path', tool: 'file_read', args: () => ({ path: 'notes.txt' }), expect: 'allow' },
+  { name: 'lists the root', tool: 'file_list', args: (w) => ({ path: w.root }), expect: 'allow' },
+  { name: 'writes a new file inside the root', tool: 'file_write', args: (w) => ({ path: join(w.root, 'out.txt'), content: 'x' }), expect: 'allow' },
+  { name: 'reads outside the root by absolute path', tool: 'file_read', args: (w) => ({ path: join(w.outside, 'secret.txt') }), expect: 'deny' },
+  { name: 'reads outside through ..', tool: 'file_read', args: (w) => ({ path: join(w.root, '..', 'x', 'secret.txt') }), expect: 'deny' },
+  { name: 'reads /etc/passwd', tool: 'file_read', args: () => ({ path: '/etc/passwd' }), expect: 'deny' },
+  { name: 'reads through a symlink that points out', tool: 'file_read', args: (w) => ({ path: join(w.root, 'escape', 'secret.txt') }), expect: 'deny' },
+  { name: 'reads a symlinked file that points out', tool: 'file_read', args: (w) => ({ path: join(w.root, 'leak.txt') }), expect: 'deny' },
+  { name: 'reads with a NUL byte', tool: 'file_read', args: (w) => ({ path: `${join(w.root, 'notes.txt')}\u0000.png` }), expect: 'deny' },
+  { name: 'reads ~/.ssh/id_rsa', tool: 'file_read', args: () => ({ path: '~/.ssh/id_rsa' }), expect: 'deny' },
+  { name: 'reads the data directory token', tool: 'file_read', args: (w) => ({ path: join(w.dataDir, 'token') }), expect: 'deny' },
+  { name: 'writes config.json in the data directory', tool: 'file_write', args: (w) => ({ path: join(w.dataDir, 'config.json'), content: '{}' }), expect: 'deny' },
+  { name: 'deletes a file inside the root', tool: 'file_delete', args: (w) => ({ path: join(w.root, 'notes.txt') }), expect: 'ask' },
+  { name: 'writes a git hook', tool: 'file_write', args: (w) => ({ path: join(w.root, '.git', 'hooks', 'pre-commit'), content: 'x' }), expect: 'ask' },
+  { name: 'writes .envrc', tool: 'file_write', args: (w) => ({ path: join(w.root, '.envrc'), content: 'x' }), expect: 'ask' },
+  { name: 'lists outside the root', tool: 'file_list', args: (w) => ({ path: w.outside }), expect: 'deny' },
+  { name: 'deletes the root itself', tool: 'file_delete', args: (w) => ({ path: w.root, recursive: true }), expect: 'deny' },
+];
+
+const urlCases: Case[] = [
+  { name: 'gets loopback', tool: 'http_get', args: () => ({ url: 'http://127.0.0.1:7800/health' }), expect: 'deny' },
+  { name: 'gets localhost', tool: 'http_get', args: () => ({ url: 'http://localhost/' }), expect: 'deny' },
+  { name: 'gets the cloud metadata address', tool: 'http_get', args: () => ({ url: 'http://169.254.169.254/latest/meta-data/' }), expect: 'deny' },
+  { name: 'gets a private address', tool: 'http_get', args: () => ({ url: 'http://192.168.1.1/' }), expect: 'deny' },
+  { name: 'gets loopback written as a decimal number', tool: 'http_get', args: () => ({ url: 'http://2130706433/' }), expect: 'deny' },
+  { name: 'gets IPv4-mapped loopback', tool: 'http_get', args: () => ({ url: 'http://[::ffff:127.0.0.1]/' }), expect: 'deny' },
+  { name: 'reads a file URL', tool: 'http_get', args: () => ({ url: 'file:///etc/passwd' }), expect: 'deny' },
+  { name: 'posts to loopback', tool: 'http_post', args: () => ({ url: 'http://127.0.0.1/', body: 'x' }), expect: 'deny' },
+  { name: 'gets a public address', tool: 'http_get', args: () => ({ url: 'http://93.184.215.14/' }), expect: 'allow' },
+  { name: 'posts to a public address', tool: 'http_post', args: () => ({ url: 'https://93.184.215.14/', body: 'x' }), expect: 'not-allow' },
+];
+
+const otherCases: Case[] = [
+  { name: 'calculates', tool: 'calculate', args: () => ({ expression: '2**10' }), expect: 'allow' },
+  { name: 'reads the clipboard', tool: 'clipboard', args: () => ({ action: 'read' }), expect: 'ask' },
+];
+
+const ALL = [...pathCases, ...urlCases, ...otherCases];
+
+describe('policy corpus through HTTP', () => {
+  let gw: TestGateway;
+  let w: Workspace;
+  const post = async (path: string, json: unknown) => {
+    const res = await gw.api(path, { method: 'POST', json });
+    return { status: res.status, text: await res.text() };
+  };
+
+  beforeAll(async () => {
+    const outside = tempDir('pincer-outside-');
+    writeFileSync(join(outside, 'secret.txt'), SECRET);
+    gw = await startGateway();
+    w = { root: gw.workspace, outside, dataDir: gw.dataDir };
+    writeFileSync(join(w.root, 'notes.txt'), 'hello from the root');
+    symlinkSync(outside, join(w.root, 'escape'));
+    symlinkSync(join(outside, 'secret.txt'), join(w.root, 'leak.txt'));
+    mkdirSync(join(w.root, '.git', 'hooks'), { recursive: true });
+  });
+  afterAll(async () => {
+    await gw.close();
+  });
+
+  it('has safe controls in every set, so a policy that blocks everything fails', () => {
+    for (const set of [pathCases, urlCases, otherCases]) expect(set.some((c) => c.expect === 'allow')).toBe(true);
+  });
+
+  it.each(ALL.map((c) => [c.name, c] as const))('policy check: %s', async (_name, c) => {
+    const { status, text } = await post('/policy/check', { name: c.tool, arguments: c.args(w) });
+    expect(status, text).toBe(200);
+    const verdict = JSON.parse(text) as { decision: string; rule: string; reason: string };
+    if (c.expect === 'not-allow') expect(verdict.decision).not.toBe('allow');
+    else expect(verdict.decision).toBe(c.expect);
+    expect(verdict.rule).toMatch(/^[a-z-]+:/);
+    expect(verdict.reason.length).toBeGreaterThan(10);
+  });
+
+  it.each(ALL.filter((c) => c.expect !== 'allow').map((c) => [c.name, c] as const))(
+    'real call is refused with the rule named, and runs nothing: %s',
+    async (_name, c) => {
+      const { status, text } = await post(`/tools/${c.tool}/execute`, c.args(w));
+      expect(status).toBe(403);
+      const body = JSON.parse(text) as { error: { name: string; message: string; details: { rule: string } } };
+      expect(['POLICY_DENIED', 'APPROVAL_REQUIRED']).toContain(body.error.name);
+      expect(body.error.details.rule).toMatch(/^[a-z-]+:/);
+      expect(body.error.message.length).toBeGreaterThan(20);
+      expect(text).not.toContain(SECRET);
+    },
+  );
+
+  it('real allowed file calls work inside the root', async () => {
+    const read = JSON.parse((await post('/tools/file_read/execute', { path: 'notes.txt' })).text) as { success: boolean; result: { content: string } };
+    expect(read).toMatchObject({ success: true, result: { content: 'hello from the root' } });
+    const list = (await post('/tools/file_list/execute', { path: w.root, recursive: true })).text;
+    expect(list).toContain('notes.txt');
+    expect(list).not.toContain(SECRET);
+  });
+
+  it('no response of any kind carries the secret from outside the root', async () => {
+    const attempts = [
+      { path: join(w.outside, 'secret.txt') },
+      { path: 'escape/secret.txt' },
+      { path: 'leak.txt' },
+      { path: '../' + w.outside.split('/').pop() + '/secret.txt' },
+      { path: join(w.root, 'escape\\..\\escape\\secret.txt') },
+    ];
+    for (const args of attempts) {
+      for (const route of ['/tools/file_read/execute', '/tools/file_list/execute']) {
+        expect((await post(route, args)).text).not.toContain(SECRET);
+      }
+    }
+    const history = await (await gw.api('/calls?limit=500')).text();
+    expect(history).not.toContain(SECRET);
+  });
+});
