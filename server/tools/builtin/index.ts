@@ -4,9 +4,11 @@ import type { EventBus } from '../../events/bus.js';
 import { desktopAnalyzers } from '../../policy/analyzers/desktop.js';
 import { fileAnalyzers } from '../../policy/analyzers/files.js';
 import { httpAnalyzers } from '../../policy/analyzers/http.js';
+import { pythonAnalyzers } from '../../policy/analyzers/python.js';
 import type { Analyzer } from '../../policy/policy.js';
 import { NetGuard } from '../../security/net.js';
 import { PathGuard } from '../../security/paths.js';
+import { PythonAnalyzer } from '../../security/python.js';
 import type { AnyTool } from '../types.js';
 import { calculateTool } from './calculate.js';
 import { createClipboardTool } from './clipboard.js';
@@ -19,6 +21,7 @@ import { createHttpGetTool } from './http-get.js';
 import { createHttpPostTool } from './http-post.js';
 import { jsonParseTool } from './json-parse.js';
 import { createNotifyTool } from './notify.js';
+import { createRunPythonTool } from './run-python.js';
 import { textProcessTool } from './text-process.js';
 import { createWebSearchTool } from './web-search.js';
 
@@ -42,6 +45,8 @@ export function createBuiltins(deps: BuiltinDeps): Builtins {
   // tool can change policy, rules, roots or tokens.
   const paths = configured('roots', () => PathGuard.create({ roots: config.roots, protectedDirs: [config.dataDir] }));
   const net = configured('http_allow', () => new NetGuard({ allow: config.httpAllow, selfPort: deps.selfPort }));
+  // The checker and the runner use the same interpreter: what was analysed is what runs.
+  const python = new PythonAnalyzer();
 
   const tools = [
     calculateTool,
@@ -55,10 +60,16 @@ export function createBuiltins(deps: BuiltinDeps): Builtins {
     createHttpGetTool(net),
     createHttpPostTool(net),
     createWebSearchTool(net, config.webSearch),
+    createRunPythonTool(),
     createNotifyTool({ events, desktop }),
     createClipboardTool({ desktop }),
   ] as AnyTool[];
-  const analyzers = { ...fileAnalyzers(paths), ...httpAnalyzers(net, config.webSearch), ...desktopAnalyzers() };
+  const analyzers = {
+    ...fileAnalyzers(paths),
+    ...httpAnalyzers(net, config.webSearch),
+    ...pythonAnalyzers(python),
+    ...desktopAnalyzers(),
+  };
   return { tools, analyzers };
 }
 

@@ -57,12 +57,21 @@ const urlCases: Case[] = [
   { name: 'posts to a public address', tool: 'http_post', args: () => ({ url: 'https://93.184.215.14/', body: 'x' }), expect: 'not-allow' },
 ];
 
+const pythonCases: Case[] = [
+  { name: 'python arithmetic', tool: 'run_python', args: () => ({ code: 'print(sum(i*i for i in range(10)))' }), expect: 'allow' },
+  { name: 'python with math and json', tool: 'run_python', args: () => ({ code: 'import math, json\nprint(json.dumps({"r": math.sqrt(2)}))' }), expect: 'allow' },
+  { name: 'python importing os', tool: 'run_python', args: () => ({ code: 'import os\nos.system("id")' }), expect: 'ask' },
+  { name: 'python opening a file', tool: 'run_python', args: () => ({ code: 'print(open("/etc/passwd").read())' }), expect: 'ask' },
+  { name: 'python dunder escape', tool: 'run_python', args: () => ({ code: '().__class__.__base__.__subclasses__()' }), expect: 'ask' },
+  { name: 'python look-alike exec', tool: 'run_python', args: () => ({ code: 'ｅｘｅｃ("import os")' }), expect: 'ask' },
+];
+
 const otherCases: Case[] = [
   { name: 'calculates', tool: 'calculate', args: () => ({ expression: '2**10' }), expect: 'allow' },
   { name: 'reads the clipboard', tool: 'clipboard', args: () => ({ action: 'read' }), expect: 'ask' },
 ];
 
-const ALL = [...pathCases, ...urlCases, ...otherCases];
+const ALL = [...pathCases, ...urlCases, ...pythonCases, ...otherCases];
 
 describe('policy corpus through HTTP', () => {
   let gw: TestGateway;
@@ -87,7 +96,7 @@ describe('policy corpus through HTTP', () => {
   });
 
   it('has safe controls in every set, so a policy that blocks everything fails', () => {
-    for (const set of [pathCases, urlCases, otherCases]) expect(set.some((c) => c.expect === 'allow')).toBe(true);
+    for (const set of [pathCases, urlCases, pythonCases, otherCases]) expect(set.some((c) => c.expect === 'allow')).toBe(true);
   });
 
   it.each(ALL.map((c) => [c.name, c] as const))('policy check: %s', async (_name, c) => {
@@ -119,6 +128,14 @@ describe('policy corpus through HTTP', () => {
     const list = (await post('/tools/file_list/execute', { path: w.root, recursive: true })).text;
     expect(list).toContain('notes.txt');
     expect(list).not.toContain(SECRET);
+  });
+
+  it('real allowed Python runs isolated and answers its output', async () => {
+    const body = JSON.parse((await post('/tools/run_python/execute', { code: 'print(6*7)' })).text) as {
+      success: boolean;
+      result: { stdout: string; exit_code: number };
+    };
+    expect(body).toMatchObject({ success: true, result: { stdout: '42\n', exit_code: 0 } });
   });
 
   it('no response of any kind carries the secret from outside the root', async () => {

@@ -1,0 +1,9 @@
+import type { Analyzer } from '../policy.js';
+import type { PythonAnalyzer } from '../../security/python.js';
+
+/** The run_python analyzer: pure computation runs, anything else waits for a person (SPEC §5). */
+export function pythonAnalyzers(analyzer: PythonAnalyzer): Record<string, Analyzer> {
+  return {
+    run_python: (args) => analyzer.analyze(typeof args.code === 'string' ? args.code : String(args.code ?? '')),
+  };
+}
