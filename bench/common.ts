@@ -1,0 +1,85 @@
+import { readFileSync } from 'node:fs';
+
+/** Constants and small helpers shared by the benchmark's parent (gateway.ts) and its server children (servers.ts). */
+
+/** Every server in the benchmark binds here and nowhere else. */
+export const LOOPBACK = '127.0.0.1';
+
+/** The route every target is loaded on; the bare servers answer it whatever the body. */
+export const BENCH_PATH = '/tools/calculate/execute';
+
+/** The body every target receives. */
+export const BENCH_BODY = JSON.stringify({ expression: '(1+2)*3' });
+
+/** What the bare servers answer: the shape of a Pincer success, without its work. */
+export const FIXED_RESULT = { success: true, result: { expression: '(1+2)*3', result: 9 } } as const;
+
+/** The parent's environment minus Pincer's own variables, so a developer's PINCER_* settings never leak in. */
+export function cleanEnv(): NodeJS.ProcessEnv {
+  return Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith('PINCER_')));
+}
+
+export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/** Nearest-rank percentile of an ascending-sorted array; NaN when empty. */
+export function percentile(sorted: ArrayLike<number>, q: number): number {
+  if (sorted.length === 0) return Number.NaN;
+  const index = Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1));
+  return sorted[index]!;
+}
+
+export interface LatencySummary {
+  samples: number;
+  mean: number;
+  p50: number;
+  p90: number;
+  p99: number;
+  p999: number;
+  max: number;
+}
+
+/** Summary of latencies in milliseconds (full precision: every sample is kept and sorted). */
+export function summarize(values: readonly number[]): LatencySummary {
+  const sorted = Float64Array.from(values).sort();
+  let sum = 0;
+  for (const v of sorted) sum += v;
+  return {
+    samples: sorted.length,
+    mean: sorted.length ? sum / sorted.length : Number.NaN,
+    p50: percentile(sorted, 0.5),
+    p90: percentile(sorted, 0.9),
+    p99: percentile(sorted, 0.99),
+    p999: percentile(sorted, 0.999),
+    max: sorted.length ? sorted[sorted.length - 1]! : Number.NaN,
+  };
+}
+
+/** CPU time (user + system) a process has used so far, in milliseconds; null when /proc cannot tell. */
+export function cpuTimeMs(pid: number): number | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // Fields after the ")" that closes the command name: state is field 3, utime 14, stime 15.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    const ticks = Number(fields[11]) + Number(fields[12]);
+    return Number.isFinite(ticks) ? (ticks * 1000) / CLOCK_TICKS : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Linux's USER_HZ is 100 on every mainstream architecture. */
+const CLOCK_TICKS = 100;
+
+/** Machine-wide busy CPU time (all cores, everything but idle and iowait) so far, in milliseconds; null off Linux. */
+export function machineBusyMs(): number | null {
+  try {
+    const line = readFileSync('/proc/stat', 'utf8').split('\n', 1)[0]!;
+    const [, user, nice, system, idle, iowait, irq, softirq, steal] = line.trim().split(/\s+/).map(Number);
+    void idle;
+    void iowait;
+    const busy = user! + nice! + system! + irq! + softirq! + steal!;
+    return Number.isFinite(busy) ? (busy * 1000) / CLOCK_TICKS : null;
+  } catch {
+    return null;
+  }
+}

@@ -1,0 +1,257 @@
+/**
+ * Load generation: autocannon for concurrent load, a plain sequential http.request loop for one-client latency.
+ *
+ * Exact accounting: autocannon normally ends a run by destroying its sockets, which drops the requests still in
+ * flight (the server may well have executed them). Here the run is ended by draining instead: when the measurement
+ * window closes, every client is told to stop after the response it is waiting for, so every request sent is
+ * answered (or shows up as an error) and the client-side counts can be compared exactly with the server's history.
+ * Throughput counts only responses inside the window; latencies are taken from every response at full hrtime
+ * precision (autocannon's own histogram has 1 ms resolution, kept alongside for reference).
+ */
+import { Agent, request } from 'node:http';
+import { performance } from 'node:perf_hooks';
+import autocannon from 'autocannon';
+import { cpuTimeMs, LOOPBACK, machineBusyMs, summarize, type LatencySummary } from './common.js';
+
+export interface LoadTarget {
+  port: number;
+  path: string;
+  headers: Record<string, string>;
+  body: string;
+}
+
+export interface Counts {
+  /** Requests written to the server. */
+  sent: number;
+  /** Responses received, any status. */
+  responses: number;
+  ok2xx: number;
+  non2xx: number;
+  statusCodes: Record<string, number>;
+  /** Connection errors and timeouts. */
+  errors: number;
+  /** sent − responses: requests whose fate the client never learnt (0 after a clean drain). */
+  unanswered: number;
+}
+
+export interface LoadResult extends Counts {
+  kind: 'autocannon';
+  connections: number;
+  /** The measurement window in seconds (the drain after it is not counted). */
+  windowSeconds: number;
+  /** Responses completed inside the window, per second. */
+  requestsPerSecond: number;
+  latencyMs: LatencySummary;
+  /** autocannon's own histogram (integer milliseconds), for reference. */
+  autocannonLatencyMs: { p50: number; p99: number; max: number };
+  timeouts: number;
+  drainMs: number;
+}
+
+interface DrainableClient {
+  reqsMade: number;
+  responseMax: number | undefined;
+}
+
+function emptyCounts(): Counts {
+  return { sent: 0, responses: 0, ok2xx: 0, non2xx: 0, statusCodes: {}, errors: 0, unanswered: 0 };
+}
+
+/** Loads `target` with `connections` keep-alive connections for `seconds`, then drains. */
+export function runAutocannon(target: LoadTarget, connections: number, seconds: number): Promise<LoadResult> {
+  return new Promise((resolve, reject) => {
+    const clients: DrainableClient[] = [];
+    const latencies: number[] = [];
+    const counts = emptyCounts();
+    let windowResponses = 0;
+    let windowOpen = true;
+    let windowEnd = 0;
+    let drainTimer: NodeJS.Timeout | undefined;
+
+    const started = performance.now();
+    const instance = autocannon(
+      {
+        url: `http://${LOOPBACK}:${target.port}${target.path}`,
+        method: 'POST',
+        headers: target.headers,
+        body: target.body,
+        connections,
+        pipelining: 1,
+        // The run is ended by the drain below; autocannon's own clock is only a backstop.
+        duration: seconds + 60,
+        sampleInt: 100,
+        timeout: 10,
+        setupClient: (client) => {
+          clients.push(client as unknown as DrainableClient);
+        },
+      },
+      (error, result) => {
+        clearTimeout(windowTimer);
+        clearTimeout(drainTimer);
+        if (error) return reject(error instanceof Error ? error : new Error(String(error)));
+        if (windowOpen) {
+          windowOpen = false;
+          windowEnd = performance.now();
+        }
+        const windowSeconds = (windowEnd - started) / 1000;
+        counts.sent = result.requests.sent;
+        counts.errors = result.errors;
+        counts.unanswered = counts.sent - counts.responses;
+        resolve({
+          kind: 'autocannon',
+          connections,
+          windowSeconds,
+          requestsPerSecond: windowResponses / windowSeconds,
+          latencyMs: summarize(latencies),
+          autocannonLatencyMs: { p50: result.latency.p50, p99: result.latency.p99, max: result.latency.max },
+          timeouts: result.timeouts,
+          drainMs: performance.now() - windowEnd,
+          ...counts,
+        });
+      },
+    );
+
+    instance.on('response', (_client, statusCode, _bytes, responseTime) => {
+      counts.responses++;
+      if (windowOpen) windowResponses++;
+      if (statusCode >= 200 && statusCode < 300) counts.ok2xx++;
+      else counts.non2xx++;
+      const key = String(statusCode);
+      counts.statusCodes[key] = (counts.statusCodes[key] ?? 0) + 1;
+      latencies.push(responseTime);
+    });
+
+    const windowTimer = setTimeout(() => {
+      windowOpen = false;
+      windowEnd = performance.now();
+      // Each client stops after the response it is waiting for; autocannon ends once every client is done.
+      for (const client of clients) client.responseMax = Math.max(1, client.reqsMade);
+      // Backstop: a client stuck on a dead connection must not hold the run; its request counts as unanswered.
+      drainTimer = setTimeout(() => instance.stop(), 12_000);
+    }, seconds * 1000);
+  });
+}
+
+export interface SequentialResult extends Counts {
+  kind: 'sequential';
+  connections: 1;
+  windowSeconds: number;
+  requestsPerSecond: number;
+  latencyMs: LatencySummary;
+}
+
+/**
+ * One client, one keep-alive connection, one request at a time with Node's own http client, timed with
+ * performance.now() from request start to the end of the response body: sub-millisecond one-client latency.
+ */
+export async function runSequential(target: LoadTarget, seconds: number): Promise<SequentialResult> {
+  const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+  const body = Buffer.from(target.body);
+  const headers = { ...target.headers, 'content-length': String(body.length) };
+  const latencies: number[] = [];
+  const counts = emptyCounts();
+  const started = performance.now();
+  const end = started + seconds * 1000;
+  try {
+    while (performance.now() < end) {
+      const t0 = performance.now();
+      counts.sent++;
+      try {
+        const status = await new Promise<number>((resolve, reject) => {
+          const req = request({ host: LOOPBACK, port: target.port, path: target.path, method: 'POST', headers, agent }, (res) => {
+            res.resume();
+            res.once('end', () => resolve(res.statusCode ?? 0));
+            res.once('error', reject);
+          });
+          req.once('error', reject);
+          req.setTimeout(10_000, () => req.destroy(new Error('request timed out')));
+          req.end(body);
+        });
+        latencies.push(performance.now() - t0);
+        counts.responses++;
+        if (status >= 200 && status < 300) counts.ok2xx++;
+        else counts.non2xx++;
+        counts.statusCodes[String(status)] = (counts.statusCodes[String(status)] ?? 0) + 1;
+      } catch {
+        counts.errors++;
+      }
+    }
+  } finally {
+    agent.destroy();
+  }
+  const windowSeconds = (performance.now() - started) / 1000;
+  counts.unanswered = counts.sent - counts.responses;
+  return {
+    kind: 'sequential',
+    connections: 1,
+    windowSeconds,
+    requestsPerSecond: counts.responses / windowSeconds,
+    latencyMs: summarize(latencies),
+    ...counts,
+  };
+}
+
+/** One request, its status and parsed body: the sanity check before loading a target. */
+export function probe(target: LoadTarget): Promise<{ status: number; body: unknown }> {
+  return new Promise((resolve, reject) => {
+    const body = Buffer.from(target.body);
+    const req = request(
+      {
+        host: LOOPBACK,
+        port: target.port,
+        path: target.path,
+        method: 'POST',
+        headers: { ...target.headers, 'content-length': String(body.length) },
+        agent: false,
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.once('end', () => {
+          const text = Buffer.concat(chunks).toString('utf8');
+          let parsed: unknown = text;
+          try {
+            parsed = JSON.parse(text);
+          } catch {
+            // keep the text
+          }
+          resolve({ status: res.statusCode ?? 0, body: parsed });
+        });
+        res.once('error', reject);
+      },
+    );
+    req.once('error', reject);
+    req.setTimeout(10_000, () => req.destroy(new Error('probe timed out')));
+    req.end(body);
+  });
+}
+
+/**
+ * A run plus the server's own CPU time during it (from /proc), per response: the cost of one request. Also how
+ * busy the rest of the machine was meanwhile (all CPU time but the server's and this process's, in cores): on a
+ * shared 2-core machine that is the noise behind the numbers.
+ */
+export type WithCpu<T> = T & { serverCpuMs: number | null; serverCpuUsPerRequest: number | null; otherLoadCores: number | null };
+
+export async function withServerCpu<T extends Counts>(pid: number, run: () => Promise<T>): Promise<WithCpu<T>> {
+  const before = cpuTimeMs(pid);
+  const machineBefore = machineBusyMs();
+  const selfBefore = process.cpuUsage();
+  const t0 = performance.now();
+  const result = await run();
+  const wallMs = performance.now() - t0;
+  const self = process.cpuUsage(selfBefore);
+  const machineAfter = machineBusyMs();
+  const after = cpuTimeMs(pid);
+  const serverCpuMs = before === null || after === null ? null : after - before;
+  const otherMs =
+    serverCpuMs === null || machineBefore === null || machineAfter === null
+      ? null
+      : machineAfter - machineBefore - serverCpuMs - (self.user + self.system) / 1000;
+  return {
+    ...result,
+    serverCpuMs,
+    serverCpuUsPerRequest: serverCpuMs === null || result.responses === 0 ? null : (serverCpuMs * 1000) / result.responses,
+    otherLoadCores: otherMs === null ? null : Math.max(0, otherMs / wallMs),
+  };
+}

@@ -1,0 +1,183 @@
+/**
+ * The servers the benchmark measures, one per child process so the load generator never shares their event loop.
+ *
+ *   node dist/bench/servers.js http                 bare Node http answering fixed JSON (the ceiling)
+ *   node dist/bench/servers.js express              bare Express 5 + express.json() answering fixed JSON (the bar)
+ *   node dist/bench/servers.js pincer <data-dir>    a real gateway (createGateway) on that data directory
+ *
+ * Protocol (stdout, one JSON object per line):
+ *   on ready:    {"ready":true,"mode":…,"port":N,"pid":N[,"token":"…"]}
+ *   on SIGTERM:  pincer: {"history_rows":N,"succeeded":N,"failed":N,"denied":N} (counted after the gateway closed,
+ *                from the database reopened), others: {"stopped":true}; then exit 0.
+ * Extra modes for `bench/pieces.ts` (the pipeline measured in pieces):
+ *   node dist/bench/servers.js express-mw <data-dir>            Express + Pincer's HTTP middleware (security
+ *                                                                headers, host/origin guards, JSON body, token auth)
+ *                                                                answering fixed JSON: no executor, no recording
+ *   node dist/bench/servers.js pincer <data-dir> --no-record     the real gateway with store.calls.save a no-op
+ *   node dist/bench/servers.js pincer <data-dir> --stub-executor the real HTTP app, executor.execute answering a
+ *                                                                fixed outcome (routing + execute route only)
+ * The child exits by itself when its stdin closes, so a crashed parent never leaves a server behind.
+ * Every server listens on 127.0.0.1 only.
+ */
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import express from 'express';
+import { createGateway, loadConfig, type Gateway } from '../server/index.js';
+import { Credentials } from '../server/auth/credentials.js';
+import { jsonBody } from '../server/http/body.js';
+import { gatewayOrigins, hostGuard, originGuard, securityHeaders, type Origins } from '../server/http/guards.js';
+import { identify } from '../server/http/identity.js';
+import { openStore } from '../server/store/index.js';
+import { BENCH_PATH, FIXED_RESULT, LOOPBACK } from './common.js';
+
+function send(message: Record<string, unknown>, then?: () => void): void {
+  process.stdout.write(`${JSON.stringify(message)}\n`, then);
+}
+
+function fail(message: string): never {
+  process.stderr.write(`bench server: ${message}\n`);
+  process.exit(1);
+}
+
+async function listen(server: Server): Promise<number> {
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, LOOPBACK, () => resolve());
+  });
+  return (server.address() as AddressInfo).port;
+}
+
+function closeServer(server: Server): Promise<void> {
+  return new Promise((resolve) => {
+    server.close(() => resolve());
+    server.closeAllConnections();
+  });
+}
+
+async function bareHttp(): Promise<() => Promise<Record<string, unknown>>> {
+  const body = Buffer.from(JSON.stringify(FIXED_RESULT));
+  const server = createServer((_req, res) => {
+    // The request body is left to Node, which discards what the handler does not read.
+    res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'content-length': body.length });
+    res.end(body);
+  });
+  const port = await listen(server);
+  send({ ready: true, mode: 'http', port, pid: process.pid });
+  return async () => {
+    await closeServer(server);
+    return { stopped: true };
+  };
+}
+
+async function bareExpress(): Promise<() => Promise<Record<string, unknown>>> {
+  const app = express();
+  app.use(express.json());
+  app.post(BENCH_PATH, (_req, res) => {
+    res.json(FIXED_RESULT);
+  });
+  const server = createServer(app);
+  const port = await listen(server);
+  send({ ready: true, mode: 'express', port, pid: process.pid });
+  return async () => {
+    await closeServer(server);
+    return { stopped: true };
+  };
+}
+
+async function expressWithPincerMiddleware(dataDir: string | undefined): Promise<() => Promise<Record<string, unknown>>> {
+  if (!dataDir) fail('express-mw mode needs a data directory argument');
+  const config = loadConfig({ flags: { dataDir, port: 0 }, env: {} });
+  const store = openStore(join(dataDir, 'pincer.db'));
+  const credentials = new Credentials({ dataDir, store, token: undefined });
+  let origins: Origins = { hosts: new Set(), origins: new Set() };
+  // The same app settings and middleware, in the same order, as server/http/app.ts up to the routes (a replica:
+  // keep it in step when app.ts changes its middleware).
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('etag', false);
+  app.set('query parser', 'simple');
+  app.use(securityHeaders);
+  app.use(hostGuard(() => origins));
+  app.use(originGuard(() => origins));
+  app.use(identify(credentials, true, () => origins.origins));
+  app.use(jsonBody(config.bodyLimitBytes, config.jsonMaxDepth));
+  app.post(BENCH_PATH, (_req, res) => {
+    res.json(FIXED_RESULT);
+  });
+  const server = createServer(app);
+  const port = await listen(server);
+  origins = gatewayOrigins(LOOPBACK, port, []);
+  send({ ready: true, mode: 'express-mw', port, pid: process.pid, token: credentials.defaultToken });
+  return async () => {
+    await closeServer(server);
+    store.close();
+    return { stopped: true };
+  };
+}
+
+async function pincer(dataDir: string | undefined, flags: string[]): Promise<() => Promise<Record<string, unknown>>> {
+  if (!dataDir) fail('pincer mode needs a data directory argument');
+  const config = loadConfig({ flags: { dataDir, port: 0 }, env: {} });
+  if (config.host !== LOOPBACK) fail(`refusing to listen on ${config.host}: the benchmark stays on ${LOOPBACK}`);
+  const gateway: Gateway = createGateway({ config });
+  if (flags.includes('--no-record')) {
+    // Measurement only: everything but the SQLite write (the executor calls store.calls.save once per call).
+    gateway.store.calls.save = () => {};
+  }
+  if (flags.includes('--stub-executor')) {
+    // Measurement only: the whole HTTP app and the execute route, with the executor answering a fixed outcome.
+    let n = 0;
+    gateway.executor.execute = async () => {
+      const callId = `c_bench${++n}`;
+      return {
+        callId,
+        status: 'succeeded',
+        httpStatus: 200,
+        envelope: { success: true, result: FIXED_RESULT.result, duration_ms: 0.01, cached: false, call_id: callId },
+      };
+    };
+  }
+  const { port } = await gateway.listen();
+  send({ ready: true, mode: 'pincer', port, pid: process.pid, token: gateway.credentials.defaultToken });
+  return async () => {
+    // Close first (running calls finish and are recorded), then count from the database as a new reader sees it.
+    await gateway.close(5000);
+    const store = openStore(join(dataDir, 'pincer.db'));
+    try {
+      const stats = store.calls.toolStats('calculate');
+      return { history_rows: store.calls.count(), succeeded: stats.succeeded, failed: stats.failed, denied: stats.denied };
+    } finally {
+      store.close();
+    }
+  };
+}
+
+const [mode, dataDir, ...flags] = process.argv.slice(2);
+const modes: Record<string, () => Promise<() => Promise<Record<string, unknown>>>> = {
+  http: bareHttp,
+  express: bareExpress,
+  'express-mw': () => expressWithPincerMiddleware(dataDir),
+  pincer: () => pincer(dataDir, flags),
+};
+const start = mode === undefined ? undefined : modes[mode];
+if (!start) fail(`unknown mode "${mode ?? ''}"; use ${Object.keys(modes).join(', ')}`);
+
+process.stdin.on('end', () => process.exit(1));
+process.stdin.on('error', () => process.exit(1));
+process.stdin.resume();
+
+start().then(
+  (stop) => {
+    let stopping = false;
+    process.on('SIGTERM', () => {
+      if (stopping) return;
+      stopping = true;
+      stop().then(
+        (report) => send(report, () => process.exit(0)),
+        (error: unknown) => fail(`error while stopping: ${(error as Error).stack ?? String(error)}`),
+      );
+    });
+  },
+  (error: unknown) => fail(`could not start ${mode}: ${(error as Error).stack ?? String(error)}`),
+);
