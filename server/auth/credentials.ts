@@ -1,7 +1,7 @@
-import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { join } from 'node:path';
 import type { Store } from '../store/index.js';
-import { ensurePrivateDir, generateToken, loadOrCreateSecret, secretsEqual, sha256 } from './secrets.js';
+import { ensurePrivateDir, generateToken, loadOrCreateSecret, sha256 } from './secrets.js';
 
 export const DEFAULT_CLIENT = 'default';
 export const OWNER = 'owner';
@@ -25,6 +25,7 @@ export interface CredentialsOptions {
  */
 export class Credentials {
   readonly defaultToken: string;
+  readonly #defaultTokenHash: Buffer;
   readonly #ownerSecret: Buffer;
   readonly #store: Store;
   readonly #lastTouched = new Map<string, number>();
@@ -33,6 +34,7 @@ export class Credentials {
     ensurePrivateDir(options.dataDir);
     this.#store = options.store;
     this.defaultToken = options.token ?? loadOrCreateSecret(join(options.dataDir, 'token'), generateToken);
+    this.#defaultTokenHash = createHash('sha256').update(this.defaultToken).digest();
     this.#ownerSecret = Buffer.from(
       loadOrCreateSecret(join(options.dataDir, 'owner-secret'), () => randomBytes(32).toString('hex')),
       'hex',
@@ -41,9 +43,11 @@ export class Credentials {
 
   /** The client a presented token belongs to, or undefined. */
   clientForToken(token: string): string | undefined {
-    if (secretsEqual(token, this.defaultToken)) return DEFAULT_CLIENT;
+    const hash = createHash('sha256').update(token).digest();
+    // Compared as hashes in constant time: equal lengths, and no timing signal about the default token.
+    if (timingSafeEqual(hash, this.#defaultTokenHash)) return DEFAULT_CLIENT;
     // Looked up by hash: the database never holds a usable token, and the lookup leaks nothing about it.
-    const name = this.#store.clients.findByTokenHash(sha256(token));
+    const name = this.#store.clients.findByTokenHash(hash.toString('hex'));
     if (name) this.#touch(name);
     return name;
   }

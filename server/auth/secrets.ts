@@ -1,4 +1,4 @@
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { chmodSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 
 /** A new client token: 256 random bits, URL-safe. */
@@ -8,11 +8,6 @@ export function generateToken(): string {
 
 export function sha256(text: string): string {
   return createHash('sha256').update(text).digest('hex');
-}
-
-/** Compares two secrets in constant time (hashing first makes the lengths equal). */
-export function secretsEqual(a: string, b: string): boolean {
-  return timingSafeEqual(createHash('sha256').update(a).digest(), createHash('sha256').update(b).digest());
 }
 
 /** The data directory holds the token and owner secret: only this user may enter it. */

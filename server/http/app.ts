@@ -55,8 +55,9 @@ export function createHttpApp(deps: HttpDeps): express.Express {
   app.use(identify(deps.credentials, deps.clientAuth, () => deps.origins().origins));
   app.use(jsonBody(deps.bodyLimitBytes, deps.jsonMaxDepth));
 
-  app.use(toolRoutes(deps.registry));
+  // Calls first: they are the hot path, and every router in front of them is matched against each one.
   app.use(executeRoutes(deps.executor, deps.jsonMaxDepth));
+  app.use(toolRoutes(deps.registry));
   app.use(policyRoutes(deps.executor));
   app.use(callRoutes(deps.store, deps.executor));
   app.use(eventRoutes(deps.events, deps.version));

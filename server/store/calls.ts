@@ -69,6 +69,7 @@ export interface ToolStats {
   /** Of the calls that ran, the share that succeeded. */
   success_rate: number | null;
   cache_hits: number;
+  /** Over the tool's most recent 10,000 calls that ran. */
   latency_ms: { avg: number | null; p50: number | null; p95: number | null; max: number | null };
   top_errors: { name: string; count: number }[];
   last_call: { id: string; status: CallStatus; at: string } | null;
@@ -78,6 +79,22 @@ export interface TimeBucket {
   at: string;
   calls: number;
   failed: number;
+}
+
+/** Latency figures describe a tool's most recent calls: bounded work, and what the tool is like now. */
+const LATENCY_WINDOW = 10_000;
+
+/** avg, p50, p95 and max of durations (nearest-rank percentiles). */
+function latencySummary(durations: number[]): ToolStats['latency_ms'] {
+  if (durations.length === 0) return { avg: null, p50: null, p95: null, max: null };
+  const sorted = Float64Array.from(durations).sort();
+  const rank = (p: number) => sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(p * sorted.length) - 1))]!;
+  return {
+    avg: durations.reduce((a, b) => a + b, 0) / durations.length,
+    p50: rank(0.5),
+    p95: rank(0.95),
+    max: sorted[sorted.length - 1]!,
+  };
 }
 
 /** Calls whose tool actually ran: the gateway accepted them (answered 200). */
@@ -93,6 +110,30 @@ function fromJson(text: string | null): unknown {
 
 function iso(ms: number | null): string | null {
   return ms === null ? null : new Date(ms).toISOString();
+}
+
+type NewCallRow = Omit<CallRow, 'seq'>;
+
+function toRow(call: CallRecord): NewCallRow {
+  return {
+    id: call.id,
+    tool: call.tool,
+    client: call.client,
+    via: call.via,
+    arguments: toJson(call.arguments),
+    result: toJson(call.result),
+    status: call.status,
+    error_name: call.error?.name ?? null,
+    error_message: call.error?.message ?? null,
+    http_status: call.http_status,
+    decision: call.decision,
+    rule: call.rule,
+    reason: call.reason,
+    cache_hit: call.cache_hit ? 1 : 0,
+    started_at: Date.parse(call.started_at),
+    finished_at: call.finished_at === null ? null : Date.parse(call.finished_at),
+    duration_ms: call.duration_ms,
+  };
 }
 
 function toRecord(row: CallRow): CallRecord {
@@ -122,6 +163,8 @@ export class CallStore {
   readonly #byId;
   readonly #count;
   readonly #cancelOpen;
+  readonly #saveAll: (rows: NewCallRow[]) => void;
+  #queue: { row: NewCallRow; resolve: () => void; reject: (error: unknown) => void }[] = [];
 
   constructor(private readonly db: Db) {
     this.#upsert = db.prepare(`
@@ -134,6 +177,9 @@ export class CallStore {
         error_message = excluded.error_message, http_status = excluded.http_status, decision = excluded.decision,
         rule = excluded.rule, reason = excluded.reason, cache_hit = excluded.cache_hit,
         finished_at = excluded.finished_at, duration_ms = excluded.duration_ms`);
+    this.#saveAll = db.transaction((rows: NewCallRow[]) => {
+      for (const row of rows) this.#upsert.run(row);
+    });
     this.#byId = db.prepare<[string], CallRow>('SELECT * FROM calls WHERE id = ?');
     this.#count = db.prepare<[], { n: number }>('SELECT count(*) AS n FROM calls');
     this.#cancelOpen = db.prepare(
@@ -143,27 +189,34 @@ export class CallStore {
     );
   }
 
-  /** Inserts a call, or updates the outcome of one recorded earlier (a call that waited for approval). */
+  /** Inserts a call, or updates the outcome of one recorded earlier (a call that ran long or waited for approval). */
   save(call: CallRecord): void {
-    this.#upsert.run({
-      id: call.id,
-      tool: call.tool,
-      client: call.client,
-      via: call.via,
-      arguments: toJson(call.arguments),
-      result: toJson(call.result),
-      status: call.status,
-      error_name: call.error?.name ?? null,
-      error_message: call.error?.message ?? null,
-      http_status: call.http_status,
-      decision: call.decision,
-      rule: call.rule,
-      reason: call.reason,
-      cache_hit: call.cache_hit ? 1 : 0,
-      started_at: Date.parse(call.started_at),
-      finished_at: call.finished_at === null ? null : Date.parse(call.finished_at),
-      duration_ms: call.duration_ms,
+    this.#upsert.run(toRow(call));
+  }
+
+  /**
+   * Records a call together with the others that finish in the same turn of the event loop: one transaction,
+   * one commit for all of them. Resolves once the call is committed, so a caller told "done" is never lost.
+   */
+  saveSoon(call: CallRecord): Promise<void> {
+    return new Promise((resolve, reject) => {
+      this.#queue.push({ row: toRow(call), resolve, reject });
+      if (this.#queue.length === 1) setImmediate(() => this.flush());
     });
+  }
+
+  /** Commits every queued call now (also before the database closes). */
+  flush(): void {
+    const batch = this.#queue;
+    if (batch.length === 0) return;
+    this.#queue = [];
+    try {
+      this.#saveAll(batch.map((entry) => entry.row));
+    } catch (error) {
+      for (const entry of batch) entry.reject(error);
+      return;
+    }
+    for (const entry of batch) entry.resolve();
   }
 
   get(id: string): CallRecord | undefined {
@@ -225,24 +278,14 @@ export class CallStore {
          FROM calls WHERE tool = ?`,
       )
       .get(tool)!;
-    const latency = db
-      .prepare<[string], { n: number; avg: number | null; max: number | null }>(
-        // Latency of calls that ran: a burst of instant refusals must not make a slow tool look fast.
-        `SELECT count(duration_ms) AS n, avg(duration_ms) AS avg, max(duration_ms) AS max FROM calls
-         WHERE tool = ? AND ${RAN} AND duration_ms IS NOT NULL`,
-      )
-      .get(tool)!;
-    const percentile = (p: number): number | null => {
-      if (latency.n === 0) return null;
-      const offset = Math.min(latency.n - 1, Math.ceil(p * latency.n) - 1);
-      const row = db
+    const latency = latencySummary(
+      db
         .prepare<[string, number], { d: number }>(
-          `SELECT duration_ms AS d FROM calls WHERE tool = ? AND ${RAN} AND duration_ms IS NOT NULL
-           ORDER BY duration_ms LIMIT 1 OFFSET ?`,
+          `SELECT duration_ms AS d FROM calls WHERE tool = ? AND ${RAN} AND duration_ms IS NOT NULL ORDER BY seq DESC LIMIT ?`,
         )
-        .get(tool, Math.max(0, offset));
-      return row?.d ?? null;
-    };
+        .all(tool, LATENCY_WINDOW)
+        .map((r) => r.d),
+    );
     const topErrors = db
       .prepare<[string], { name: string; count: number }>(
         `SELECT error_name AS name, count(*) AS count FROM calls WHERE tool = ? AND error_name IS NOT NULL
@@ -264,7 +307,7 @@ export class CallStore {
       denied: totals.denied,
       success_rate: finished === 0 ? null : totals.succeeded / finished,
       cache_hits: totals.cache_hits,
-      latency_ms: { avg: latency.avg, p50: percentile(0.5), p95: percentile(0.95), max: latency.max },
+      latency_ms: latency,
       top_errors: topErrors,
       last_call: last ? { id: last.id, status: last.status, at: new Date(last.started_at).toISOString() } : null,
     };

@@ -5,7 +5,7 @@ export const initial: Migration = {
   name: 'initial',
   sql: `
     CREATE TABLE calls (
-      seq            INTEGER PRIMARY KEY AUTOINCREMENT,
+      seq            INTEGER PRIMARY KEY,
       id             TEXT    NOT NULL UNIQUE,
       tool           TEXT    NOT NULL,
       client         TEXT    NOT NULL,
@@ -24,11 +24,12 @@ export const initial: Migration = {
       finished_at    INTEGER,
       duration_ms    REAL
     );
+    -- Every index is written on every call: keep only those the history and statistics need.
     CREATE INDEX calls_by_tool     ON calls (tool, seq);
     CREATE INDEX calls_by_client   ON calls (client, seq);
-    CREATE INDEX calls_by_status   ON calls (status, seq);
     CREATE INDEX calls_by_started  ON calls (started_at);
-    CREATE INDEX calls_by_latency  ON calls (tool, duration_ms);
+    -- Partial: holds only calls still open, so finished calls cost it nothing.
+    CREATE INDEX calls_open        ON calls (status) WHERE status IN ('running', 'pending');
 
     CREATE TABLE tool_settings (
       name        TEXT    PRIMARY KEY,
