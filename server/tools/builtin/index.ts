@@ -5,10 +5,12 @@ import { desktopAnalyzers } from '../../policy/analyzers/desktop.js';
 import { fileAnalyzers } from '../../policy/analyzers/files.js';
 import { httpAnalyzers } from '../../policy/analyzers/http.js';
 import { pythonAnalyzers } from '../../policy/analyzers/python.js';
+import { shellAnalyzers } from '../../policy/analyzers/shell.js';
 import type { Analyzer } from '../../policy/policy.js';
 import { NetGuard } from '../../security/net.js';
 import { PathGuard } from '../../security/paths.js';
 import { PythonAnalyzer } from '../../security/python.js';
+import { ShellAnalyzer } from '../../security/shell.js';
 import type { AnyTool } from '../types.js';
 import { calculateTool } from './calculate.js';
 import { createClipboardTool } from './clipboard.js';
@@ -22,6 +24,7 @@ import { createHttpPostTool } from './http-post.js';
 import { jsonParseTool } from './json-parse.js';
 import { createNotifyTool } from './notify.js';
 import { createRunPythonTool } from './run-python.js';
+import { createRunShellTool } from './run-shell.js';
 import { textProcessTool } from './text-process.js';
 import { createWebSearchTool } from './web-search.js';
 
@@ -47,6 +50,14 @@ export function createBuiltins(deps: BuiltinDeps): Builtins {
   const net = configured('http_allow', () => new NetGuard({ allow: config.httpAllow, selfPort: deps.selfPort }));
   // The checker and the runner use the same interpreter: what was analysed is what runs.
   const python = new PythonAnalyzer();
+  const shell = new ShellAnalyzer({ protectedPaths: [config.dataDir], roots: paths.roots });
+  /** A command runs in a folder the path guard lets it list: inside a root, never in the data directory. */
+  const resolveCwd = async (cwd: string | undefined) => {
+    const verdict = await paths.check(cwd ?? paths.roots[0]!, 'list');
+    return verdict.decision.decision === 'deny' || !verdict.resolved
+      ? { ok: false as const, message: verdict.decision.reason }
+      : { ok: true as const, path: verdict.resolved };
+  };
 
   const tools = [
     calculateTool,
@@ -60,13 +71,15 @@ export function createBuiltins(deps: BuiltinDeps): Builtins {
     createHttpGetTool(net),
     createHttpPostTool(net),
     createWebSearchTool(net, config.webSearch),
+    createRunShellTool({ resolveCwd }),
     createRunPythonTool(),
     createNotifyTool({ events, desktop }),
     createClipboardTool({ desktop }),
   ] as AnyTool[];
-  const analyzers = {
+  const analyzers: Record<string, Analyzer> = {
     ...fileAnalyzers(paths),
     ...httpAnalyzers(net, config.webSearch),
+    ...shellAnalyzers(shell, paths),
     ...pythonAnalyzers(python),
     ...desktopAnalyzers(),
   };

@@ -1,0 +1,17 @@
+import type { PathGuard } from '../../security/paths.js';
+import type { ShellAnalyzer } from '../../security/shell.js';
+import { strictest, type Analyzer } from '../policy.js';
+
+/**
+ * The analyzer for `run_shell`: the command decides, and the folder it runs in is judged like any path (outside the
+ * roots or in Pincer's data folder is refused). The tool checks the folder again when the call runs.
+ */
+export function shellAnalyzers(analyzer: ShellAnalyzer, paths?: PathGuard): Record<string, Analyzer> {
+  return {
+    run_shell: async (args) => {
+      const command = await analyzer.analyze(typeof args.command === 'string' ? args.command : String(args.command ?? ''));
+      if (args.cwd === undefined || !paths) return command;
+      return strictest([command, (await paths.check(args.cwd, 'list')).decision]);
+    },
+  };
+}

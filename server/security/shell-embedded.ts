@@ -1,0 +1,262 @@
+/**
+ * Small programs inside shell words: sed scripts, awk programs and the code given to interpreters. Each scanner
+ * answers one question — can this program write files or run commands? — and fails closed: text it cannot
+ * follow counts as "yes".
+ */
+
+export interface ScriptScan {
+  /** Why the program is not read-only; undefined when it only reads and prints. */
+  problem?: string;
+  /** Command strings the program would hand to a shell (`system("…")`, sed's `e command`), to check too. */
+  commands: string[];
+  /** Files the program reads by name (sed's `r`/`R`). */
+  reads?: string[];
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// sed
+
+/**
+ * Security: GNU sed runs commands (`e`, `s///e`) and writes files (`w`, `W`, `s///w`); everything else only
+ * prints. A script this reader cannot follow is treated as dangerous.
+ */
+export function scanSed(script: string): ScriptScan {
+  const commands: string[] = [];
+  const reads: string[] = [];
+  const fail = (why: string): ScriptScan => ({ problem: why, commands });
+  let i = 0;
+  const n = script.length;
+  const skipSpace = () => {
+    while (i < n && (script[i] === ' ' || script[i] === '\t')) i++;
+  };
+  const toLineEnd = () => {
+    const start = i;
+    while (i < n && script[i] !== '\n') i++;
+    return script.slice(start, i);
+  };
+  /** Reads up to an unescaped delimiter; returns false if the text ends first. */
+  const readDelimited = (delim: string): boolean => {
+    while (i < n) {
+      const c = script[i]!;
+      if (c === '\\') {
+        i += 2;
+        continue;
+      }
+      if (c === '\n' && delim !== '\n') return false;
+      i++;
+      if (c === delim) return true;
+    }
+    return false;
+  };
+  const readAddress = (): boolean => {
+    const c = script[i];
+    if (c === undefined) return true;
+    if (/[0-9]/.test(c)) {
+      while (i < n && /[0-9~]/.test(script[i]!)) i++;
+    } else if (c === '$') {
+      i++;
+    } else if (c === '/' || c === '\\') {
+      let delim = '/';
+      if (c === '\\') {
+        delim = script[i + 1] ?? '';
+        if (!delim || delim === '\n') return false;
+        i += 2;
+      } else {
+        i++;
+      }
+      if (!readDelimited(delim)) return false;
+      while (i < n && /[IM]/.test(script[i]!)) i++;
+    }
+    return true;
+  };
+
+  while (i < n) {
+    while (i < n && /[\s;]/.test(script[i]!)) i++;
+    if (i >= n) break;
+    if (script[i] === '#') {
+      toLineEnd();
+      continue;
+    }
+    if (!readAddress()) return fail('sed script with an address this check cannot read');
+    skipSpace();
+    if (script[i] === ',') {
+      i++;
+      skipSpace();
+      if (script[i] === '+' || script[i] === '~') i++;
+      if (!readAddress()) return fail('sed script with an address this check cannot read');
+      skipSpace();
+    }
+    while (script[i] === '!') {
+      i++;
+      skipSpace();
+    }
+    const cmd = script[i++];
+    if (cmd === undefined) break;
+    switch (cmd) {
+      case '{':
+      case '}':
+      case '=': case 'd': case 'D': case 'g': case 'G': case 'h': case 'H': case 'n': case 'N': case 'p': case 'P':
+      case 'x': case 'z': case 'F':
+        break;
+      case 'l': case 'q': case 'Q': case 'L':
+        skipSpace();
+        while (i < n && /[0-9]/.test(script[i]!)) i++;
+        break;
+      case ':':
+        while (i < n && script[i] !== '\n' && script[i] !== ';') i++;
+        break;
+      case 'b': case 't': case 'T':
+        while (i < n && script[i] !== '\n' && script[i] !== ';' && script[i] !== '}') i++;
+        break;
+      case 'v':
+        while (i < n && script[i] !== '\n' && script[i] !== ';') i++;
+        break;
+      case 'a': case 'i': case 'c':
+        // Text to the end of the line; a trailing backslash continues it.
+        while (i < n) {
+          const line = toLineEnd();
+          if (!line.endsWith('\\')) break;
+          i++;
+        }
+        break;
+      case 'r': case 'R':
+        reads.push(toLineEnd().trim());
+        break;
+      case 'w': case 'W':
+        return fail(`sed's "${cmd}" command writes to a file`);
+      case 'e':
+        commands.push(toLineEnd().trim());
+        return fail('sed\'s "e" command runs a shell command');
+      case 's': {
+        const delim = script[i++];
+        if (!delim || delim === '\n' || delim === '\\') return fail('sed s command this check cannot read');
+        if (!readDelimited(delim) || !readDelimited(delim)) return fail('sed s command this check cannot read');
+        while (i < n && /[gpiImM0-9]/.test(script[i]!)) i++;
+        if (script[i] === 'e') return fail('sed\'s s///e flag runs the result as a shell command');
+        if (script[i] === 'w') return fail('sed\'s s///w flag writes to a file');
+        break;
+      }
+      case 'y': {
+        const delim = script[i++];
+        if (!delim || delim === '\n' || delim === '\\') return fail('sed y command this check cannot read');
+        if (!readDelimited(delim) || !readDelimited(delim)) return fail('sed y command this check cannot read');
+        break;
+      }
+      default:
+        return fail(`sed command "${cmd}" that this check does not know`);
+    }
+    skipSpace();
+    const next = script[i];
+    if (next !== undefined && !/[;\n}#]/.test(next)) return fail('sed script this check cannot read');
+  }
+  return { commands, reads };
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// awk
+
+/** The string literals of a program (single, double and back quotes), unescaped roughly. */
+export function stringLiterals(code: string, limit = 64): string[] {
+  const out: string[] = [];
+  const re = /"((?:[^"\\\n]|\\.)*)"|'((?:[^'\\\n]|\\.)*)'|`((?:[^`\\]|\\.)*)`/g;
+  for (const m of code.matchAll(re)) {
+    const body = m[1] ?? m[2] ?? m[3] ?? '';
+    if (body.trim() !== '') out.push(body.replace(/\\(["'`\\/])/g, '$1').replace(/\\n/g, '\n'));
+    if (out.length >= limit) break;
+  }
+  return out;
+}
+
+/**
+ * Security: awk runs commands with `system()`, pipes (`print | "cmd"`, `"cmd" | getline`), gawk's `|&` and
+ * `@indirect()` calls, and writes files with `print > "file"`. The program is read with strings, regular
+ * expressions and comments set aside; anything else is taken at face value.
+ */
+export function scanAwk(source: string): ScriptScan {
+  // A backslash-newline continues a line in awk: read the program as awk will.
+  const program = source.replace(/\\\r?\n/g, '');
+  const commands = stringLiterals(program);
+  const fail = (why: string): ScriptScan => ({ problem: why, commands });
+  let bare = '';
+  let i = 0;
+  let prev = '';
+  while (i < program.length) {
+    const c = program[i]!;
+    if (c === '"') {
+      i++;
+      while (i < program.length && program[i] !== '"') i += program[i] === '\\' ? 2 : 1;
+      i++;
+      bare += '""';
+      prev = '"';
+      continue;
+    }
+    if (c === '#') {
+      while (i < program.length && program[i] !== '\n') i++;
+      continue;
+    }
+    // A slash starts a regular expression only where an operand is expected; after a value it divides.
+    if (c === '/' && (prev === '' || '(,{};!~&|?:=<>[\n'.includes(prev))) {
+      i++;
+      let closed = false;
+      while (i < program.length) {
+        const d = program[i]!;
+        if (d === '\\') {
+          i += 2;
+          continue;
+        }
+        if (d === '\n') break;
+        i++;
+        if (d === '/') {
+          closed = true;
+          break;
+        }
+      }
+      if (!closed) return fail('awk program this check cannot read');
+      bare += '//';
+      prev = '/';
+      continue;
+    }
+    bare += c;
+    if (!/\s/.test(c) || c === '\n') prev = c;
+    i++;
+  }
+  if (/\bsystem\b/.test(bare)) return fail('awk\'s system() runs a shell command');
+  if (/@/.test(bare)) return fail('gawk directives and indirect calls (@…) can load code or call system()');
+  if (/\|(?!\|)/.test(bare.replace(/\|\|/g, ''))) return fail('an awk pipe (| or |&) runs a shell command');
+  if (/\/inet\d?\//.test(program)) return fail('gawk network special files (/inet/…) open connections');
+  // `getline < $0` reads files named by the input (a list of secret files piped in): only a literal name is seen.
+  if (/\bgetline\b[^;}\n]*<\s*(?!"")/.test(bare)) return fail('awk getline reads a file whose name is only known at run time');
+  for (const m of bare.matchAll(/\bprintf?\b/g)) {
+    let depth = 0;
+    for (let j = m.index + m[0].length; j < bare.length; j++) {
+      const d = bare[j]!;
+      if (d === '(') depth++;
+      else if (d === ')') depth--;
+      else if (depth <= 0 && (d === ';' || d === '}' || d === '\n' || d === '{')) break;
+      else if (depth <= 0 && d === '>') return fail('awk print > "file" writes to a file');
+    }
+  }
+  return { commands };
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Interpreter code (python -c, perl -e, node -e…)
+
+export type CodeThreat = 'reverse-shell' | 'fork-bomb';
+
+const SOCKETISH = /socket|TCPSocket|fsockopen|net\.(?:Socket|connect|createConnection)|IO::Socket|\/dev\/tcp|\/inet\/tcp|Net::|tcp:\/\//i;
+const SHELLISH = /\/bin\/(?:ba|z|da|k)?sh\b|\bsh\s+-i\b|pty\.spawn|subprocess|dup2|\bexec[lv]?p?e?\b|\bspawn\b|\bsystem\b|popen|child_process|proc_open|shell_exec|passthru|cmd\.exe/i;
+
+/** Reverse shells and fork bombs, recognisable from their well-known shapes. */
+export function codeThreat(code: string): CodeThreat | undefined {
+  if (SOCKETISH.test(code) && SHELLISH.test(code)) return 'reverse-shell';
+  if (/\bfork\b/.test(code) && (/\b(?:while|for|loop|until)\b/.test(code) || /fork\s*(?:\(\s*\))?\s*(?:&&|\|\||;)\s*fork/.test(code))) {
+    return 'fork-bomb';
+  }
+  return undefined;
+}
+
+/** Does the code talk to the network? (used with a secret it reads: exfiltration) */
+export function codeUsesNetwork(code: string): boolean {
+  return /https?:\/\/|socket|requests\b|urllib|fetch\s*\(|http\.request|https?\.get|\bcurl\b|\bwget\b|smtplib|ftplib|Net::HTTP|LWP|axios|XMLHttpRequest|\/dev\/tcp/i.test(code);
+}

@@ -1,0 +1,59 @@
+import { realpathSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { resolve } from 'node:path';
+import type { Parser } from 'web-tree-sitter';
+import type { PolicyDecision } from '../policy/policy.js';
+import { loadBashParser } from './shell-parser.js';
+import { normalizeAbsolute, type ShellPaths } from './shell-paths.js';
+import { askRule } from './shell-rules.js';
+import { Reader } from './shell-script.js';
+
+export interface ShellAnalyzerOptions {
+  /** Pincer's data folder (and anything else no command may name). */
+  protectedPaths: string[];
+  /** The folders tools work in; wiping one is catastrophic. */
+  roots: string[];
+  /** The home folder `~` and `$HOME` stand for (default: this user's). */
+  home?: string;
+}
+
+/**
+ * Judges a shell command before it runs (SPEC §5): parsed with a real bash parser into simple commands, each one
+ * classified — read-only commands are allowed, anything unknown or able to write, run code or reach the network
+ * asks, and a short list of catastrophes is denied outright, however it is wrapped or spelled.
+ */
+export class ShellAnalyzer {
+  readonly #paths: ShellPaths;
+  #parser: Promise<Parser> | undefined;
+
+  constructor(options: ShellAnalyzerOptions) {
+    const home = normalizeAbsolute(resolve(options.home ?? homedir()));
+    this.#paths = { home, roots: withRealPaths(options.roots), protectedPaths: withRealPaths(options.protectedPaths) };
+  }
+
+  async analyze(command: string): Promise<PolicyDecision> {
+    let parser: Parser;
+    try {
+      parser = await (this.#parser ??= loadBashParser());
+    } catch (error) {
+      this.#parser = undefined;
+      return askRule('unparseable', `The shell parser could not be loaded (${(error as Error).message}), so the command cannot be checked`);
+    }
+    return new Reader(parser, this.#paths).script(command, 0).decision;
+  }
+}
+
+/** A folder and, when different, where its symlinks lead: a command may name either. */
+function withRealPaths(folders: readonly string[]): string[] {
+  const out = new Set<string>();
+  for (const folder of folders) {
+    const absolute = normalizeAbsolute(resolve(folder));
+    out.add(absolute);
+    try {
+      out.add(normalizeAbsolute(realpathSync(absolute)));
+    } catch {
+      // Not there (yet): the name is all there is to match.
+    }
+  }
+  return [...out];
+}

@@ -1,0 +1,114 @@
+import { existsSync } from 'node:fs';
+import { ToolError } from '../../errors.js';
+import { shellEnvironment } from '../shell/environment.js';
+import { plainText } from '../shell/output-buffer.js';
+import { runInPty } from '../shell/pty-run.js';
+import { defineTool } from '../types.js';
+
+export interface RunShellOptions {
+  /** Turns the call's `cwd` into a folder inside a root, or says why it cannot be used. */
+  resolveCwd: (cwd: string | undefined) => Promise<{ ok: true; path: string } | { ok: false; message: string }>;
+  /** Output kept in the result (start and end), in bytes; default 256 KiB. */
+  maxOutputBytes?: number;
+  /** The shell that runs the command with `-c`; default bash. */
+  shell?: string;
+}
+
+export interface RunShellArgs {
+  command: string;
+  cwd?: string;
+  timeout_ms?: number;
+}
+
+export interface RunShellResult {
+  /** What the terminal showed, escape sequences (colours) included. */
+  output: string;
+  /** The same without escape sequences; present only when they differ. */
+  output_plain?: string;
+  /** The shell's exit code; null when a signal ended it. */
+  exit_code: number | null;
+  signal?: string;
+  timed_out: boolean;
+  truncated: boolean;
+  duration_ms: number;
+}
+
+export const MAX_COMMAND_LENGTH = 10_000;
+export const MAX_TIMEOUT_MS = 600_000;
+const DEFAULT_TIMEOUT_MS = 30_000;
+const DEFAULT_MAX_OUTPUT = 256 * 1024;
+
+export function createRunShellTool(options: RunShellOptions) {
+  const maxOutputBytes = options.maxOutputBytes ?? DEFAULT_MAX_OUTPUT;
+  const shell = options.shell ?? (existsSync('/bin/bash') ? '/bin/bash' : 'bash');
+  return defineTool<RunShellArgs, RunShellResult>({
+    name: 'run_shell',
+    description: [
+      'Run a bash command on this machine in a terminal and return its output and exit code.',
+      'Read-only commands (ls, cat, grep, find, git status/log/diff, wc, head, jq…) run at once; anything that',
+      'changes files, runs code, uses the network or cannot be checked waits for the owner to approve it, and a few',
+      'destructive commands are always refused. Prefer one plain command over scripts, substitutions and pipes into',
+      'interpreters. Standard input is empty; the environment is minimal (no credentials); pagers are disabled.',
+      `The command runs in "cwd" (inside an allowed folder). It is stopped with everything it started after timeout_ms;`,
+      'the result then has timed_out: true. Long output keeps its start and end (truncated: true).',
+      'Result: output (as the terminal showed it), output_plain (without colour codes, when different), exit_code,',
+      'signal (when one ended it), timed_out, truncated, duration_ms. A non-zero exit_code is a result, not an error.',
+    ].join(' '),
+    parameters: {
+      type: 'object',
+      properties: {
+        command: { type: 'string', minLength: 1, maxLength: MAX_COMMAND_LENGTH, description: 'The bash command, e.g. "git status --short".' },
+        cwd: { type: 'string', maxLength: 4096, description: 'Folder to run in (inside an allowed folder); default: the first allowed folder.' },
+        timeout_ms: {
+          type: 'integer',
+          minimum: 100,
+          maximum: MAX_TIMEOUT_MS,
+          default: DEFAULT_TIMEOUT_MS,
+          description: 'Stop the command (and everything it started) after this many milliseconds.',
+        },
+      },
+      required: ['command'],
+      additionalProperties: false,
+    },
+    category: 'system',
+    risk: 'dangerous',
+    annotations: { title: 'Run shell command', readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
+    // The handler enforces timeout_ms itself (and kills the process tree); the executor's limit is only a backstop.
+    timeoutMs: MAX_TIMEOUT_MS + 15_000,
+    // Output and output_plain each hold at most maxOutputBytes; JSON escaping of control bytes can grow them.
+    maxOutputBytes: maxOutputBytes * 8 + 64 * 1024,
+    async handler({ command, cwd, timeout_ms }, ctx) {
+      if (command.includes('\0')) {
+        throw new ToolError('INVALID_ARGUMENTS', 'The command contains a NUL byte; bash would cut it there. Remove it.');
+      }
+      const where = await options.resolveCwd(cwd);
+      if (!where.ok) throw new ToolError('CWD_NOT_ALLOWED', where.message, { cwd: cwd ?? null });
+      if (ctx.signal.aborted) throw new ToolError('CALL_CANCELLED', 'The call was cancelled before the command started.');
+      const run = await runInPty({
+        file: shell,
+        // Standard input is /dev/null, so a program waiting for input reads end-of-file instead of hanging until the
+        // timeout. The first shell stays as the command's parent and keeps the terminal open until the command has
+        // exited: a program that closes its output before exiting (GNU cat does) would otherwise see the terminal
+        // hang up under it and be reported as killed by SIGHUP. Its HUP trap is a handler, not an ignore, so the
+        // command itself still gets the default.
+        args: ['-c', 'trap : HUP; "$0" "$@" </dev/null', shell, '-c', command],
+        cwd: where.path,
+        env: shellEnvironment(),
+        timeoutMs: timeout_ms ?? DEFAULT_TIMEOUT_MS,
+        maxOutputBytes,
+        signal: ctx.signal,
+        ...(ctx.output ? { onOutput: ctx.output } : {}),
+      });
+      const plain = plainText(run.output);
+      return {
+        output: run.output,
+        ...(plain !== run.output ? { output_plain: plain } : {}),
+        exit_code: run.exitCode,
+        ...(run.signal ? { signal: run.signal } : {}),
+        timed_out: run.timedOut,
+        truncated: run.truncated,
+        duration_ms: run.durationMs,
+      };
+    },
+  });
+}
