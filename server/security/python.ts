@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { killProcessGroup } from '../util/process.js';
 import { tmpdir } from 'node:os';
 import { isAbsolute } from 'node:path';
 import { ask, type Decision, type PolicyDecision } from '../policy/policy.js';
@@ -918,14 +919,7 @@ function runPython(command: string, args: string[], input: Buffer, timeoutMs: nu
     const chunks: Buffer[] = [];
     let size = 0;
     let timedOut = false;
-    const kill = () => {
-      try {
-        if (child.pid !== undefined && process.platform !== 'win32') process.kill(-child.pid, 'SIGKILL');
-        else child.kill('SIGKILL');
-      } catch {
-        // already gone
-      }
-    };
+    const kill = () => killProcessGroup(child);
     const timer = setTimeout(() => {
       timedOut = true;
       kill();

@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { killProcessGroup } from '../../util/process.js';
 import { chmod, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -234,14 +235,7 @@ function runContained(run: ContainedRun): Promise<RunPythonResult> {
     let exit: { code: number | null; signal: NodeJS.Signals | null } | undefined;
     let drainTimer: NodeJS.Timeout | undefined;
 
-    const killGroup = () => {
-      try {
-        if (child.pid !== undefined && process.platform !== 'win32') process.kill(-child.pid, 'SIGKILL');
-        else child.kill('SIGKILL');
-      } catch {
-        // the group is already empty
-      }
-    };
+    const killGroup = () => killProcessGroup(child);
     const timer = setTimeout(() => {
       timedOut = true;
       killGroup();
