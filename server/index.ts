@@ -14,6 +14,9 @@ import { gatewayOrigins, type Origins } from './http/guards.js';
 import type { Policy } from './policy/policy.js';
 import { openStore, type Store } from './store/index.js';
 import { createBuiltins } from './tools/builtin/index.js';
+import { ApprovalBroker } from './approvals/broker.js';
+import { ClientAccess } from './policy/access.js';
+import { RuleBook } from './policy/rules.js';
 import { ensurePrivateDir } from './auth/secrets.js';
 import { PolicyEngine } from './policy/engine.js';
 import type { DesktopBridge } from './desktop.js';
@@ -45,6 +48,9 @@ export interface Gateway {
   readonly store: Store;
   readonly events: EventBus;
   readonly credentials: Credentials;
+  readonly approvals: ApprovalBroker;
+  readonly rules: RuleBook;
+  readonly access: ClientAccess;
   /** Starts answering HTTP; resolves with the address actually bound (port 0 picks a free one). */
   listen(): Promise<{ host: string; port: number; url: string }>;
   /** A fresh one-time owner login link for the dashboard. */
@@ -52,6 +58,9 @@ export interface Gateway {
   /** Stops taking calls, lets running ones finish (or records them cancelled), closes the port and database. */
   close(graceMs?: number): Promise<void>;
 }
+
+/** A client with this many calls waiting for the owner gets its next ask refused: a flood of asks stays bounded. */
+const MAX_PENDING_APPROVALS_PER_CLIENT = 20;
 
 export function createGateway(options: GatewayOptions): Gateway {
   const { config } = options;
@@ -68,11 +77,26 @@ export function createGateway(options: GatewayOptions): Gateway {
     const builtins = createBuiltins({ config, events, desktop: options.desktop, selfPort: () => boundPort });
     for (const tool of [...builtins.tools, ...(options.extraTools ?? [])]) registry.register(tool, 'builtin');
 
+    // Approvals from a previous run can never be answered: their calls are gone.
+    store.approvals.cancelOpen();
+    const rules = new RuleBook(store, builtins.subjectOf);
+    const access = new ClientAccess(store);
+    const approvals = new ApprovalBroker({
+      store,
+      events,
+      rules,
+      timeoutMs: config.approvalTimeoutS * 1000,
+      maxPendingPerClient: MAX_PENDING_APPROVALS_PER_CLIENT,
+    });
     const executor = new Executor({
       registry,
       store,
       events,
-      policy: options.policy ?? new PolicyEngine(builtins.analyzers),
+      approvals,
+      rules,
+      access,
+      subjectOf: builtins.subjectOf,
+      policy: options.policy ?? new PolicyEngine(builtins.analyzers, rules),
       defaultTimeoutMs: config.toolTimeoutMs,
       maxOutputBytes: config.maxOutputBytes,
     });
@@ -91,6 +115,9 @@ export function createGateway(options: GatewayOptions): Gateway {
       store,
       events,
       credentials,
+      approvals,
+      rules,
+      access,
       clientAuth: config.clientAuth,
       bodyLimitBytes: config.bodyLimitBytes,
       jsonMaxDepth: config.jsonMaxDepth,
@@ -106,6 +133,9 @@ export function createGateway(options: GatewayOptions): Gateway {
       store,
       events,
       credentials,
+      approvals,
+      rules,
+      access,
       async listen() {
         if (address) return address;
         server = createServer(app);

@@ -1,11 +1,14 @@
 import { EventEmitter } from 'node:events';
 import type { CallRecord } from '../store/index.js';
+import type { PendingApproval } from '../approvals/broker.js';
 
 export type CallPhase = 'started' | 'succeeded' | 'failed' | 'denied' | 'pending' | 'cancelled';
 
 export interface GatewayEvents {
   call: [{ phase: CallPhase; call: CallRecord }];
   tools: [{ reason: string; names: string[] }];
+  /** An approval asked for, answered (allowed/denied/cancelled) or expired; carries everything a popup shows. */
+  approval: [{ phase: 'requested' | 'resolved' | 'expired'; approval: PendingApproval }];
   /** Live output of a running call (a shell command's terminal), for the log; not recorded chunk by chunk. */
   output: [{ call_id: string; tool: string; chunk: string }];
   /** A notification for the person at the machine (the desktop shows it natively; the log always shows it). */

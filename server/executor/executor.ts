@@ -4,6 +4,9 @@ import type { CallPhase, EventBus } from '../events/bus.js';
 import type { Policy, PolicyDecision, PolicyInput } from '../policy/policy.js';
 import type { CallRecord, CallStatus, Store } from '../store/index.js';
 import type { RegisteredTool, ToolRegistry } from '../tools/registry.js';
+import type { ApprovalBroker } from '../approvals/broker.js';
+import type { ClientAccess } from '../policy/access.js';
+import type { RuleBook, SubjectOf } from '../policy/rules.js';
 import { redactSecrets } from '../util/redact.js';
 import { cacheKey, ResultCache } from './cache.js';
 
@@ -18,6 +21,10 @@ export interface CallRequest {
   signal?: AbortSignal;
   /** Set when the caller's arguments could not even be decoded (a tool_call's JSON string); the call is refused. */
   argumentsError?: string;
+  /** True for the owner's own calls (dashboard, tray): no per-client tool set applies. */
+  owner?: boolean;
+  /** Called once the call waits for the owner's approval (lets a route answer 202 at once). */
+  onPending?: (pending: { approval_id: string; call_id: string }) => void;
 }
 
 export type Envelope =
@@ -40,6 +47,14 @@ export interface ExecutorOptions {
   cache?: ResultCache;
   defaultTimeoutMs: number;
   maxOutputBytes: number;
+  /** Puts "ask" calls to the owner; without one, such calls are refused with APPROVAL_REQUIRED. */
+  approvals?: ApprovalBroker;
+  /** The owner's rules, to count their uses. */
+  rules?: RuleBook;
+  /** What a call touches, for the scopes an approval can grant. */
+  subjectOf?: SubjectOf;
+  /** The pause switch and per-client tool sets. */
+  access?: ClientAccess;
 }
 
 /** Calls still running after this long are written to history as running. */
@@ -62,6 +77,8 @@ export function newCallId(now = Date.now()): string {
 export class Executor {
   readonly cache: ResultCache;
   readonly #inFlight = new Map<string, { record: CallRecord; abort: AbortController; completion: Promise<CallOutcome> }>();
+  /** Every call between arrival and answer, waiting for approval included: shutdown waits for all of them. */
+  readonly #calls = new Set<Promise<CallOutcome>>();
   #stopping = false;
 
   constructor(private readonly options: ExecutorOptions) {
@@ -69,7 +86,14 @@ export class Executor {
   }
 
   /** Runs one call to completion; never throws for anything a caller did. */
-  async execute(request: CallRequest): Promise<CallOutcome> {
+  execute(request: CallRequest): Promise<CallOutcome> {
+    const call = this.#execute(request);
+    this.#calls.add(call);
+    void call.finally(() => this.#calls.delete(call));
+    return call;
+  }
+
+  async #execute(request: CallRequest): Promise<CallOutcome> {
     const startedAt = Date.now();
     const t0 = performance.now();
     const callId = newCallId(startedAt);
@@ -112,25 +136,97 @@ export class Executor {
       return this.#refuse(record, t0, new GatewayError('POLICY_DENIED', 403, refusalMessage(decision), { rule: decision.rule }), 'denied');
     }
     if (decision.decision === 'ask') {
-      // Approvals are not wired yet: a call that needs a human never runs without one.
-      return this.#refuse(
-        record,
-        t0,
-        new GatewayError('APPROVAL_REQUIRED', 403, `${decision.reason} Approvals are not available yet, so the call was not run.`, {
-          rule: decision.rule,
-        }),
-        'denied',
-      );
+      const approved = await this.#askOwner(tool, args, record, request, t0);
+      if (approved) return approved;
     }
+    if (decision.rule.startsWith('rule:')) this.options.rules?.noteUse(decision.rule);
 
-    return this.#run(tool, args, record, request.signal, t0);
+    return this.#run(tool, args, record, request.signal, performance.now());
+  }
+
+  /**
+   * Puts the call to the owner and waits. Resolves undefined when the owner allowed it (the call then runs), or the
+   * refusal to answer with.
+   */
+  async #askOwner(
+    tool: RegisteredTool,
+    args: Record<string, unknown>,
+    record: CallRecord,
+    request: CallRequest,
+    t0: number,
+  ): Promise<CallOutcome | undefined> {
+    const broker = this.options.approvals;
+    const rule = { rule: record.rule };
+    if (!broker) {
+      return this.#refuse(record, t0, new GatewayError('APPROVAL_REQUIRED', 403, `${record.reason} No one can approve it here, so the call was not run.`, rule), 'denied');
+    }
+    let opened: ReturnType<ApprovalBroker['open']>;
+    try {
+      opened = broker.open({
+        callId: record.id,
+        tool: tool.definition.name,
+        client: record.client,
+        arguments: redactSecrets(args),
+        rawArguments: args,
+        risk: tool.definition.risk,
+        decision: { decision: 'ask', rule: record.rule!, reason: record.reason! },
+        subject: this.options.subjectOf ? await this.options.subjectOf(tool.definition.name, args) : {},
+      });
+    } catch (error) {
+      if (error instanceof GatewayError) return this.#refuse(record, t0, error, 'denied');
+      throw error;
+    }
+    const approvalId = opened.approval.id;
+    record.status = 'pending';
+    this.#saveRunning(record);
+    this.#emit('pending', record);
+    // A caller that hangs up while waiting no longer wants the answer: the question is withdrawn.
+    const onCallerGone = () => broker.withdraw(approvalId);
+    request.signal?.addEventListener('abort', onCallerGone, { once: true });
+    try {
+      request.onPending?.({ approval_id: approvalId, call_id: record.id });
+    } catch (error) {
+      console.error(`pincer: a pending-call listener failed: ${(error as Error).message}`);
+    }
+    const resolution = await opened.settled;
+    request.signal?.removeEventListener('abort', onCallerGone);
+    record.status = 'running';
+    switch (resolution.outcome) {
+      case 'allowed':
+        Object.assign(record, { rule: resolution.rule, reason: `Approved by the owner. (${record.reason})` });
+        return undefined;
+      case 'denied':
+        Object.assign(record, { rule: resolution.rule });
+        return this.#refuse(
+          record,
+          t0,
+          new GatewayError(
+            'APPROVAL_DENIED',
+            403,
+            `The owner denied this call${resolution.message ? `: ${resolution.message}` : '.'} Do not retry it unchanged.`,
+            { approval_id: approvalId, rule: resolution.rule },
+          ),
+          'denied',
+        );
+      case 'expired':
+        return this.#refuse(
+          record,
+          t0,
+          new GatewayError('APPROVAL_TIMEOUT', 403, 'The owner did not answer in time, so the call was not run. Ask them before trying again.', {
+            approval_id: approvalId,
+          }),
+          'denied',
+        );
+      case 'cancelled':
+        return this.#refuse(record, t0, new GatewayError('CALL_CANCELLED', 503, 'The call was withdrawn before the owner answered (the caller left or the gateway stopped).'), 'cancelled');
+    }
   }
 
   /**
    * What the policy would decide for a call, without running or recording anything (`POST /policy/check`).
    * Unknown tools, disabled tools and bad arguments are refused exactly as a real call would be.
    */
-  async dryRun(request: Pick<CallRequest, 'tool' | 'arguments' | 'client'>): Promise<PolicyDecision> {
+  async dryRun(request: Pick<CallRequest, 'tool' | 'arguments' | 'client' | 'owner'>): Promise<PolicyDecision> {
     const prepared = this.#prepare({ ...request, via: 'policy-check' });
     if (prepared instanceof GatewayError) throw prepared;
     return this.#decide({ tool: prepared.tool, arguments: prepared.args, client: request.client });
@@ -141,6 +237,8 @@ export class Executor {
     const tool = this.options.registry.get(request.tool);
     if (!tool) return refuse.toolNotFound(request.tool);
     if (!this.options.registry.isEnabled(tool.definition.name)) return refuse.toolDisabled(request.tool);
+    const denied = this.options.access?.refusal(request.client, tool.definition.name, request.owner === true);
+    if (denied) return denied;
     if (request.argumentsError !== undefined) {
       return new GatewayError('INVALID_ARGUMENTS', 400, `Invalid arguments for "${request.tool}": ${request.argumentsError}`, {
         errors: [{ path: '', message: request.argumentsError }],
@@ -194,17 +292,18 @@ export class Executor {
    */
   async shutdown(graceMs: number): Promise<void> {
     this.#stopping = true;
+    // Questions no one will answer now: their calls are refused (and recorded) at once.
+    this.options.approvals?.cancelAll();
     const running = () => [...this.#inFlight.values()].map((e) => e.completion);
-    if (this.#inFlight.size === 0) return;
-    let timer: NodeJS.Timeout | undefined;
-    await Promise.race([
-      Promise.allSettled(running()),
-      new Promise((resolve) => (timer = setTimeout(resolve, graceMs))),
-    ]);
-    clearTimeout(timer);
-    for (const entry of this.#inFlight.values()) entry.abort.abort(new CallCancelled('gateway stopping'));
-    await Promise.allSettled(running());
+    if (this.#inFlight.size > 0) {
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([Promise.allSettled(running()), new Promise((resolve) => (timer = setTimeout(resolve, graceMs)))]);
+      clearTimeout(timer);
+      for (const entry of this.#inFlight.values()) entry.abort.abort(new CallCancelled('gateway stopping'));
+    }
+    await Promise.allSettled([...this.#calls]);
   }
+
 
   async #run(
     tool: RegisteredTool,

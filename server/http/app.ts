@@ -9,6 +9,12 @@ import { jsonBody } from './body.js';
 import { hostGuard, originGuard, securityHeaders, type Origins } from './guards.js';
 import { identify } from './identity.js';
 import { authRoutes } from './routes/auth.js';
+import { approvalRoutes } from './routes/approvals.js';
+import { clientRoutes } from './routes/clients.js';
+import { ruleRoutes } from './routes/rules.js';
+import type { ApprovalBroker } from '../approvals/broker.js';
+import type { ClientAccess } from '../policy/access.js';
+import type { RuleBook } from '../policy/rules.js';
 import { callRoutes } from './routes/calls.js';
 import { eventRoutes } from './routes/events.js';
 import { executeRoutes } from './routes/execute.js';
@@ -24,6 +30,9 @@ export interface HttpDeps {
   store: Store;
   events: EventBus;
   credentials: Credentials;
+  approvals: ApprovalBroker;
+  rules: RuleBook;
+  access: ClientAccess;
   clientAuth: boolean;
   bodyLimitBytes: number;
   jsonMaxDepth: number;
@@ -57,12 +66,15 @@ export function createHttpApp(deps: HttpDeps): express.Express {
 
   // Calls first: they are the hot path, and every router in front of them is matched against each one.
   app.use(executeRoutes(deps.executor, deps.jsonMaxDepth));
-  app.use(toolRoutes(deps.registry));
+  app.use(toolRoutes(deps.registry, deps.access));
+  app.use(approvalRoutes(deps.approvals));
+  app.use(ruleRoutes(deps.rules));
+  app.use(clientRoutes(deps.store, deps.access, deps.registry, deps.events));
   app.use(policyRoutes(deps.executor));
   app.use(callRoutes(deps.store, deps.executor));
   app.use(eventRoutes(deps.events, deps.version));
   app.use(statsRoutes(deps.store, deps.registry, deps.executor.cache));
-  app.use(openApiRoutes(deps.registry, deps.version));
+  app.use(openApiRoutes(deps.registry, deps.access, deps.version));
 
   app.use((req: Request, res: Response) => {
     res.status(404).json({ success: false, error: errorBody('NOT_FOUND', `No route ${req.method} ${req.path}.`) });

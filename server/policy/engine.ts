@@ -1,18 +1,24 @@
 import { riskDecision, type Analyzer, type Policy, type PolicyDecision, type PolicyInput } from './policy.js';
+import type { RuleBook } from './rules.js';
 
 /**
  * Decides every call. A tool with an analyzer (files, shell, Python, HTTP) is judged by what this particular call
- * would do; any other tool by its declared risk. Analyzers belong to the built-in tool of that name only.
+ * would do; any other tool by its declared risk. Analyzers belong to the built-in tool of that name only. The
+ * owner's rules then apply on top (see RuleBook).
  */
 export class PolicyEngine implements Policy {
   readonly #analyzers: ReadonlyMap<string, Analyzer>;
 
-  constructor(analyzers: Record<string, Analyzer>) {
+  constructor(
+    analyzers: Record<string, Analyzer>,
+    private readonly rules?: RuleBook,
+  ) {
     this.#analyzers = new Map(Object.entries(analyzers));
   }
 
   async decide(input: PolicyInput): Promise<PolicyDecision> {
     const analyzer = input.tool.source === 'builtin' ? this.#analyzers.get(input.tool.definition.name) : undefined;
-    return analyzer ? analyzer(input.arguments) : riskDecision(input.tool);
+    const base = analyzer ? await analyzer(input.arguments) : riskDecision(input.tool);
+    return this.rules ? this.rules.apply(input.tool.definition.name, input.arguments, base) : base;
   }
 }

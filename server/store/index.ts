@@ -3,10 +3,17 @@ import { ClientStore } from './clients.js';
 import { openDatabase, type OpenDatabaseOptions } from './db.js';
 import { OwnerStore } from './owner.js';
 import { ToolSettingsStore } from './tool-settings.js';
+import { ApprovalStore } from './approvals.js';
+import { ProfileStore, SettingsStore } from './profiles.js';
+import { RuleStore } from './rules.js';
 
 export type { CallRecord, CallStatus, CallFilter, ToolStats, TimeBucket } from './calls.js';
 export { CALL_STATUSES } from './calls.js';
 export type { ClientInfo } from './clients.js';
+export type { ApprovalRecord, ApprovalStatus, ApprovalDecision } from './approvals.js';
+export type { Rule, RuleEffect, RuleScope } from './rules.js';
+export { RULE_EFFECTS, RULE_SCOPES } from './rules.js';
+export type { ClientProfile } from './profiles.js';
 
 const CHECKPOINT_INTERVAL_MS = 1000;
 
@@ -16,6 +23,10 @@ export interface Store {
   clients: ClientStore;
   owner: OwnerStore;
   toolSettings: ToolSettingsStore;
+  approvals: ApprovalStore;
+  rules: RuleStore;
+  profiles: ProfileStore;
+  settings: SettingsStore;
   close(): void;
 }
 
@@ -32,6 +43,10 @@ export function openStore(file: string, options: OpenDatabaseOptions = {}): Stor
     clients: new ClientStore(db),
     owner: new OwnerStore(db),
     toolSettings: new ToolSettingsStore(db),
+    approvals: new ApprovalStore(db),
+    rules: new RuleStore(db),
+    profiles: new ProfileStore(db),
+    settings: new SettingsStore(db),
     close: () => {
       clearInterval(checkpoints);
       calls.flush();

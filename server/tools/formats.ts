@@ -26,7 +26,3 @@ export function toAnthropicTool(tool: RegisteredTool) {
   const def = tool.definition;
   return { name: def.name, description: def.description, input_schema: tool.parameters };
 }
-
-export function enabledTools(registry: ToolRegistry): RegisteredTool[] {
-  return registry.list().filter((t) => registry.isEnabled(t.definition.name));
-}

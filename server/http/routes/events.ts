@@ -4,7 +4,7 @@ import type { EventBus, GatewayEvents } from '../../events/bus.js';
 const HEARTBEAT_MS = 15_000;
 
 /** The events a stream carries, each under its own SSE event name. */
-const STREAMED = ['call', 'tools', 'output', 'notify'] as const satisfies readonly (keyof GatewayEvents)[];
+const STREAMED = ['call', 'approval', 'tools', 'output', 'notify'] as const satisfies readonly (keyof GatewayEvents)[];
 
 /** Server-Sent Events: calls, tool changes, live output and notifications as they happen. */
 export function eventRoutes(events: EventBus, version: string): Router {

@@ -1,5 +1,5 @@
 import { setMaxListeners } from 'node:events';
-import { Router, type Response } from 'express';
+import { Router, type Request, type Response } from 'express';
 import { refuse } from '../../errors.js';
 import type { CallOutcome, CallRequest, Executor } from '../../executor/executor.js';
 import { identityOf } from '../identity.js';
@@ -24,18 +24,35 @@ export function executeRoutes(executor: Executor, maxJsonDepth: number): Router 
     return controller.signal;
   };
 
-  const run = async (res: Response, signal: AbortSignal, call: Omit<CallRequest, 'client' | 'signal'>): Promise<CallOutcome> =>
-    executor.execute({ ...call, client: identityOf(res).name, signal });
+  const run = async (res: Response, signal: AbortSignal, call: Omit<CallRequest, 'client' | 'signal'>): Promise<CallOutcome> => {
+    const who = identityOf(res);
+    return executor.execute({ ...call, client: who.name, owner: who.kind === 'owner', signal });
+  };
+
+  /**
+   * One call, answered with its envelope. With `Prefer: respond-async` a call that has to wait for the owner is
+   * answered 202 at once; the caller follows it with GET /calls/{id} or /events.
+   */
+  const answer = async (req: Request, res: Response, call: Omit<CallRequest, 'client' | 'signal'>) => {
+    const respondAsync = /(^|[\s,;])respond-async($|[\s,;])/i.test(String(req.headers.prefer ?? ''));
+    const outcome = await run(res, callerSignal(res), {
+      ...call,
+      ...(respondAsync && {
+        onPending: (pending: { approval_id: string; call_id: string }) => {
+          res.status(202).set('Preference-Applied', 'respond-async').json({ success: false, pending: true, ...pending });
+        },
+      }),
+    });
+    if (!res.headersSent) res.status(outcome.httpStatus).json(outcome.envelope);
+  };
 
   router.post('/tools/:name/execute', async (req, res) => {
-    const outcome = await run(res, callerSignal(res), { tool: req.params.name, arguments: req.body, via: 'http' });
-    res.status(outcome.httpStatus).json(outcome.envelope);
+    await answer(req, res, { tool: req.params.name as string, arguments: req.body, via: 'http' });
   });
 
   router.post('/execute', async (req, res) => {
     const body = namedCall(req.body);
-    const outcome = await run(res, callerSignal(res), { tool: body.name, arguments: body.arguments, via: 'http' });
-    res.status(outcome.httpStatus).json(outcome.envelope);
+    await answer(req, res, { tool: body.name, arguments: body.arguments, via: 'http' });
   });
 
   /** OpenAI tool_calls in, role:"tool" messages out, in the same order, ready to append to the conversation. */

@@ -1,15 +1,18 @@
 import { Router } from 'express';
-import { enabledTools } from '../../tools/formats.js';
+import type { ClientAccess } from '../../policy/access.js';
+import { identityOf } from '../identity.js';
 import type { RegisteredTool, ToolRegistry } from '../../tools/registry.js';
 
 /**
  * OpenAPI 3.1 with one literal path and operationId per enabled tool, the shape Open WebUI and mcpo read: each
  * operation becomes a tool named after its operationId, and it POSTs the bare arguments object.
  */
-export function openApiRoutes(registry: ToolRegistry, version: string): Router {
+export function openApiRoutes(registry: ToolRegistry, access: ClientAccess, version: string): Router {
   const router = Router();
   router.get('/openapi.json', (req, res) => {
-    res.json(openApiDocument(enabledTools(registry), version, `http://${req.headers.host}`));
+    const who = identityOf(res);
+    const { tools } = access.visible(registry, who.name, who.kind === 'owner');
+    res.json(openApiDocument(tools, version, `http://${req.headers.host}`));
   });
   return router;
 }

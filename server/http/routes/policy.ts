@@ -8,7 +8,8 @@ export function policyRoutes(executor: Executor): Router {
   const router = Router();
   router.post('/policy/check', async (req, res) => {
     const body = namedCall(req.body);
-    const decision = await executor.dryRun({ tool: body.name, arguments: body.arguments, client: identityOf(res).name });
+    const who = identityOf(res);
+    const decision = await executor.dryRun({ tool: body.name, arguments: body.arguments, client: who.name, owner: who.kind === 'owner' });
     res.json(decision);
   });
   return router;

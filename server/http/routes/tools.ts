@@ -1,23 +1,37 @@
-import { Router } from 'express';
+import { Router, type Response } from 'express';
 import { refuse } from '../../errors.js';
-import { enabledTools, toAnthropicTool, toOpenAITool, toolSummary } from '../../tools/formats.js';
+import type { ClientAccess } from '../../policy/access.js';
+import { toAnthropicTool, toOpenAITool, toolSummary } from '../../tools/formats.js';
 import type { ToolRegistry } from '../../tools/registry.js';
-import { requireOwner } from '../identity.js';
+import { identityOf, requireOwner } from '../identity.js';
 
-export function toolRoutes(registry: ToolRegistry): Router {
+export function toolRoutes(registry: ToolRegistry, access: ClientAccess): Router {
   const router = Router();
 
+  /** What this caller may use: the owner sees everything; a client its own tool set, capped by its profile. */
+  const visible = (res: Response) => {
+    const who = identityOf(res);
+    return access.visible(registry, who.name, who.kind === 'owner');
+  };
+
   router.get('/tools', (_req, res) => {
-    const tools = registry.list().map((t) => toolSummary(t, registry));
-    res.json({ tools, count: tools.length });
+    const who = identityOf(res);
+    const subset = who.kind === 'owner' ? null : access.profile(who.name).tools;
+    const tools = registry
+      .list()
+      .filter((t) => !subset || subset.includes(t.definition.name))
+      .map((t) => toolSummary(t, registry));
+    res.json({ tools, count: tools.length, paused: access.paused });
   });
 
   router.get('/tools/openai', (_req, res) => {
-    res.json({ tools: enabledTools(registry).map(toOpenAITool) });
+    const { tools, warning } = visible(res);
+    res.json({ tools: tools.map(toOpenAITool), ...(warning && { warning }) });
   });
 
   router.get('/tools/anthropic', (_req, res) => {
-    res.json({ tools: enabledTools(registry).map(toAnthropicTool) });
+    const { tools, warning } = visible(res);
+    res.json({ tools: tools.map(toAnthropicTool), ...(warning && { warning }) });
   });
 
   router.get('/tools/:name', (req, res) => {

@@ -9,5 +9,6 @@ export interface Migration {
 }
 
 import { initial } from './001-initial.js';
+import { approvalsRulesProfiles } from './002-approvals-rules-profiles.js';
 
-export const MIGRATIONS: readonly Migration[] = [initial];
+export const MIGRATIONS: readonly Migration[] = [initial, approvalsRulesProfiles];

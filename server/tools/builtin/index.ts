@@ -7,8 +7,9 @@ import { httpAnalyzers } from '../../policy/analyzers/http.js';
 import { pythonAnalyzers } from '../../policy/analyzers/python.js';
 import { shellAnalyzers } from '../../policy/analyzers/shell.js';
 import type { Analyzer } from '../../policy/policy.js';
+import type { SubjectOf } from '../../policy/rules.js';
 import { NetGuard } from '../../security/net.js';
-import { PathGuard } from '../../security/paths.js';
+import { PathGuard, type PathAccess } from '../../security/paths.js';
 import { PythonAnalyzer } from '../../security/python.js';
 import { ShellAnalyzer } from '../../security/shell.js';
 import type { AnyTool } from '../types.js';
@@ -40,7 +41,11 @@ export interface BuiltinDeps {
 export interface Builtins {
   tools: AnyTool[];
   analyzers: Record<string, Analyzer>;
+  /** What a call touches (a resolved path, a host, a command), for rules scoped to it. */
+  subjectOf: SubjectOf;
 }
+
+const FILE_ACCESS: Record<string, PathAccess> = { file_read: 'read', file_write: 'write', file_list: 'list', file_delete: 'delete' };
 
 export function createBuiltins(deps: BuiltinDeps): Builtins {
   const { config, events, desktop } = deps;
@@ -83,7 +88,22 @@ export function createBuiltins(deps: BuiltinDeps): Builtins {
     ...pythonAnalyzers(python),
     ...desktopAnalyzers(),
   };
-  return { tools, analyzers };
+  const subjectOf: SubjectOf = async (tool, args) => {
+    if (FILE_ACCESS[tool]) return { path: (await paths.check(args.path, FILE_ACCESS[tool])).resolved };
+    if (tool === 'run_shell') {
+      const cwd = await paths.check(args.cwd ?? paths.roots[0], 'list');
+      return { command: typeof args.command === 'string' ? args.command : undefined, path: cwd.resolved };
+    }
+    if (tool === 'http_get' || tool === 'http_post') {
+      try {
+        return { host: new URL(String(args.url)).hostname.toLowerCase().replace(/^\[|\]$/g, '') };
+      } catch {
+        return {};
+      }
+    }
+    return {};
+  };
+  return { tools, analyzers, subjectOf };
 }
 
 /** A setting that cannot be put to use stops start-up with one line naming it. */

@@ -114,7 +114,7 @@ describe('policy corpus through HTTP', () => {
   beforeAll(async () => {
     const outside = tempDir('pincer-outside-');
     writeFileSync(join(outside, 'secret.txt'), SECRET);
-    gw = await startGateway();
+    gw = await startGateway({ approvalTimeoutS: 0.25 });
     w = { root: gw.workspace, outside, dataDir: gw.dataDir };
     writeFileSync(join(w.root, 'notes.txt'), 'hello from the root');
     symlinkSync(outside, join(w.root, 'escape'));
@@ -144,10 +144,13 @@ describe('policy corpus through HTTP', () => {
     async (_name, c) => {
       const { status, text } = await post(`/tools/${c.tool}/execute`, c.args(w));
       expect(status).toBe(403);
-      const body = JSON.parse(text) as { error: { name: string; message: string; details: { rule: string } } };
-      expect(['POLICY_DENIED', 'APPROVAL_REQUIRED']).toContain(body.error.name);
-      expect(body.error.details.rule).toMatch(/^[a-z-]+:/);
+      const body = JSON.parse(text) as { error: { name: string; message: string; details: { rule?: string } }; call_id: string };
+      expect(['POLICY_DENIED', 'APPROVAL_TIMEOUT']).toContain(body.error.name);
+      if (body.error.name === 'POLICY_DENIED') expect(body.error.details.rule).toMatch(/^[a-z-]+:/);
       expect(body.error.message.length).toBeGreaterThan(20);
+      const record = JSON.parse(await (await gw.api(`/calls/${body.call_id}`)).text()) as { status: string; decision: string; rule: string };
+      expect(record).toMatchObject({ status: 'denied', decision: c.expect === 'deny' ? 'deny' : expect.stringMatching(/ask|deny/) });
+      expect(record.rule).toMatch(/^[a-z-]+:/);
       expect(text).not.toContain(SECRET);
     },
   );

@@ -12,7 +12,7 @@ describe('POST /policy/check', () => {
   const historySize = async () => ((await (await gw.api('/calls?limit=500')).json()) as { calls: unknown[] }).calls.length;
 
   beforeAll(async () => {
-    gw = await startGateway();
+    gw = await startGateway({ approvalTimeoutS: 0.25 });
   });
   afterAll(async () => {
     await gw.close();
@@ -51,12 +51,12 @@ describe('POST /policy/check', () => {
     expect((await check({ name: 'calculate', arguments: {}, extra: 1 })).status).toBe(400);
   });
 
-  it('a call the policy says ask about is refused until approvals exist, with the same rule recorded', async () => {
+  it('a call the policy says ask about never runs unanswered: it expires, with the rule recorded', async () => {
     const res = await gw.api('/tools/clipboard/execute', { method: 'POST', json: { action: 'read' } });
     expect(res.status).toBe(403);
-    const body = (await res.json()) as { error: { name: string; message: string; details: { rule: string } }; call_id: string };
-    expect(body.error).toMatchObject({ name: 'APPROVAL_REQUIRED', details: { rule: 'clipboard:read' } });
-    expect(body.error.message).toMatch(/clipboard/i);
+    const body = (await res.json()) as { error: { name: string; message: string }; call_id: string };
+    expect(body.error).toMatchObject({ name: 'APPROVAL_TIMEOUT' });
+    expect(body.error.message).toMatch(/did not answer/i);
     const record = (await (await gw.api(`/calls/${body.call_id}`)).json()) as Record<string, unknown>;
     expect(record).toMatchObject({ status: 'denied', decision: 'ask', rule: 'clipboard:read' });
   });

@@ -375,7 +375,8 @@ let tg: TestGateway;
 /** Every registered tool: the built-ins (a list that grows) and this file's extras. */
 const registeredCount = () => tg.gateway.registry.list().length;
 beforeAll(async () => {
-  tg = await startGateway({}, { extraTools: EXTRA_TOOLS });
+  // Questions for the owner expire at once here: no one answers them in these tests.
+  tg = await startGateway({ approvalTimeoutS: 0.25 }, { extraTools: EXTRA_TOOLS });
 });
 afterAll(async () => {
   await tg?.close();
@@ -394,7 +395,7 @@ describe('tool listings', () => {
     const res = await tg.api('/tools');
     expect(res.status).toBe(200);
     const body = await read(res);
-    expect(Object.keys(body).sort()).toEqual(['count', 'tools']);
+    expect(Object.keys(body).sort()).toEqual(['count', 'paused', 'tools']);
     expect(body.count).toBe(body.tools.length);
     expect(body.count).toBe(registeredCount());
     expect(toolNames(body.tools)).toEqual(expect.arrayContaining(['calculate', 'json_parse', 'text_process', 'get_time', 'spare']));
@@ -644,9 +645,9 @@ describe('POST /tools/{name}/execute', () => {
     expect((await read(res)).result).toEqual({ count: 3, mode: 'fast' });
   });
 
-  it('never runs a sensitive tool without an approval (403, recorded as denied)', async () => {
+  it('never runs a sensitive tool without an approval (403 once the question expires, recorded as denied)', async () => {
     sensitiveRuns = 0;
-    const body = await expectRefusal(await post(tg, '/tools/sensitive_thing/execute', {}), 403, 'APPROVAL_REQUIRED');
+    const body = await expectRefusal(await post(tg, '/tools/sensitive_thing/execute', {}), 403, 'APPROVAL_TIMEOUT');
     expect(sensitiveRuns).toBe(0);
     const record = await read(await tg.api(`/calls/${body.call_id}`));
     expect(record).toMatchObject({ status: 'denied', decision: 'ask', rule: 'risk:sensitive' });
@@ -1208,11 +1209,13 @@ describe('GET /events', () => {
     expect(signEvent.data.call.arguments.password).toBe('[REDACTED]');
   });
 
-  it('sends denied for a call the policy would not run', async () => {
+  it('sends pending, then denied, for a call that waited for an approval that never came', async () => {
     stream = await EventStream.open(tg);
     const denied = await read(await post(tg, '/tools/sensitive_thing/execute', {}));
-    const event = await stream.next((e) => e.event === 'call' && e.data.call.id === denied.call_id);
-    expect(event.data).toMatchObject({ phase: 'denied', call: { status: 'denied', error: { name: 'APPROVAL_REQUIRED' } } });
+    const pending = await stream.next((e) => e.event === 'call' && e.data.call.id === denied.call_id);
+    expect(pending.data).toMatchObject({ phase: 'pending', call: { status: 'pending' } });
+    const event = await stream.next((e) => e.event === 'call' && e.data.call.id === denied.call_id && e.data.phase !== 'pending');
+    expect(event.data).toMatchObject({ phase: 'denied', call: { status: 'denied', error: { name: 'APPROVAL_TIMEOUT' } } });
   });
 
   it('sends a tools event when a tool is toggled', async () => {

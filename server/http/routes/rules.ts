@@ -1,0 +1,24 @@
+import { Router } from 'express';
+import { refuse } from '../../errors.js';
+import { parseNewRule, type RuleBook } from '../../policy/rules.js';
+import { identityOf, requireOwner } from '../identity.js';
+
+/** The grants ledger: anyone may read it; only the owner writes it. Changes apply to the next call. */
+export function ruleRoutes(rules: RuleBook): Router {
+  const router = Router();
+
+  router.get('/rules', (_req, res) => {
+    res.json({ rules: rules.list(), count: rules.list().length });
+  });
+
+  router.post('/rules', requireOwner, (req, res) => {
+    res.status(201).json(rules.add(parseNewRule(req.body), identityOf(res).name));
+  });
+
+  router.delete('/rules/:id', requireOwner, (req, res) => {
+    if (!rules.remove(req.params.id as string)) throw refuse.notFound(`Rule "${req.params.id}"`);
+    res.json({ deleted: req.params.id });
+  });
+
+  return router;
+}

@@ -1,0 +1,198 @@
+import { randomUUID } from 'node:crypto';
+import { isAbsolute, resolve, sep } from 'node:path';
+import { GatewayError } from '../errors.js';
+import { cacheKey } from '../executor/cache.js';
+import { RULE_EFFECTS, RULE_SCOPES, type Rule, type RuleEffect, type RuleScope, type Store } from '../store/index.js';
+import { allow, ask, deny, type PolicyDecision } from './policy.js';
+
+/** What a call touches, for rules scoped to a folder, a host or a command prefix. */
+export interface Subject {
+  /** Resolved absolute path (file tools) or working folder (run_shell). */
+  path?: string;
+  host?: string;
+  command?: string;
+}
+
+export type SubjectOf = (tool: string, args: Record<string, unknown>) => Promise<Subject>;
+
+export interface NewRule {
+  effect: RuleEffect;
+  tool: string;
+  scope: RuleScope;
+  /** exact: the arguments object; prefix: the command words; folder: a path; host: a host name. */
+  pattern?: unknown;
+  note?: string | null;
+  expires_at?: string | null;
+}
+
+/** Shell text a prefix rule can vouch for: one plain command, no operators, substitutions or redirections. */
+const PLAIN_COMMAND = /^[^;&|<>()$`\\\n\r{}*?[\]!#~'"]*$/;
+
+/**
+ * The grants ledger in force: rules the owner made, applied on top of what the analyzers say.
+ * deny rules beat everything; an analyzer's deny (outside the roots, catastrophic commands) is never widened; ask
+ * rules turn an allow into a question; allow rules answer a question in advance.
+ */
+export class RuleBook {
+  #rules: Rule[];
+
+  constructor(
+    private readonly store: Store,
+    private readonly subjectOf: SubjectOf,
+  ) {
+    this.#rules = store.rules.list();
+  }
+
+  list(): Rule[] {
+    return this.#rules;
+  }
+
+  /** Applies the rules to what the analyzers decided. */
+  async apply(tool: string, args: Record<string, unknown>, base: PolicyDecision, now = Date.now()): Promise<PolicyDecision> {
+    const live = this.#rules.filter((r) => (r.tool === tool || r.tool === '*') && (r.expires_at === null || Date.parse(r.expires_at) > now));
+    if (live.length === 0) return base;
+    const subject = live.some((r) => r.scope !== 'tool' && r.scope !== 'exact') ? await this.subjectOf(tool, args) : {};
+    const matching = live.filter((r) => matches(r, tool, args, subject));
+    const denyRule = matching.find((r) => r.effect === 'deny');
+    if (denyRule) return deny(`rule:${denyRule.id}`, `Your rule ${describe(denyRule)} refuses this call. Remove the rule to allow such calls again.`);
+    if (base.decision === 'deny') return base;
+    const askRule = matching.find((r) => r.effect === 'ask');
+    if (askRule && base.decision === 'allow') return ask(`rule:${askRule.id}`, `Your rule ${describe(askRule)} asks before such calls.`);
+    const allowRule = matching.find((r) => r.effect === 'allow');
+    if (allowRule && base.decision === 'ask') {
+      return allow(`rule:${allowRule.id}`, `Your rule ${describe(allowRule)} allows this (it would otherwise ask: ${base.reason})`);
+    }
+    return base;
+  }
+
+  noteUse(ruleId: string): void {
+    const id = ruleId.startsWith('rule:') ? ruleId.slice(5) : undefined;
+    const rule = id ? this.#rules.find((r) => r.id === id) : undefined;
+    if (!rule) return;
+    const now = Date.now();
+    this.store.rules.noteUse(rule.id, now);
+    rule.uses += 1;
+    rule.last_used_at = new Date(now).toISOString();
+  }
+
+  /** Validates and stores a rule; takes effect at once. */
+  add(input: NewRule, createdBy: string, now = Date.now()): Rule {
+    const rule: Rule = {
+      id: `r_${randomUUID().slice(0, 12)}`,
+      effect: input.effect,
+      tool: input.tool,
+      scope: input.scope,
+      pattern: normalizePattern(input),
+      note: input.note ?? null,
+      created_by: createdBy,
+      created_at: new Date(now).toISOString(),
+      expires_at: input.expires_at ?? null,
+      uses: 0,
+      last_used_at: null,
+    };
+    this.store.rules.add(rule);
+    this.#rules = [...this.#rules, rule];
+    return rule;
+  }
+
+  remove(id: string): boolean {
+    const removed = this.store.rules.remove(id);
+    if (removed) this.#rules = this.#rules.filter((r) => r.id !== id);
+    return removed;
+  }
+}
+
+/** Checks a rule as given over HTTP or the CLI; throws INVALID_ARGUMENTS naming what is wrong. */
+export function parseNewRule(body: unknown): NewRule {
+  const problems: string[] = [];
+  const b = (body ?? {}) as Record<string, unknown>;
+  if (!body || typeof body !== 'object' || Array.isArray(body)) problems.push('send a JSON object');
+  const known = ['effect', 'tool', 'scope', 'pattern', 'note', 'expires_at'];
+  for (const key of Object.keys(b)) if (!known.includes(key)) problems.push(`unknown field "${key}"`);
+  if (!RULE_EFFECTS.includes(b.effect as RuleEffect)) problems.push(`effect must be one of ${RULE_EFFECTS.join(', ')}`);
+  if (typeof b.tool !== 'string' || !/^(\*|[A-Za-z0-9_-]{1,64})$/.test(b.tool)) problems.push('tool must be a tool name or "*"');
+  if (!RULE_SCOPES.includes(b.scope as RuleScope)) problems.push(`scope must be one of ${RULE_SCOPES.join(', ')}`);
+  if (b.note !== undefined && b.note !== null && typeof b.note !== 'string') problems.push('note must be a string');
+  if (b.expires_at !== undefined && b.expires_at !== null && (typeof b.expires_at !== 'string' || Number.isNaN(Date.parse(b.expires_at)))) {
+    problems.push('expires_at must be an ISO 8601 date-time');
+  }
+  if (problems.length === 0) {
+    try {
+      normalizePattern(b as unknown as NewRule);
+    } catch (error) {
+      problems.push((error as Error).message);
+    }
+  }
+  if (problems.length > 0) {
+    throw new GatewayError('INVALID_ARGUMENTS', 400, `Invalid rule: ${problems.join('; ')}.`, { errors: problems.map((message) => ({ message })) });
+  }
+  return {
+    effect: b.effect as RuleEffect,
+    tool: b.tool as string,
+    scope: b.scope as RuleScope,
+    pattern: b.pattern,
+    note: (b.note as string | undefined) ?? null,
+    expires_at: b.expires_at === undefined || b.expires_at === null ? null : new Date(b.expires_at as string).toISOString(),
+  };
+}
+
+function normalizePattern(input: NewRule): string | null {
+  const { scope, pattern, tool } = input;
+  switch (scope) {
+    case 'tool':
+      return null;
+    case 'exact':
+      if (tool === '*') throw new Error('an exact rule names one tool');
+      if (!pattern || typeof pattern !== 'object' || Array.isArray(pattern)) throw new Error('an exact rule needs pattern: the arguments object');
+      return cacheKey(tool, pattern);
+    case 'prefix': {
+      if (tool !== 'run_shell') throw new Error('a prefix rule is for run_shell commands');
+      const words = typeof pattern === 'string' ? pattern.trim().split(/\s+/).filter(Boolean) : [];
+      if (words.length === 0 || !PLAIN_COMMAND.test(words.join(' '))) throw new Error('pattern must be plain command words such as "git push"');
+      return words.join(' ');
+    }
+    case 'folder':
+      if (typeof pattern !== 'string' || !isAbsolute(pattern)) throw new Error('a folder rule needs pattern: an absolute folder path');
+      return resolve(pattern);
+    case 'host':
+      if (typeof pattern !== 'string' || !/^[A-Za-z0-9.-]{1,253}$|^\[?[0-9A-Fa-f:.]+\]?$/.test(pattern)) throw new Error('a host rule needs pattern: a host name');
+      return pattern.toLowerCase().replace(/^\[|\]$/g, '');
+  }
+}
+
+function matches(rule: Rule, tool: string, args: Record<string, unknown>, subject: Subject): boolean {
+  switch (rule.scope) {
+    case 'tool':
+      return true;
+    case 'exact':
+      return rule.pattern === cacheKey(tool, args);
+    case 'prefix': {
+      // Security: a prefix vouches only for one plain command. "git push && curl … | sh" must not ride on "git push".
+      const command = subject.command?.trim() ?? '';
+      if (!PLAIN_COMMAND.test(command)) return false;
+      const words = command.split(/\s+/);
+      const prefix = rule.pattern!.split(' ');
+      return prefix.every((word, i) => words[i] === word);
+    }
+    case 'folder':
+      return subject.path !== undefined && (subject.path === rule.pattern || subject.path.startsWith(rule.pattern!.endsWith(sep) ? rule.pattern! : rule.pattern + sep));
+    case 'host':
+      return subject.host !== undefined && subject.host === rule.pattern;
+  }
+}
+
+function describe(rule: Rule): string {
+  const what = rule.tool === '*' ? 'any tool' : rule.tool;
+  switch (rule.scope) {
+    case 'tool':
+      return `"${rule.effect} ${what}" (${rule.id})`;
+    case 'exact':
+      return `"${rule.effect} this exact ${what} call" (${rule.id})`;
+    case 'prefix':
+      return `"${rule.effect} ${what} commands starting with ${rule.pattern}" (${rule.id})`;
+    case 'folder':
+      return `"${rule.effect} ${what} in ${rule.pattern}" (${rule.id})`;
+    case 'host':
+      return `"${rule.effect} ${what} on ${rule.pattern}" (${rule.id})`;
+  }
+}
