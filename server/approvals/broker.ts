@@ -129,16 +129,22 @@ export class ApprovalBroker {
       if (!offered) {
         throw refuse.badRequest(`"${scope}" is not a scope for this call; choose one of ${approval.scopes.map((s) => s.scope).join(', ')}.`);
       }
-      granted = this.options.rules.add(
-        {
-          effect: 'allow',
-          tool: request.tool,
-          scope,
-          pattern: scope === 'exact' ? request.rawArguments : (answer.pattern ?? offered.pattern),
-          note: `Always allowed from approval ${id}`,
-        },
-        by,
-      );
+      try {
+        granted = this.options.rules.add(
+          {
+            effect: 'allow',
+            tool: request.tool,
+            scope,
+            pattern: scope === 'exact' ? request.rawArguments : (answer.pattern ?? offered.pattern),
+            note: `Always allowed from approval ${id}`,
+          },
+          by,
+        );
+      } catch (error) {
+        // The owner's pattern does not make a rule (e.g. "git push; curl …" as a prefix): the question stays open.
+        if (error instanceof GatewayError) throw error;
+        throw refuse.badRequest(`Cannot always allow with that scope: ${(error as Error).message}.`);
+      }
     }
     return this.#end(id, 'allowed', { outcome: 'allowed', rule: granted ? `rule:${granted.id}` : `approval:${id}` }, answer, by, granted);
   }

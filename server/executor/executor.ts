@@ -132,6 +132,8 @@ export class Executor {
 
     const decision = await this.#decide({ tool, arguments: args, client: request.client });
     Object.assign(record, { decision: decision.decision, rule: decision.rule, reason: decision.reason });
+    // The rule that decided a real call (allow, ask or deny) is used; a dry run never counts.
+    if (decision.rule.startsWith('rule:')) this.options.rules?.noteUse(decision.rule);
     if (decision.decision === 'deny') {
       return this.#refuse(record, t0, new GatewayError('POLICY_DENIED', 403, refusalMessage(decision), { rule: decision.rule }), 'denied');
     }
@@ -139,7 +141,6 @@ export class Executor {
       const approved = await this.#askOwner(tool, args, record, request, t0);
       if (approved) return approved;
     }
-    if (decision.rule.startsWith('rule:')) this.options.rules?.noteUse(decision.rule);
 
     return this.#run(tool, args, record, request.signal, performance.now());
   }
