@@ -1,10 +1,8 @@
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
-import { Credentials } from './auth/credentials.js';
-import { ConfigError, loadConfig, urlHost, type ConfigFlags, type PincerConfig } from './config/config.js';
+import { ConfigError, urlHost } from './config/config.js';
 import { createGateway, type Gateway } from './index.js';
-import { openStore, type Store } from './store/index.js';
-import { ensurePrivateDir } from './auth/secrets.js';
+import { configFrom, failed, firstSentence, parse, request, table, UsageError, withCredentials, type Out } from './cli/common.js';
+import { approvals, clients, rules, setPaused, toggleTool } from './cli/owner-commands.js';
 import { VERSION } from './version.js';
 
 const USAGE = `Pincer ${VERSION} — a local tool gateway for AI assistants
@@ -20,10 +18,23 @@ Usage:
   pincer token revoke <name>              revoke a client token
   pincer login-url                        print a one-time dashboard login link
 
+Owner commands (they act on the running gateway as its owner, or on one started for the command):
+  pincer approvals [list] [--json]        pending approvals
+  pincer approvals allow <id> [--always [--scope exact|tool|prefix|folder|host] [--pattern P]]
+  pincer approvals deny <id> [--message "…"]
+  pincer rules [list] [--json]            standing grants and denials
+  pincer rules add <allow|ask|deny> <tool|*> [--scope tool|exact|prefix|folder|host] [--pattern P]
+                   [--args JSON (exact)] [--note N] [--expires ISO]
+  pincer rules rm <id>                    remove a rule
+  pincer tools enable|disable <name>      switch a tool on or off everywhere
+  pincer pause | pincer resume            stop every tool / let them run again
+  pincer clients [list] [--json]          clients and their tool sets
+  pincer clients tools <name> <tool,tool,…|all> [--max N]
+                                          the tools a client may see and call
+
 Every command takes --data-dir DIR (default: $PINCER_HOME or ~/.pincer), --host and --port.
 `;
 
-type Out = { log: (line: string) => void; error: (line: string) => void };
 const stdio: Out = { log: (l) => process.stdout.write(`${l}\n`), error: (l) => process.stderr.write(`${l}\n`) };
 
 /** Runs the CLI; resolves with the exit code (serve resolves only when the gateway has stopped). */
@@ -45,6 +56,15 @@ export async function main(argv: string[], out: Out = stdio): Promise<number> {
         return await policy(rest, out);
       case 'login-url':
         return await loginUrl(rest, out);
+      case 'approvals':
+        return await approvals(rest, out);
+      case 'rules':
+        return await rules(rest, out);
+      case 'clients':
+        return await clients(rest, out);
+      case 'pause':
+      case 'resume':
+        return await setPaused(command === 'pause', rest, out);
       case '--version':
       case '-v':
         out.log(VERSION);
@@ -67,30 +87,6 @@ export async function main(argv: string[], out: Out = stdio): Promise<number> {
     out.error(`pincer: ${(error as Error).message}`);
     return 1;
   }
-}
-
-class UsageError extends Error {}
-
-/** Every command finds the gateway (and its data) the same way `serve` was told to. */
-const COMMON = { 'data-dir': { type: 'string' }, host: { type: 'string' }, port: { type: 'string' } } as const;
-
-type OptionSpec = Record<string, { type: 'string' | 'boolean' }>;
-
-function parse(args: string[], options: OptionSpec): { values: Record<string, string | boolean | undefined>; positionals: string[] } {
-  try {
-    return parseArgs({ args, options: { ...COMMON, ...options }, allowPositionals: true, strict: true }) as never;
-  } catch (error) {
-    throw new UsageError((error as Error).message);
-  }
-}
-
-function configFrom(values: Record<string, unknown>): PincerConfig {
-  const flags: ConfigFlags = {};
-  if (typeof values['data-dir'] === 'string') flags.dataDir = values['data-dir'];
-  if (typeof values.host === 'string') flags.host = values.host;
-  if (typeof values.port === 'string') flags.port = values.port;
-  if (values['no-auth'] === true) flags.noAuth = true;
-  return loadConfig({ flags });
 }
 
 async function serve(args: string[], out: Out): Promise<number> {
@@ -140,37 +136,11 @@ function waitForSignal(gateway: Gateway, out: Out): Promise<number> {
   });
 }
 
-/**
- * Sends one request to the running gateway, or, when none is listening, to a gateway started in-process for the
- * request, so `pincer call` works either way and always goes through the same pipeline.
- */
-async function request(config: PincerConfig, method: string, path: string, body?: unknown): Promise<{ status: number; json: unknown }> {
-  const send = async (base: string, token: string) => {
-    const response = await fetch(`${base}${path}`, {
-      method,
-      headers: { authorization: `Bearer ${token}`, ...(body !== undefined && { 'content-type': 'application/json' }) },
-      ...(body !== undefined && { body: JSON.stringify(body) }),
-    });
-    return { status: response.status, json: (await response.json()) as unknown };
-  };
-  const host = urlHost(config.host);
-  const token = withCredentials(config, ({ credentials }) => credentials.defaultToken);
-  try {
-    return await send(`http://${host}:${config.port}`, token);
-  } catch (error) {
-    if ((error as { cause?: { code?: string } }).cause?.code !== 'ECONNREFUSED') throw error;
-  }
-  const gateway = createGateway({ config: { ...config, host: '127.0.0.1', port: 0 } });
-  try {
-    const { url } = await gateway.listen();
-    return await send(url, token);
-  } finally {
-    await gateway.close();
-  }
-}
-
 async function tools(args: string[], out: Out): Promise<number> {
-  const { values } = parse(args, { json: { type: 'boolean' } });
+  const { values, positionals } = parse(args, { json: { type: 'boolean' } });
+  const [action, ...rest] = positionals;
+  if ((action === 'enable' || action === 'disable') && !values.json) return toggleTool(action, rest, values, out);
+  if (action !== undefined && action !== 'list') throw new UsageError('usage: pincer tools [list] [--json] | tools enable|disable <name>');
   const { status, json } = await request(configFrom(values), 'GET', '/tools');
   if (status !== 200) return failed(json, out);
   const list = (json as { tools: { name: string; category: string; risk: string; enabled: boolean; description: string }[] }).tools;
@@ -280,32 +250,4 @@ async function loginUrl(args: string[], out: Out): Promise<number> {
   const link = withCredentials(config, ({ credentials }) => credentials.createLoginCode());
   out.log(`http://${urlHost(config.host)}:${config.port}/auth?code=${link}`);
   return 0;
-}
-
-/** The data directory's store and credentials for one command, created on first use and closed after. */
-function withCredentials<T>(config: PincerConfig, use: (data: { store: Store; credentials: Credentials }) => T): T {
-  ensurePrivateDir(config.dataDir);
-  const store = openStore(join(config.dataDir, 'pincer.db'));
-  try {
-    return use({ store, credentials: new Credentials({ dataDir: config.dataDir, store, token: config.token }) });
-  } finally {
-    store.close();
-  }
-}
-
-function failed(json: unknown, out: Out): number {
-  const error = (json as { error?: { name: string; message: string } }).error;
-  out.error(`pincer: ${error ? `${error.name}: ${error.message}` : JSON.stringify(json)}`);
-  return 1;
-}
-
-function firstSentence(text: string): string {
-  const sentence = /^.*?[.!?](\s|$)/.exec(text)?.[0]?.trim() ?? text;
-  return sentence.length > 80 ? `${sentence.slice(0, 77)}…` : sentence;
-}
-
-function table(header: string[], rows: string[][]): string {
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
-  const line = (cells: string[]) => cells.map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i]!))).join('  ');
-  return [line(header), ...rows.map(line)].join('\n');
 }

@@ -1,0 +1,149 @@
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { Credentials, SESSION_COOKIE } from '../auth/credentials.js';
+import { ensurePrivateDir } from '../auth/secrets.js';
+import { loadConfig, urlHost, type ConfigFlags, type PincerConfig } from '../config/config.js';
+import { createGateway } from '../index.js';
+import { openStore, type Store } from '../store/index.js';
+
+/** Helpers every CLI command shares: argument parsing, reaching the gateway, and plain-text output. */
+
+export type Out = { log: (line: string) => void; error: (line: string) => void };
+
+/** A mistake in how the command was typed: exit code 2. */
+export class UsageError extends Error {}
+
+/** Every command finds the gateway (and its data) the same way `serve` was told to. */
+const COMMON = { 'data-dir': { type: 'string' }, host: { type: 'string' }, port: { type: 'string' } } as const;
+
+export type OptionSpec = Record<string, { type: 'string' | 'boolean' }>;
+export type Parsed = { values: Record<string, string | boolean | undefined>; positionals: string[] };
+
+export function parse(args: string[], options: OptionSpec): Parsed {
+  try {
+    return parseArgs({ args, options: { ...COMMON, ...options }, allowPositionals: true, strict: true }) as never;
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+}
+
+export function configFrom(values: Record<string, unknown>): PincerConfig {
+  const flags: ConfigFlags = {};
+  if (typeof values['data-dir'] === 'string') flags.dataDir = values['data-dir'];
+  if (typeof values.host === 'string') flags.host = values.host;
+  if (typeof values.port === 'string') flags.port = values.port;
+  if (values['no-auth'] === true) flags.noAuth = true;
+  return loadConfig({ flags });
+}
+
+/** The data directory's store and credentials for one command, created on first use and closed after. */
+export function withCredentials<T>(config: PincerConfig, use: (data: { store: Store; credentials: Credentials }) => T): T {
+  ensurePrivateDir(config.dataDir);
+  const store = openStore(join(config.dataDir, 'pincer.db'));
+  try {
+    return use({ store, credentials: new Credentials({ dataDir: config.dataDir, store, token: config.token }) });
+  } finally {
+    store.close();
+  }
+}
+
+export type Answer = { status: number; json: unknown };
+
+/**
+ * Runs `exchange` against the running gateway, or, when none is listening, against a gateway started in-process
+ * for it, so every command works either way and always goes through the same pipeline. `exchange` gets the base
+ * URL (`http://127.0.0.1:7800`), which is also the gateway's own origin.
+ */
+async function viaGateway<T>(config: PincerConfig, exchange: (base: string) => Promise<T>): Promise<T> {
+  try {
+    return await exchange(`http://${urlHost(config.host)}:${config.port}`);
+  } catch (error) {
+    if ((error as { cause?: { code?: string } }).cause?.code !== 'ECONNREFUSED') throw error;
+  }
+  const gateway = createGateway({ config: { ...config, host: '127.0.0.1', port: 0 } });
+  try {
+    const { url } = await gateway.listen();
+    return await exchange(url);
+  } finally {
+    await gateway.close();
+  }
+}
+
+async function send(url: string, method: string, headers: Record<string, string>, body: unknown): Promise<Answer> {
+  const response = await fetch(url, {
+    method,
+    headers: { ...headers, ...(body !== undefined && { 'content-type': 'application/json' }) },
+    ...(body !== undefined && { body: JSON.stringify(body) }),
+  });
+  const text = await response.text();
+  let json: unknown;
+  try {
+    json = JSON.parse(text) as unknown;
+  } catch {
+    json = { error: { name: `HTTP_${response.status}`, message: text.slice(0, 200) || response.statusText } };
+  }
+  return { status: response.status, json };
+}
+
+/** One request as the default client (the data directory's client token). */
+export async function request(config: PincerConfig, method: string, path: string, body?: unknown): Promise<Answer> {
+  const token = withCredentials(config, ({ credentials }) => credentials.defaultToken);
+  return viaGateway(config, (base) => send(`${base}${path}`, method, { authorization: `Bearer ${token}` }, body));
+}
+
+/**
+ * One request as the owner: whoever can read the data directory can mint a one-time login code with its owner
+ * secret, exactly like `pincer login-url`; the code buys a session cookie, which signs this one request (with the
+ * gateway's own Origin, as every owner change needs) and is then logged out. Neither is ever printed.
+ */
+export async function ownerRequest(config: PincerConfig, method: string, path: string, body?: unknown): Promise<Answer> {
+  return viaGateway(config, async (base) => {
+    const code = withCredentials(config, ({ credentials }) => credentials.createLoginCode());
+    const login = await fetch(`${base}/auth?code=${encodeURIComponent(code)}`, { redirect: 'manual' });
+    await login.body?.cancel();
+    const session = sessionCookie(login.headers.getSetCookie());
+    if (login.status !== 303 || !session) {
+      throw new Error(`the gateway at ${base} did not accept an owner login from this data directory (HTTP ${login.status}); is it running with --data-dir ${config.dataDir}?`);
+    }
+    const headers = { cookie: `${SESSION_COOKIE}=${session}`, origin: base };
+    try {
+      return await send(`${base}${path}`, method, headers, body);
+    } finally {
+      await fetch(`${base}/auth/logout`, { method: 'POST', headers }).then(
+        (r) => r.body?.cancel(),
+        () => undefined,
+      );
+    }
+  });
+}
+
+function sessionCookie(setCookies: string[]): string | undefined {
+  for (const header of setCookies) {
+    const [pair] = header.split(';');
+    const eq = pair?.indexOf('=') ?? -1;
+    if (pair && eq > 0 && pair.slice(0, eq).trim() === SESSION_COOKIE) return pair.slice(eq + 1).trim() || undefined;
+  }
+  return undefined;
+}
+
+/** Prints a gateway refusal as `pincer: NAME: message`; exit code 1. */
+export function failed(json: unknown, out: Out): number {
+  const error = (json as { error?: { name: string; message: string } }).error;
+  out.error(`pincer: ${error ? `${error.name}: ${error.message}` : JSON.stringify(json)}`);
+  return 1;
+}
+
+export function firstSentence(text: string): string {
+  const sentence = /^.*?[.!?](\s|$)/.exec(text)?.[0]?.trim() ?? text;
+  return sentence.length > 80 ? `${sentence.slice(0, 77)}…` : sentence;
+}
+
+export function shorten(text: string, max: number): string {
+  return text.length > max ? `${text.slice(0, max - 1)}…` : text;
+}
+
+export function table(header: string[], rows: string[][]): string {
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
+  const line = (cells: string[]) => cells.map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i]!))).join('  ');
+  return [line(header), ...rows.map(line)].join('\n');
+}

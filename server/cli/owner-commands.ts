@@ -1,0 +1,248 @@
+import { resolve } from 'node:path';
+import { configFrom, failed, ownerRequest, parse, shorten, table, UsageError, type Out, type Parsed } from './common.js';
+
+/**
+ * The owner's commands: deciding approvals, the rules ledger, tool switches, pause, and client tool sets. They act
+ * on the running gateway over HTTP as the owner (so its state changes at once), or on one started in-process.
+ */
+
+const SCOPES = ['exact', 'tool', 'prefix', 'folder', 'host'] as const;
+const EFFECTS = ['allow', 'ask', 'deny'] as const;
+
+/** Refuses options that the chosen action does not take (they are parsed together so they may come anywhere). */
+function only(parsed: Parsed, allowed: string[], usage: string): void {
+  const common = ['data-dir', 'host', 'port'];
+  const extra = Object.keys(parsed.values).filter((k) => parsed.values[k] !== undefined && !common.includes(k) && !allowed.includes(k));
+  if (extra.length > 0) throw new UsageError(`--${extra[0]} does not go here; usage: ${usage}`);
+}
+
+function str(value: string | boolean | undefined): string | undefined {
+  return typeof value === 'string' ? value : undefined;
+}
+
+const APPROVALS_USAGE = 'pincer approvals [list] [--json] | approvals allow <id> [--always [--scope S] [--pattern P]] | approvals deny <id> [--message "…"]';
+
+export async function approvals(args: string[], out: Out): Promise<number> {
+  const parsed = parse(args, {
+    json: { type: 'boolean' },
+    always: { type: 'boolean' },
+    scope: { type: 'string' },
+    pattern: { type: 'string' },
+    message: { type: 'string' },
+  });
+  const { values, positionals } = parsed;
+  const [action = 'list', id, ...extra] = positionals;
+  const config = configFrom(values);
+  if (action === 'list' && id === undefined) {
+    only(parsed, ['json'], APPROVALS_USAGE);
+    const { status, json } = await ownerRequest(config, 'GET', '/approvals');
+    if (status !== 200) return failed(json, out);
+    if (values.json) return printJson(json, out);
+    type Row = { id: string; tool: string; client: string; rule: string; expires_at: string; arguments: unknown };
+    const rows = (json as { approvals: Row[] }).approvals;
+    if (rows.length === 0) {
+      out.log('No pending approvals.');
+      return 0;
+    }
+    out.log(
+      table(
+        ['ID', 'TOOL', 'CLIENT', 'RULE', 'EXPIRES', 'ARGUMENTS'],
+        rows.map((a) => [a.id, a.tool, a.client, a.rule, a.expires_at, shorten(JSON.stringify(a.arguments ?? null), 60)]),
+      ),
+    );
+    return 0;
+  }
+  if (!id || extra.length > 0) throw new UsageError(`usage: ${APPROVALS_USAGE}`);
+  const path = `/approvals/${encodeURIComponent(id)}`;
+  if (action === 'allow') {
+    only(parsed, ['always', 'scope', 'pattern'], APPROVALS_USAGE);
+    const scope = str(values.scope);
+    const given = str(values.pattern);
+    // The CLI runs on the gateway's machine: a folder may be given relative to where the command runs.
+    const pattern = given !== undefined && scope === 'folder' ? resolve(given) : given;
+    if (!values.always && (scope !== undefined || pattern !== undefined)) throw new UsageError('--scope and --pattern go with --always');
+    if (scope !== undefined && !(SCOPES as readonly string[]).includes(scope)) throw new UsageError(`--scope is one of ${SCOPES.join(', ')}`);
+    const body = values.always
+      ? { decision: 'allow_always', ...(scope !== undefined && { scope }), ...(pattern !== undefined && { pattern }) }
+      : { decision: 'allow_once' };
+    const { status, json } = await ownerRequest(config, 'POST', path, body);
+    if (status !== 200) return failed(json, out);
+    const record = json as { tool: string; granted_rule: string | null };
+    out.log(
+      record.granted_rule
+        ? `Allowed ${record.tool} (${id}); rule ${record.granted_rule} now always allows it (${scope ?? 'exact'}).`
+        : `Allowed ${record.tool} once (${id}).`,
+    );
+    return 0;
+  }
+  if (action === 'deny') {
+    only(parsed, ['message'], APPROVALS_USAGE);
+    const message = str(values.message);
+    const { status, json } = await ownerRequest(config, 'POST', path, { decision: 'deny', ...(message !== undefined && { message }) });
+    if (status !== 200) return failed(json, out);
+    out.log(`Denied ${(json as { tool: string }).tool} (${id}).`);
+    return 0;
+  }
+  throw new UsageError(`usage: ${APPROVALS_USAGE}`);
+}
+
+const RULES_USAGE =
+  'pincer rules [list] [--json] | rules add <allow|ask|deny> <tool|*> [--scope tool|exact|prefix|folder|host] [--pattern P] [--args JSON] [--note N] [--expires ISO] | rules rm <id>';
+
+export async function rules(args: string[], out: Out): Promise<number> {
+  const parsed = parse(args, {
+    json: { type: 'boolean' },
+    scope: { type: 'string' },
+    pattern: { type: 'string' },
+    args: { type: 'string' },
+    note: { type: 'string' },
+    expires: { type: 'string' },
+  });
+  const { values, positionals } = parsed;
+  const [action = 'list', ...rest] = positionals;
+  const config = configFrom(values);
+  if (action === 'list' && rest.length === 0) {
+    only(parsed, ['json'], RULES_USAGE);
+    const { status, json } = await ownerRequest(config, 'GET', '/rules');
+    if (status !== 200) return failed(json, out);
+    if (values.json) return printJson(json, out);
+    type Row = { id: string; effect: string; tool: string; scope: string; pattern: string | null; uses: number; last_used_at: string | null; expires_at: string | null };
+    const list = (json as { rules: Row[] }).rules;
+    if (list.length === 0) {
+      out.log('No rules.');
+      return 0;
+    }
+    out.log(
+      table(
+        ['ID', 'EFFECT', 'TOOL', 'SCOPE', 'PATTERN', 'USES', 'LAST USED', 'EXPIRES'],
+        list.map((r) => [r.id, r.effect, r.tool, r.scope, shorten(r.pattern ?? '-', 50), String(r.uses), r.last_used_at ?? '-', r.expires_at ?? '-']),
+      ),
+    );
+    return 0;
+  }
+  if (action === 'add') {
+    only(parsed, ['scope', 'pattern', 'args', 'note', 'expires'], RULES_USAGE);
+    const [effect, tool, ...extra] = rest;
+    if (!effect || !tool || extra.length > 0) throw new UsageError(`usage: ${RULES_USAGE}`);
+    if (!(EFFECTS as readonly string[]).includes(effect)) throw new UsageError(`the effect is one of ${EFFECTS.join(', ')}, got "${effect}"`);
+    const body = newRule(effect, tool, values);
+    const { status, json } = await ownerRequest(config, 'POST', '/rules', body);
+    if (status !== 201) return failed(json, out);
+    const rule = json as { id: string; effect: string; tool: string; scope: string; pattern: string | null };
+    out.log(`Added rule ${rule.id}: ${rule.effect} ${rule.tool} (${rule.scope}${rule.pattern && rule.scope !== 'exact' ? ` ${rule.pattern}` : ''}).`);
+    return 0;
+  }
+  if (action === 'rm') {
+    only(parsed, [], RULES_USAGE);
+    const [id, ...extra] = rest;
+    if (!id || extra.length > 0) throw new UsageError('usage: pincer rules rm <id>');
+    const { status, json } = await ownerRequest(config, 'DELETE', `/rules/${encodeURIComponent(id)}`);
+    if (status !== 200) return failed(json, out);
+    out.log(`Removed rule ${id}.`);
+    return 0;
+  }
+  throw new UsageError(`usage: ${RULES_USAGE}`);
+}
+
+/** The POST /rules body; mistakes a person makes typing it are caught here, the rest by the gateway. */
+function newRule(effect: string, tool: string, values: Parsed['values']): Record<string, unknown> {
+  const rawArgs = str(values.args);
+  const scope = str(values.scope) ?? (rawArgs !== undefined ? 'exact' : 'tool');
+  if (!(SCOPES as readonly string[]).includes(scope)) throw new UsageError(`--scope is one of ${SCOPES.join(', ')}, got "${scope}"`);
+  let pattern: unknown = str(values.pattern);
+  if (scope === 'exact') {
+    if (pattern !== undefined) throw new UsageError('an exact rule takes --args JSON (the arguments object), not --pattern');
+    if (rawArgs === undefined) throw new UsageError('an exact rule needs --args JSON: the arguments object it matches');
+    try {
+      pattern = JSON.parse(rawArgs) as unknown;
+    } catch (error) {
+      throw new UsageError(`--args must be JSON: ${(error as Error).message}`);
+    }
+    if (!pattern || typeof pattern !== 'object' || Array.isArray(pattern)) throw new UsageError('--args must be a JSON object');
+  } else {
+    if (rawArgs !== undefined) throw new UsageError('--args goes with --scope exact');
+    if (scope === 'tool' && pattern !== undefined) throw new UsageError('a tool-wide rule takes no --pattern');
+    if (scope !== 'tool' && pattern === undefined) throw new UsageError(`a ${scope} rule needs --pattern`);
+    // The CLI runs on the gateway's machine: a folder may be given relative to where the command runs.
+    if (scope === 'folder') pattern = resolve(pattern as string);
+  }
+  const expires = str(values.expires);
+  if (expires !== undefined && Number.isNaN(Date.parse(expires))) throw new UsageError(`--expires must be an ISO 8601 date-time, got "${expires}"`);
+  const note = str(values.note);
+  return {
+    effect,
+    tool,
+    scope,
+    ...(pattern !== undefined && { pattern }),
+    ...(note !== undefined && { note }),
+    ...(expires !== undefined && { expires_at: expires }),
+  };
+}
+
+/** `pincer tools enable|disable <name>`. */
+export async function toggleTool(action: 'enable' | 'disable', rest: string[], values: Parsed['values'], out: Out): Promise<number> {
+  const [name, ...extra] = rest;
+  if (!name || extra.length > 0) throw new UsageError(`usage: pincer tools ${action} <name>`);
+  const { status, json } = await ownerRequest(configFrom(values), 'PATCH', `/tools/${encodeURIComponent(name)}`, { enabled: action === 'enable' });
+  if (status !== 200) return failed(json, out);
+  out.log(`Tool ${name} ${action}d.`);
+  return 0;
+}
+
+/** `pincer pause` / `pincer resume`: every tool at once. */
+export async function setPaused(paused: boolean, args: string[], out: Out): Promise<number> {
+  const { values, positionals } = parse(args, {});
+  if (positionals.length > 0) throw new UsageError(`${paused ? 'pause' : 'resume'} takes no arguments`);
+  const { status, json } = await ownerRequest(configFrom(values), 'PATCH', '/settings', { paused });
+  if (status !== 200) return failed(json, out);
+  out.log(paused ? 'All tools paused; no tool runs until "pincer resume".' : 'Tools resumed.');
+  return 0;
+}
+
+const CLIENTS_USAGE = 'pincer clients [list] [--json] | clients tools <name> <tool,tool,…|all> [--max N]';
+
+export async function clients(args: string[], out: Out): Promise<number> {
+  const parsed = parse(args, { json: { type: 'boolean' }, max: { type: 'string' } });
+  const { values, positionals } = parsed;
+  const [action = 'list', ...rest] = positionals;
+  const config = configFrom(values);
+  if (action === 'list' && rest.length === 0) {
+    only(parsed, ['json'], CLIENTS_USAGE);
+    const { status, json } = await ownerRequest(config, 'GET', '/clients');
+    if (status !== 200) return failed(json, out);
+    if (values.json) return printJson(json, out);
+    type Row = { name: string; tools: string[] | null; max_tools: number | null };
+    const list = (json as { clients: Row[] }).clients;
+    out.log(table(['CLIENT', 'MAX', 'TOOLS'], list.map((c) => [c.name, c.max_tools === null ? '-' : String(c.max_tools), c.tools === null ? 'all enabled' : c.tools.join(',') || '(none)'])));
+    return 0;
+  }
+  if (action === 'tools') {
+    only(parsed, ['max'], CLIENTS_USAGE);
+    const [name, list, ...extra] = rest;
+    if (!name || !list || extra.length > 0) throw new UsageError(`usage: ${CLIENTS_USAGE}`);
+    const tools =
+      list === 'all'
+        ? null
+        : list
+            .split(',')
+            .map((t) => t.trim())
+            .filter(Boolean);
+    if (tools !== null && tools.length === 0) throw new UsageError('name at least one tool, or "all"');
+    const rawMax = str(values.max);
+    const max = rawMax === undefined ? null : Number(rawMax);
+    if (max !== null && !(Number.isInteger(max) && max >= 1)) throw new UsageError(`--max must be a whole number from 1, got "${rawMax}"`);
+    const { status, json } = await ownerRequest(config, 'PUT', `/clients/${encodeURIComponent(name)}/tools`, { tools, max_tools: max });
+    if (status !== 200) return failed(json, out);
+    const profile = json as { tools: string[] | null; max_tools: number | null };
+    out.log(
+      `Client ${name} may now use ${profile.tools === null ? 'every enabled tool' : profile.tools.join(', ')}${profile.max_tools === null ? '' : ` (at most ${profile.max_tools} listed)`}.`,
+    );
+    return 0;
+  }
+  throw new UsageError(`usage: ${CLIENTS_USAGE}`);
+}
+
+function printJson(json: unknown, out: Out): number {
+  out.log(JSON.stringify(json, null, 2));
+  return 0;
+}
