@@ -108,16 +108,10 @@ export function createGateway(options: GatewayOptions): Gateway {
 
     let origins: Origins = { hosts: new Set(), origins: new Set() };
     let address: { host: string; port: number; url: string } | undefined;
+    const parts = { registry, executor, store, events, credentials, approvals, rules, access };
     const app = createHttpApp({
+      ...parts,
       version: VERSION,
-      registry,
-      executor,
-      store,
-      events,
-      credentials,
-      approvals,
-      rules,
-      access,
       clientAuth: config.clientAuth,
       bodyLimitBytes: config.bodyLimitBytes,
       jsonMaxDepth: config.jsonMaxDepth,
@@ -128,14 +122,7 @@ export function createGateway(options: GatewayOptions): Gateway {
 
     return {
       config,
-      registry,
-      executor,
-      store,
-      events,
-      credentials,
-      approvals,
-      rules,
-      access,
+      ...parts,
       async listen() {
         if (address) return address;
         server = createServer(app);
