@@ -2,6 +2,7 @@ import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { defineTool, type AnyTool } from '../../../server/index.js';
+import { EventStream } from '../../helpers/events.js';
 import { startGateway, tempDir, type TestGateway } from '../../helpers/gateway.js';
 
 /**
@@ -115,67 +116,6 @@ async function askAsync(tg: TestGateway, tool: string, args: Json, token?: strin
     : await tg.api(`/tools/${tool}/execute`, { method: 'POST', json: args, headers: ASYNC });
   expect(res.status).toBe(202);
   return read(res);
-}
-
-interface SseEvent {
-  event: string;
-  data: Json;
-}
-
-/** GET /events read with fetch. */
-class EventStream {
-  readonly events: SseEvent[] = [];
-  #done: Promise<void>;
-  private constructor(
-    private readonly response: Response,
-    private readonly controller: AbortController,
-  ) {
-    this.#done = this.#pump();
-  }
-
-  static async open(tg: TestGateway): Promise<EventStream> {
-    const controller = new AbortController();
-    const response = await tg.api('/events', { signal: controller.signal });
-    const stream = new EventStream(response, controller);
-    await stream.next((e) => e.event === 'hello');
-    return stream;
-  }
-
-  async #pump(): Promise<void> {
-    const reader = this.response.body!.getReader();
-    const decoder = new TextDecoder();
-    let buffer = '';
-    try {
-      for (;;) {
-        const { value, done } = await reader.read();
-        if (done) return;
-        buffer += decoder.decode(value, { stream: true });
-        let end: number;
-        while ((end = buffer.indexOf('\n\n')) >= 0) {
-          const block = buffer.slice(0, end);
-          buffer = buffer.slice(end + 2);
-          let event = 'message';
-          const data: string[] = [];
-          for (const line of block.split('\n')) {
-            if (line.startsWith('event: ')) event = line.slice(7);
-            else if (line.startsWith('data: ')) data.push(line.slice(6));
-          }
-          if (data.length > 0) this.events.push({ event, data: JSON.parse(data.join('\n')) });
-        }
-      }
-    } catch {
-      // closed
-    }
-  }
-
-  next(match: (e: SseEvent) => boolean): Promise<SseEvent> {
-    return until(async () => this.events.find(match), 'a matching event');
-  }
-
-  async close(): Promise<void> {
-    this.controller.abort();
-    await this.#done;
-  }
 }
 
 // ---------------------------------------------------------------------------------------------------------------
