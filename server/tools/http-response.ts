@@ -95,9 +95,17 @@ export function requestHeaders(input: unknown): Record<string, string> {
   return headers;
 }
 
-export function clampInteger(value: unknown, fallback: number, min: number, max: number): number {
+function clampInteger(value: unknown, fallback: number, min: number, max: number): number {
   if (typeof value !== 'number' || !Number.isFinite(value)) return fallback;
   return Math.min(max, Math.max(min, Math.floor(value)));
+}
+
+/** The response size and time limits a call asked for, kept within the tools' bounds. */
+export function responseLimits(args: { max_bytes?: unknown; timeout_ms?: unknown }): { maxBytes: number; timeoutMs: number } {
+  return {
+    maxBytes: clampInteger(args.max_bytes, DEFAULT_MAX_BYTES, 1, MAX_BYTES_LIMIT),
+    timeoutMs: clampInteger(args.timeout_ms, DEFAULT_TIMEOUT_MS, 100, MAX_TIMEOUT_MS),
+  };
 }
 
 export interface HttpToolResult {

@@ -1,53 +1,8 @@
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
-import { join, resolve } from 'node:path';
-import { promisify } from 'node:util';
+import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { freePort, runPincer, serve, type CliResult, type Served } from '../helpers/cli.js';
 import { tempDir } from '../helpers/gateway.js';
-
-/** The real `pincer` command, as the owner runs it (compiled by `npm test`'s pretest build). */
-const BIN = resolve(import.meta.dirname, '../../bin/pincer.js');
-const run = promisify(execFile);
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const { port } = server.address() as { port: number };
-  await new Promise((r) => server.close(r));
-  return port;
-}
-
-interface Served {
-  child: ChildProcess;
-  url: string;
-  exited: Promise<number | null>;
-}
-
-/** `pincer serve` with its cwd (the default root for file and shell tools) in a scratch workspace. */
-async function serve(dataDir: string, port: number, cwd: string): Promise<Served> {
-  const child = spawn(process.execPath, [BIN, 'serve', '--data-dir', dataDir, '--port', String(port)], {
-    cwd,
-    env: { ...process.env, PINCER_TOKEN: '' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  child.stdout!.on('data', (d: Buffer) => (output += d.toString()));
-  child.stderr!.on('data', (d: Buffer) => (output += d.toString()));
-  const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
-  const url = await new Promise<string>((resolveUrl, reject) => {
-    const timer = setTimeout(() => reject(new Error(`serve did not start:\n${output}`)), 15_000);
-    child.stdout!.on('data', () => {
-      const match = /listening on (http:\/\/\S+)/.exec(output);
-      if (match && /login link/.test(output)) {
-        clearTimeout(timer);
-        resolveUrl(match[1]!);
-      }
-    });
-    child.once('exit', () => reject(new Error(`serve exited early:\n${output}`)));
-  });
-  return { child, url, exited };
-}
 
 describe('pincer owner commands', () => {
   let dataDir: string;
@@ -57,18 +12,10 @@ describe('pincer owner commands', () => {
   let token: string;
 
   /** Runs `pincer <args> --data-dir … --port …`; never throws, so exit codes can be checked. */
-  async function pincer(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-    try {
-      const { stdout, stderr } = await run(process.execPath, [BIN, ...args, '--data-dir', dataDir, '--port', String(port)], {
-        env: { ...process.env, PINCER_TOKEN: '' },
-        timeout: 20_000,
-      });
-      return { code: 0, stdout, stderr };
-    } catch (error) {
-      const e = error as { code: number; stdout: string; stderr: string };
-      return { code: e.code, stdout: e.stdout, stderr: e.stderr };
-    }
+  async function pincer(...args: string[]): Promise<CliResult> {
+    return runPincer([...args, '--data-dir', dataDir, '--port', String(port)], { PINCER_TOKEN: '' });
   }
+
 
   /** A request as the default client, the way an assistant would send it. */
   async function client(method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<{ status: number; json: any }> {
@@ -240,7 +187,7 @@ describe('pincer owner commands', () => {
     expect(unknown.code).toBe(1);
     expect(unknown.stderr).toMatch(/^pincer: TOOL_NOT_FOUND: /);
 
-    const cursor = (await run(process.execPath, [BIN, 'token', 'create', 'cursor', '--data-dir', dataDir])).stdout.trim();
+    const cursor = (await runPincer(['token', 'create', 'cursor', '--data-dir', dataDir])).stdout.trim();
     expect((await names(cursor)).length).toBeGreaterThan(2);
     const restricted = await pincer('clients', 'tools', 'cursor', 'calculate,get_time');
     expect(restricted.code).toBe(0);

@@ -1,63 +1,10 @@
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
-import { join, resolve } from 'node:path';
-import { promisify } from 'node:util';
+import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { freePort, runPincer, serve, type Served } from '../helpers/cli.js';
 import { tempDir } from '../helpers/gateway.js';
 
-/** The real `pincer` command, as a user runs it (compiled by `npm test`'s pretest build). */
-const BIN = resolve(import.meta.dirname, '../../bin/pincer.js');
-const run = promisify(execFile);
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const { port } = server.address() as { port: number };
-  await new Promise((r) => server.close(r));
-  return port;
-}
-
-async function pincer(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ code: number; stdout: string; stderr: string }> {
-  try {
-    const { stdout, stderr } = await run(process.execPath, [BIN, ...args], { env: { ...process.env, ...env }, timeout: 20_000 });
-    return { code: 0, stdout, stderr };
-  } catch (error) {
-    const e = error as { code: number; stdout: string; stderr: string };
-    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
-  }
-}
-
-interface Served {
-  child: ChildProcess;
-  url: string;
-  output: () => string;
-  exited: Promise<number | null>;
-}
-
-async function serve(dataDir: string, port: number): Promise<Served> {
-  const child = spawn(process.execPath, [BIN, 'serve', '--data-dir', dataDir, '--port', String(port)], {
-    env: { ...process.env, PINCER_TOKEN: '' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  child.stdout!.on('data', (d: Buffer) => (output += d.toString()));
-  child.stderr!.on('data', (d: Buffer) => (output += d.toString()));
-  const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
-  const url = await new Promise<string>((resolveUrl, reject) => {
-    const timer = setTimeout(() => reject(new Error(`serve did not start:\n${output}`)), 15_000);
-    const check = () => {
-      const match = /listening on (http:\/\/\S+)/.exec(output);
-      if (match && /login link/.test(output)) {
-        clearTimeout(timer);
-        resolveUrl(match[1]!);
-      }
-    };
-    child.stdout!.on('data', check);
-    child.once('exit', () => reject(new Error(`serve exited early:\n${output}`)));
-  });
-  return { child, url, output: () => output, exited };
-}
+const pincer = runPincer;
 
 describe('pincer CLI', () => {
   let dataDir: string;

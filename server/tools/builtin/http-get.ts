@@ -1,14 +1,10 @@
 import type { NetGuard } from '../../security/net.js';
 import {
-  clampInteger,
-  DEFAULT_MAX_BYTES,
-  DEFAULT_TIMEOUT_MS,
   describeResponse,
+  responseLimits,
   HEADERS_PROPERTY,
   HTTP_TOOL_TIMEOUT_MS,
-  MAX_BYTES_LIMIT,
   MAX_BYTES_PROPERTY,
-  MAX_TIMEOUT_MS,
   requestHeaders,
   RESULT_DESCRIPTION,
   TIMEOUT_PROPERTY,
@@ -59,8 +55,7 @@ export function createHttpGetTool(net: NetGuard) {
         method: 'GET',
         headers: requestHeaders(args.headers),
         signal: ctx.signal,
-        maxBytes: clampInteger(args.max_bytes, DEFAULT_MAX_BYTES, 1, MAX_BYTES_LIMIT),
-        timeoutMs: clampInteger(args.timeout_ms, DEFAULT_TIMEOUT_MS, 100, MAX_TIMEOUT_MS),
+        ...responseLimits(args),
       });
       return describeResponse(args.url, response);
     },

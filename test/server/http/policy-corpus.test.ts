@@ -1,6 +1,7 @@
-import { mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { processesMatching } from '../../helpers/processes.js';
 import { startGateway, tempDir, type TestGateway } from '../../helpers/gateway.js';
 
 /**
@@ -89,20 +90,6 @@ const otherCases: Case[] = [
 
 const ALL = [...pathCases, ...urlCases, ...pythonCases, ...shellCases, ...otherCases];
 
-/** Processes whose command line mentions the marker (Linux /proc). */
-function sleepersWith(marker: string): string[] {
-  const found: string[] = [];
-  for (const pid of readdirSync('/proc').filter((p) => /^\d+$/.test(p))) {
-    try {
-      const cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' ');
-      if (cmdline.includes(`sleep ${marker}`)) found.push(`${pid}: ${cmdline}`);
-    } catch {
-      // the process ended while we looked
-    }
-  }
-  return found;
-}
-
 describe('policy corpus through HTTP', () => {
   let gw: TestGateway;
   let w: Workspace;
@@ -187,7 +174,7 @@ describe('policy corpus through HTTP', () => {
     ) as { success: boolean; result: { timed_out: boolean; output: string } };
     expect(body).toMatchObject({ success: true, result: { timed_out: true } });
     expect(body.result.output).not.toContain('never');
-    expect(sleepersWith(marker)).toEqual([]);
+    expect(processesMatching(`sleep ${marker}`)).toEqual([]);
   });
 
   it('no response of any kind carries the secret from outside the root', async () => {

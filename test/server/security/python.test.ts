@@ -1,4 +1,4 @@
-import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -12,6 +12,7 @@ import { openStore, type Store } from '../../../server/store/index.js';
 import { createRunPythonTool } from '../../../server/tools/builtin/run-python.js';
 import { ToolRegistry } from '../../../server/tools/registry.js';
 import type { AnyTool } from '../../../server/tools/types.js';
+import { processesMatching } from '../../helpers/processes.js';
 
 /*
  * Every snippet below is only parsed. The attack tables are never handed to an interpreter; the safe controls are
@@ -339,24 +340,3 @@ describe('run_python through the executor: POST /policy/check verdicts, and real
   }, 60_000);
 });
 
-/** Pids of live processes whose command line or working folder contains `needle` (Linux /proc; empty elsewhere). */
-function processesMatching(needle: string): number[] {
-  if (!existsSync('/proc')) return [];
-  const found: number[] = [];
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const cmdline = readFileSync(`/proc/${entry}/cmdline`, 'utf8').replaceAll('\0', ' ');
-      let cwd = '';
-      try {
-        cwd = readlinkSync(`/proc/${entry}/cwd`);
-      } catch {
-        // not ours to read
-      }
-      if (cmdline.includes(needle) || cwd.includes(needle)) found.push(Number(entry));
-    } catch {
-      // exited while we looked
-    }
-  }
-  return found;
-}

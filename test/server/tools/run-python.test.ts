@@ -1,4 +1,4 @@
-import { existsSync, readdirSync, readFileSync, readlinkSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { sep } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -8,6 +8,7 @@ import {
   MAX_PYTHON_TIMEOUT_MS,
   type RunPythonResult,
 } from '../../../server/tools/builtin/run-python.js';
+import { processesMatching } from '../../helpers/processes.js';
 
 /*
  * Real runs. Every program here is our own harmless code: the handler runs whatever it is given (the policy is
@@ -33,28 +34,6 @@ async function failure(promise: Promise<unknown>): Promise<ToolError> {
     return error as ToolError;
   }
   throw new Error('expected a ToolError');
-}
-
-/** Pids of live processes whose command line or working folder contains `needle` (Linux /proc; empty elsewhere). */
-function processesMatching(needle: string): number[] {
-  if (!existsSync('/proc')) return [];
-  const found: number[] = [];
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const cmdline = readFileSync(`/proc/${entry}/cmdline`, 'utf8').replaceAll('\0', ' ');
-      let cwd = '';
-      try {
-        cwd = readlinkSync(`/proc/${entry}/cwd`);
-      } catch {
-        // not ours to read
-      }
-      if (cmdline.includes(needle) || cwd.includes(needle)) found.push(Number(entry));
-    } catch {
-      // exited while we looked
-    }
-  }
-  return found;
 }
 
 /** Processes can take a moment to be reaped after SIGKILL. */

@@ -1,0 +1,66 @@
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { createServer } from 'node:net';
+import { resolve } from 'node:path';
+import { promisify } from 'node:util';
+
+/** The real `pincer` command, as a person runs it (compiled by `npm test`'s pretest build). */
+export const BIN = resolve(import.meta.dirname, '../../bin/pincer.js');
+const run = promisify(execFile);
+
+export interface CliResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** A loopback port that was free a moment ago. */
+export async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const { port } = server.address() as { port: number };
+  await new Promise((r) => server.close(r));
+  return port;
+}
+
+/** Runs `pincer <args>`; never throws, so exit codes can be checked. */
+export async function runPincer(args: string[], env: NodeJS.ProcessEnv = {}): Promise<CliResult> {
+  try {
+    const { stdout, stderr } = await run(process.execPath, [BIN, ...args], { env: { ...process.env, ...env }, timeout: 20_000 });
+    return { code: 0, stdout, stderr };
+  } catch (error) {
+    const e = error as { code: number; stdout: string; stderr: string };
+    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
+  }
+}
+
+export interface Served {
+  child: ChildProcess;
+  url: string;
+  output: () => string;
+  exited: Promise<number | null>;
+}
+
+/** `pincer serve` in a child process, ready once it has printed its address and login link. */
+export async function serve(dataDir: string, port: number, cwd?: string): Promise<Served> {
+  const child = spawn(process.execPath, [BIN, 'serve', '--data-dir', dataDir, '--port', String(port)], {
+    ...(cwd && { cwd }),
+    env: { ...process.env, PINCER_TOKEN: '' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout!.on('data', (d: Buffer) => (output += d.toString()));
+  child.stderr!.on('data', (d: Buffer) => (output += d.toString()));
+  const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
+  const url = await new Promise<string>((resolveUrl, reject) => {
+    const timer = setTimeout(() => reject(new Error(`serve did not start:\n${output}`)), 15_000);
+    child.stdout!.on('data', () => {
+      const match = /listening on (http:\/\/\S+)/.exec(output);
+      if (match && /login link/.test(output)) {
+        clearTimeout(timer);
+        resolveUrl(match[1]!);
+      }
+    });
+    child.once('exit', () => reject(new Error(`serve exited early:\n${output}`)));
+  });
+  return { child, url, output: () => output, exited };
+}
