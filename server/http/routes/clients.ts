@@ -12,8 +12,12 @@ export function clientRoutes(store: Store, access: ClientAccess, registry: ToolR
   const router = Router();
 
   router.get('/clients', requireOwner, (_req, res) => {
-    const names = [DEFAULT_CLIENT, ...store.clients.list().filter((c) => c.revoked_at === null).map((c) => c.name)];
-    res.json({ clients: names.map((name) => ({ ...access.profile(name), token: store.clients.list().find((c) => c.name === name) ?? null })) });
+    const tokens = store.clients.list().filter((c) => c.revoked_at === null);
+    const clients = [
+      { ...access.profile(DEFAULT_CLIENT), token: null },
+      ...tokens.map((token) => ({ ...access.profile(token.name), token })),
+    ];
+    res.json({ clients });
   });
 
   router.put('/clients/:name/tools', requireOwner, (req, res) => {
