@@ -6,6 +6,7 @@ import type { Executor } from '../executor/executor.js';
 import type { Store } from '../store/index.js';
 import type { ToolRegistry } from '../tools/registry.js';
 import { jsonBody } from './body.js';
+import { dashboardRoutes } from './dashboard.js';
 import { hostGuard, originGuard, securityHeaders, type Origins } from './guards.js';
 import { identify } from './identity.js';
 import { authRoutes } from './routes/auth.js';
@@ -55,9 +56,7 @@ export function createHttpApp(deps: HttpDeps): express.Express {
     res.json({ status: 'ok', version: deps.version });
   });
   app.use(authRoutes(deps.credentials));
-  app.get('/', (_req, res) => {
-    res.type('html').send(homePage(deps.version));
-  });
+  app.use(dashboardRoutes(deps.credentials, deps.version));
 
   // Security: who is calling is settled before the body is read, so an unauthenticated peer cannot make the
   // gateway buffer and parse a megabyte of JSON per request.
@@ -102,14 +101,4 @@ function errorHandler(error: unknown, _req: Request, res: Response, _next: NextF
   }
   console.error('pincer: unexpected error while answering a request:', error);
   res.status(500).json({ success: false, error: errorBody('INTERNAL_ERROR', 'The gateway hit an unexpected error; it has been logged.') });
-}
-
-function homePage(version: string): string {
-  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Pincer</title>
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<style>body{font:16px/1.5 system-ui,sans-serif;max-width:40rem;margin:4rem auto;padding:0 1rem}
-@media (prefers-color-scheme: dark){body{background:#161616;color:#eee}} code{background:#8882;padding:.1em .3em;border-radius:4px}</style>
-</head><body><h1>Pincer ${version}</h1><p>The gateway is running. Assistants list tools at <code>/tools/openai</code>,
-<code>/tools/anthropic</code> or <code>/openapi.json</code> and call them at <code>/tools/&lt;name&gt;/execute</code>.</p>
-<p>The dashboard is not part of this build yet.</p></body></html>`;
 }

@@ -1,0 +1,163 @@
+// The gateway's JSON as the dashboard reads it (SPEC §3). The renderer reaches the gateway only over HTTP/SSE, so
+// these mirror the wire, not the server's modules.
+
+export type CallStatus = 'running' | 'pending' | 'succeeded' | 'failed' | 'denied' | 'cancelled';
+export type CallPhase = 'started' | 'succeeded' | 'failed' | 'denied' | 'pending' | 'cancelled';
+export type Risk = 'safe' | 'sensitive' | 'dangerous';
+
+export interface CallRecord {
+  id: string;
+  tool: string;
+  client: string;
+  via: string;
+  arguments: unknown;
+  result: unknown;
+  status: CallStatus;
+  error: { name: string; message: string } | null;
+  http_status: number | null;
+  decision: string | null;
+  rule: string | null;
+  reason: string | null;
+  cache_hit: boolean;
+  started_at: string;
+  finished_at: string | null;
+  duration_ms: number | null;
+}
+
+export interface CallPage {
+  calls: CallRecord[];
+  next_cursor: string | null;
+}
+
+export type RuleScope = 'exact' | 'tool' | 'prefix' | 'folder' | 'host';
+export type RuleEffect = 'allow' | 'ask' | 'deny';
+
+export interface Approval {
+  id: string;
+  call_id: string;
+  tool: string;
+  client: string;
+  arguments: unknown;
+  risk: string;
+  rule: string;
+  reason: string;
+  status: 'pending' | 'allowed' | 'denied' | 'expired' | 'cancelled';
+  decision: 'allow_once' | 'allow_always' | 'deny' | null;
+  message: string | null;
+  granted_rule: string | null;
+  created_at: string;
+  expires_at: string;
+  decided_at: string | null;
+  decided_by: string | null;
+  /** Scopes an "always allow" can take for this call, with the pattern each would use. */
+  scopes: { scope: RuleScope; pattern: string | null; label: string }[];
+}
+
+export interface Rule {
+  id: string;
+  effect: RuleEffect;
+  tool: string;
+  scope: RuleScope;
+  pattern: string | null;
+  note: string | null;
+  created_by: string;
+  created_at: string;
+  expires_at: string | null;
+  uses: number;
+  last_used_at: string | null;
+}
+
+export interface ToolInfo {
+  name: string;
+  description: string;
+  parameters: JsonSchema;
+  category: string;
+  enabled: boolean;
+  risk: Risk;
+  source: string;
+  annotations: { readOnlyHint?: boolean; destructiveHint?: boolean; idempotentHint?: boolean; openWorldHint?: boolean; title?: string };
+}
+
+export interface JsonSchema {
+  type?: string | string[];
+  description?: string;
+  properties?: Record<string, JsonSchema>;
+  required?: string[];
+  items?: JsonSchema;
+  enum?: unknown[];
+  default?: unknown;
+  [key: string]: unknown;
+}
+
+export interface ToolStats {
+  tool: string;
+  calls: number;
+  succeeded: number;
+  failed: number;
+  refused: number;
+  denied: number;
+  success_rate: number | null;
+  cache_hits: number;
+  latency_ms: { avg: number | null; p50: number | null; p95: number | null; max: number | null };
+  top_errors: { name: string; count: number }[];
+  last_call: { id: string; status: CallStatus; at: string } | null;
+}
+
+export interface TimeBucket {
+  at: string;
+  calls: number;
+  failed: number;
+}
+
+export interface StatsReport {
+  totals: { calls: number; succeeded: number; failed: number; refused: number; denied: number; cache_hits: number };
+  tools: ToolStats[];
+  over_time: { since: string; bucket_s: number; buckets: TimeBucket[] };
+  cache: { size: number; max_entries: number; hits: number; misses: number; hit_rate: number | null; evictions: number; expirations: number };
+}
+
+export interface ClientToken {
+  name: string;
+  token_hint: string;
+  created_at: string;
+  revoked_at: string | null;
+  last_used_at: string | null;
+}
+
+export interface ClientProfile {
+  name: string;
+  tools: string[] | null;
+  max_tools: number | null;
+  /** null for the default client, whose token lives in the data directory. */
+  token: ClientToken | null;
+}
+
+export interface Settings {
+  paused: boolean;
+  address: string;
+  data_dir: string;
+  roots: string[];
+  approval_timeout_s: number;
+  llm: { base_url: string; model: string | null; api: 'ollama' | 'openai' };
+  /** Keys set by an environment variable or flag, with where they came from; the dashboard cannot change them. */
+  locked: Record<string, string>;
+}
+
+export type SettingsPatch = Partial<Pick<Settings, 'paused' | 'roots' | 'approval_timeout_s'>> & { llm?: Partial<Settings['llm']> };
+
+export interface GatewayErrorBody {
+  name: string;
+  code: number;
+  message: string;
+  details?: unknown;
+}
+
+/** Server-Sent Events, by event name. */
+export interface GatewayEvents {
+  hello: { version: string };
+  call: { phase: CallPhase; call: CallRecord };
+  approval: { phase: 'requested' | 'resolved' | 'expired'; approval: Approval };
+  tools: { reason: string; names: string[] };
+  output: { call_id: string; tool: string; chunk: string };
+  notify: { call_id: string; client: string; title: string; message: string; urgency: 'low' | 'normal' | 'critical' };
+}

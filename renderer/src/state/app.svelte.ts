@@ -1,0 +1,40 @@
+import { getContext, setContext } from 'svelte';
+import { ApprovalQueue } from './approvals.svelte';
+import { CallLog } from './calls.svelte';
+import { GatewayFeed } from './feed.svelte';
+import { Router } from './router.svelte';
+import type { Session } from './session.svelte';
+
+/**
+ * What lives as long as the owner is logged in: the event stream, the call log and the approval queue keep
+ * collecting while any view is shown, so switching views loses nothing.
+ */
+export class AppState {
+  readonly feed = new GatewayFeed();
+  readonly router = new Router();
+  readonly calls: CallLog;
+  readonly approvals: ApprovalQueue;
+
+  constructor(readonly session: Session) {
+    this.calls = new CallLog(this.feed);
+    this.approvals = new ApprovalQueue(this.feed);
+  }
+
+  dispose(): void {
+    this.calls.dispose();
+    this.approvals.dispose();
+  }
+}
+
+const KEY = Symbol('pincer-app');
+
+export function provideApp(app: AppState): AppState {
+  return setContext(KEY, app);
+}
+
+/** The app state, from any component under the shell. */
+export function useApp(): AppState {
+  const app = getContext<AppState | undefined>(KEY);
+  if (!app) throw new Error('useApp() outside the app shell');
+  return app;
+}

@@ -1,0 +1,93 @@
+import { createSubscriber } from 'svelte/reactivity';
+import type { GatewayEvents } from '../lib/types';
+
+export type FeedStatus = 'connecting' | 'live' | 'reconnecting';
+type Handler<K extends keyof GatewayEvents> = (data: GatewayEvents[K]) => void;
+
+const EVENT_NAMES = ['hello', 'call', 'approval', 'tools', 'output', 'notify'] as const satisfies readonly (keyof GatewayEvents)[];
+const MAX_BACKOFF_MS = 10_000;
+
+/**
+ * The gateway's event stream. It connects only while something reads `status` (the app shell does, while it is
+ * shown), reconnects with backoff when the gateway restarts, and tells listeners when it has (re)connected so they
+ * can fetch what they missed.
+ */
+export class GatewayFeed {
+  #status = $state<FeedStatus>('connecting');
+  #source: EventSource | undefined;
+  #retry: ReturnType<typeof setTimeout> | undefined;
+  #backoff = 500;
+  #handlers = new Map<string, Set<(data: never) => void>>();
+  #onConnect = new Set<(reconnected: boolean) => void>();
+  #everConnected = false;
+  #subscribe: () => void;
+
+  constructor(private readonly url = '/events') {
+    this.#subscribe = createSubscriber(() => {
+      this.#open();
+      return () => this.#close();
+    });
+  }
+
+  get status(): FeedStatus {
+    this.#subscribe();
+    return this.#status;
+  }
+
+  on<K extends keyof GatewayEvents>(name: K, handler: Handler<K>): () => void {
+    let set = this.#handlers.get(name);
+    if (!set) this.#handlers.set(name, (set = new Set()));
+    set.add(handler as (data: never) => void);
+    return () => set.delete(handler as (data: never) => void);
+  }
+
+  /** Runs on every (re)connection; `reconnected` is true after a drop, when the listener should catch up. */
+  onConnect(listener: (reconnected: boolean) => void): () => void {
+    this.#onConnect.add(listener);
+    return () => this.#onConnect.delete(listener);
+  }
+
+  #open(): void {
+    clearTimeout(this.#retry);
+    const source = new EventSource(this.url);
+    this.#source = source;
+    source.addEventListener('open', () => {
+      this.#status = 'live';
+      this.#backoff = 500;
+      const reconnected = this.#everConnected;
+      this.#everConnected = true;
+      for (const listener of this.#onConnect) listener(reconnected);
+    });
+    source.addEventListener('error', () => {
+      if (this.#source !== source) return;
+      this.#status = 'reconnecting';
+      // The browser retries a dropped stream by itself, but gives up for good on an HTTP error (a gateway that
+      // came back and answered 401 or 503 once); then we start again ourselves, with backoff.
+      if (source.readyState === EventSource.CLOSED) {
+        source.close();
+        this.#retry = setTimeout(() => this.#open(), this.#backoff);
+        this.#backoff = Math.min(this.#backoff * 2, MAX_BACKOFF_MS);
+      }
+    });
+    for (const name of EVENT_NAMES) {
+      source.addEventListener(name, (event) => {
+        const handlers = this.#handlers.get(name);
+        if (!handlers || handlers.size === 0) return;
+        let data: never;
+        try {
+          data = JSON.parse((event as MessageEvent<string>).data) as never;
+        } catch {
+          return;
+        }
+        for (const handler of handlers) handler(data);
+      });
+    }
+  }
+
+  #close(): void {
+    clearTimeout(this.#retry);
+    this.#source?.close();
+    this.#source = undefined;
+    this.#status = 'connecting';
+  }
+}

@@ -1,0 +1,30 @@
+import { api, ApiError, onSessionLost } from '../lib/api';
+
+export type SessionState = 'checking' | 'owner' | 'guest' | 'unreachable';
+
+/** Whether this browser holds an owner session (set by a one-time login link; the cookie is HttpOnly). */
+export class Session {
+  state = $state<SessionState>('checking');
+  version = $state('');
+
+  constructor() {
+    onSessionLost(() => {
+      this.state = 'guest';
+    });
+  }
+
+  async check(): Promise<void> {
+    try {
+      const answer = await api<{ owner: boolean; version: string }>('GET', '/session');
+      this.version = answer.version;
+      this.state = answer.owner ? 'owner' : 'guest';
+    } catch (error) {
+      this.state = error instanceof ApiError && error.status === 0 ? 'unreachable' : 'guest';
+    }
+  }
+
+  async logout(): Promise<void> {
+    await api('POST', '/auth/logout');
+    this.state = 'guest';
+  }
+}

@@ -1,0 +1,87 @@
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import express, { Router, type Response } from 'express';
+import { SESSION_COOKIE, type Credentials } from '../auth/credentials.js';
+import { readCookie } from './identity.js';
+
+/**
+ * The built dashboard (`vite build` writes it to dist/renderer). From compiled code that is a sibling of
+ * dist/server; from the TypeScript sources (tests, tsx) it is under the repository's dist/. PINCER_DASHBOARD_DIR
+ * overrides both.
+ */
+export function builtDashboardDir(): string {
+  // For working on the dashboard: serve a build made elsewhere (`vite build --outDir …`).
+  const override = process.env.PINCER_DASHBOARD_DIR;
+  if (override) return override.endsWith('/') ? override : `${override}/`;
+  const here = fileURLToPath(import.meta.url);
+  const compiled = /[\\/]dist[\\/]server[\\/]/.test(here);
+  return fileURLToPath(new URL(compiled ? '../../renderer/' : '../../dist/renderer/', import.meta.url));
+}
+
+/**
+ * Security: the dashboard runs only its own bundled script and talks only to this gateway. Inline styles are
+ * allowed for Svelte's style directives; images may be data: URLs (the favicon carries the pending count).
+ */
+const DASHBOARD_CSP = [
+  "default-src 'none'",
+  "script-src 'self'",
+  "style-src 'self' 'unsafe-inline'",
+  "img-src 'self' data:",
+  "connect-src 'self'",
+  "font-src 'self'",
+  "manifest-src 'self'",
+  "frame-ancestors 'none'",
+  "base-uri 'none'",
+  "form-action 'self'",
+].join('; ');
+
+/**
+ * `GET /` and its assets (no auth: they are the same for everyone and hold no data), and `GET /session`, which
+ * tells the page whether this browser holds an owner session. Everything the page shows comes from the
+ * authenticated API.
+ */
+export function dashboardRoutes(credentials: Credentials, version: string, dir = builtDashboardDir()): Router {
+  const router = Router();
+  const index = `${dir}index.html`;
+  const built = existsSync(index);
+  const dashboardHeaders = (res: Response) => res.setHeader('Content-Security-Policy', DASHBOARD_CSP);
+
+  router.get('/session', (req, res) => {
+    const session = readCookie(req.headers.cookie, SESSION_COOKIE);
+    res.json({ owner: session !== undefined && credentials.isOwnerSession(session), version });
+  });
+
+  if (!built) {
+    router.get('/', (_req, res) => {
+      res.type('html').send(notBuiltPage(version));
+    });
+    return router;
+  }
+  router.get('/', (_req, res) => {
+    dashboardHeaders(res);
+    res.sendFile(index);
+  });
+  // Hashed file names: the content of a URL never changes, so browsers may keep them.
+  router.use(
+    '/assets',
+    express.static(`${dir}assets`, {
+      index: false,
+      fallthrough: false,
+      setHeaders: (res) => {
+        res.setHeader('Cache-Control', 'public, max-age=31536000, immutable');
+        dashboardHeaders(res);
+      },
+    }),
+  );
+  return router;
+}
+
+function notBuiltPage(version: string): string {
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Pincer</title>
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<style>body{font:16px/1.5 system-ui,sans-serif;max-width:40rem;margin:4rem auto;padding:0 1rem}
+@media (prefers-color-scheme: dark){body{background:#161616;color:#eee}} code{background:#8882;padding:.1em .3em;border-radius:4px}</style>
+</head><body><h1>Pincer ${version}</h1><p>The gateway is running, but the dashboard has not been built: run
+<code>npm run build</code> and reload. Assistants list tools at <code>/tools/openai</code>, <code>/tools/anthropic</code> or
+<code>/openapi.json</code> and call them at <code>/tools/&lt;name&gt;/execute</code>.</p></body></html>`;
+}
