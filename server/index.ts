@@ -7,6 +7,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { Credentials } from './auth/credentials.js';
 import { urlHost, type PincerConfig } from './config/config.js';
+import { GatewaySettings } from './config/settings.js';
 import { EventBus } from './events/bus.js';
 import { Executor } from './executor/executor.js';
 import { createHttpApp } from './http/app.js';
@@ -51,6 +52,8 @@ export interface Gateway {
   readonly approvals: ApprovalBroker;
   readonly rules: RuleBook;
   readonly access: ClientAccess;
+  /** The owner's run-time settings (GET/PATCH /settings); changes are saved to config.json and apply at once. */
+  readonly settings: GatewaySettings;
   /** Starts answering HTTP; resolves with the address actually bound (port 0 picks a free one). */
   listen(): Promise<{ host: string; port: number; url: string }>;
   /** A fresh one-time owner login link for the dashboard. */
@@ -108,7 +111,15 @@ export function createGateway(options: GatewayOptions): Gateway {
 
     let origins: Origins = { hosts: new Set(), origins: new Set() };
     let address: { host: string; port: number; url: string } | undefined;
-    const parts = { registry, executor, store, events, credentials, approvals, rules, access };
+    const settings = new GatewaySettings(config, {
+      paused: () => access.paused,
+      setPaused: (paused) => access.setPaused(paused),
+      checkRoots: (roots) => builtins.roots.check(roots),
+      applyRoots: (checked) => builtins.roots.replace(checked),
+      setApprovalTimeoutS: (seconds) => approvals.setTimeoutMs(seconds * 1000),
+      address: () => address?.url ?? `http://${urlHost(config.host)}:${config.port}`,
+    });
+    const parts = { registry, executor, store, events, credentials, approvals, rules, access, settings };
     const app = createHttpApp({
       ...parts,
       version: VERSION,

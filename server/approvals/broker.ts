@@ -62,8 +62,22 @@ export interface BrokerOptions {
  */
 export class ApprovalBroker {
   readonly #waiting = new Map<string, Waiting>();
+  #timeoutMs: number;
 
-  constructor(private readonly options: BrokerOptions) {}
+  constructor(private readonly options: BrokerOptions) {
+    this.#timeoutMs = options.timeoutMs;
+  }
+
+  /** How long a new question waits for the owner before it expires to deny. */
+  get timeoutMs(): number {
+    return this.#timeoutMs;
+  }
+
+  /** Changes the wait for questions opened from now on; open ones keep the deadline they were shown with. */
+  setTimeoutMs(ms: number): void {
+    if (!(Number.isSafeInteger(ms) && ms > 0)) throw new RangeError(`approval timeout must be a positive whole number of ms, got ${ms}`);
+    this.#timeoutMs = ms;
+  }
 
   /** Opens a question; refuses with 429 when the client already has too many open. */
   open(request: ApprovalRequest): { approval: PendingApproval; settled: Promise<Resolution> } {
@@ -77,6 +91,7 @@ export class ApprovalBroker {
       );
     }
     const now = Date.now();
+    const timeoutMs = this.#timeoutMs;
     const approval: PendingApproval = {
       id: `a_${randomUUID().slice(0, 12)}`,
       call_id: request.callId,
@@ -91,14 +106,14 @@ export class ApprovalBroker {
       message: null,
       granted_rule: null,
       created_at: new Date(now).toISOString(),
-      expires_at: new Date(now + this.options.timeoutMs).toISOString(),
+      expires_at: new Date(now + timeoutMs).toISOString(),
       decided_at: null,
       decided_by: null,
       scopes: scopesFor(request),
     };
     this.options.store.approvals.save(approval);
     const settled = new Promise<Resolution>((resolve) => {
-      const timer = setTimeout(() => this.#end(approval.id, 'expired', { outcome: 'expired' }), this.options.timeoutMs);
+      const timer = setTimeout(() => this.#end(approval.id, 'expired', { outcome: 'expired' }), timeoutMs);
       this.#waiting.set(approval.id, { approval, request, resolve, timer });
     });
     this.#announce('requested', approval);

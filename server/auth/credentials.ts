@@ -12,6 +12,24 @@ const SESSION_TTL_MS = 30 * 24 * 3600_000;
 /** Client names appear in URLs, logs and the UI. */
 export const CLIENT_NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
 
+/** Why a client name cannot be issued: a malformed name, a reserved one, or one an active client holds. */
+export class ClientNameError extends Error {
+  override readonly name = 'ClientNameError';
+  constructor(
+    readonly reason: 'invalid' | 'reserved' | 'taken',
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** A client just issued: the only moment its token exists in the clear. */
+export interface IssuedClient {
+  name: string;
+  token: string;
+  created_at: string;
+}
+
 export interface CredentialsOptions {
   dataDir: string;
   store: Store;
@@ -25,6 +43,8 @@ export interface CredentialsOptions {
  */
 export class Credentials {
   readonly defaultToken: string;
+  /** Where the default token comes from: PINCER_TOKEN, or the file it was generated into. */
+  readonly defaultTokenSource: { kind: 'env' } | { kind: 'file'; file: string };
   readonly #defaultTokenHash: Buffer;
   readonly #ownerSecret: Buffer;
   readonly #store: Store;
@@ -33,7 +53,9 @@ export class Credentials {
   constructor(options: CredentialsOptions) {
     ensurePrivateDir(options.dataDir);
     this.#store = options.store;
-    this.defaultToken = options.token ?? loadOrCreateSecret(join(options.dataDir, 'token'), generateToken);
+    const tokenFile = join(options.dataDir, 'token');
+    this.defaultToken = options.token ?? loadOrCreateSecret(tokenFile, generateToken);
+    this.defaultTokenSource = options.token !== undefined ? { kind: 'env' } : { kind: 'file', file: tokenFile };
     this.#defaultTokenHash = createHash('sha256').update(this.defaultToken).digest();
     this.#ownerSecret = Buffer.from(
       loadOrCreateSecret(join(options.dataDir, 'owner-secret'), () => randomBytes(32).toString('hex')),
@@ -52,15 +74,32 @@ export class Credentials {
     return name;
   }
 
-  /** Issues a named client token; the token is shown once and only its hash is kept. */
+  /** Issues a named client token (`pincer token create`); the token is shown once and only its hash is kept. */
   createClient(name: string): string {
+    return this.issueClient(name).token;
+  }
+
+  /** Issues a named client token and says when; throws ClientNameError for a name that cannot be used. */
+  issueClient(name: string): IssuedClient {
     if (!CLIENT_NAME_PATTERN.test(name)) {
-      throw new Error(`Client names are 1–64 letters, digits, ".", "_" or "-", starting with a letter or digit; got "${name}".`);
+      throw new ClientNameError(
+        'invalid',
+        `Client names are 1–64 letters, digits, ".", "_" or "-", starting with a letter or digit; got ${JSON.stringify(name)}.`,
+      );
     }
-    if (name === DEFAULT_CLIENT || name === OWNER) throw new Error(`"${name}" is reserved; choose another client name.`);
+    if (name === DEFAULT_CLIENT || name === OWNER) throw new ClientNameError('reserved', `"${name}" is reserved; choose another client name.`);
+    if (this.#store.clients.get(name)?.revoked_at === null) {
+      throw new ClientNameError('taken', `A client named "${name}" already exists; revoke it first or choose another name.`);
+    }
     const token = generateToken();
-    this.#store.clients.add(name, sha256(token), token.slice(-4));
-    return token;
+    const info = this.#store.clients.add(name, sha256(token), token.slice(-4));
+    return { name, token, created_at: info.created_at };
+  }
+
+  /** Revokes a named client's token; false when no active client has that name. Its next request is refused. */
+  revokeClient(name: string): boolean {
+    this.#lastTouched.delete(name);
+    return this.#store.clients.revoke(name);
   }
 
   /** A one-time code for `/auth?code=`: `nonce.expiry.signature`. */

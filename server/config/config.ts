@@ -29,8 +29,23 @@ export interface PincerConfig {
   toolTimeoutMs: number;
   maxOutputBytes: number;
   approvalTimeoutS: number;
-  llm: { baseUrl: string; model: string | undefined; api: 'ollama' | 'openai' };
+  llm: { baseUrl: string; model: string | undefined; api: LlmApi };
+  /**
+   * Where each value came from (a key that is absent came from the defaults). A value from the environment or a
+   * flag wins over config.json, so the dashboard cannot change it: it says which variable or flag holds it instead.
+   */
+  sources: Partial<Record<ConfigKey, ConfigSource>>;
 }
+
+export const LLM_APIS = ['ollama', 'openai'] as const;
+export type LlmApi = (typeof LLM_APIS)[number];
+
+/** Where one configuration value came from. */
+export type ConfigSource =
+  | { kind: 'file' }
+  /** `file` is set when the variable was read from the data directory's .env rather than the real environment. */
+  | { kind: 'env'; name: string; file?: string }
+  | { kind: 'flag'; name: string };
 
 /** Flags from the command line; undefined means "not given". */
 export interface ConfigFlags {
@@ -43,6 +58,13 @@ export interface ConfigFlags {
 /** A bad configuration value: start-up stops with this one line. */
 export class ConfigError extends Error {
   override readonly name = 'ConfigError';
+  constructor(
+    message: string,
+    /** For a bad value: the key, and what is wrong with it, without where it came from (`must be …, got 3`). */
+    readonly problem?: { key: string; text: string },
+  ) {
+    super(message);
+  }
 }
 
 export interface LoadConfigOptions {
@@ -52,7 +74,8 @@ export interface LoadConfigOptions {
   home?: string;
 }
 
-type Source = { value: unknown; from: string };
+/** A raw value and where it came from, as the parsers below take it; `from` is how errors name the source. */
+export type Source = { value: unknown; from: string; origin?: ConfigSource };
 
 const CONFIG_KEYS = [
   'host',
@@ -69,6 +92,21 @@ const CONFIG_KEYS = [
   'llm',
 ] as const;
 const LLM_KEYS = ['base_url', 'model', 'api'] as const;
+
+/** Every configuration key, with llm's keys spelt as in error messages (`llm.model`), plus PINCER_TOKEN's `token`. */
+export type ConfigKey = Exclude<(typeof CONFIG_KEYS)[number], 'llm'> | `llm.${(typeof LLM_KEYS)[number]}` | 'token';
+
+/**
+ * The parsers of the settings the owner may also change while the gateway runs (PATCH /settings): start-up and the
+ * dashboard validate with the same functions, so a value one accepts the other accepts too.
+ */
+export const settingParsers = {
+  roots: (source: Source, cwd: string): string[] => parseRoots(source, cwd)!,
+  approval_timeout_s: (source: Source): number => parseInteger(source, 'approval_timeout_s', 5, 86_400)!,
+  'llm.base_url': (source: Source): string => parseHttpUrl(source, 'llm.base_url')!,
+  'llm.model': (source: Source): string => parseNonEmptyString(source, 'llm.model'),
+  'llm.api': (source: Source): LlmApi => parseEnum(source, 'llm.api', LLM_APIS)!,
+};
 
 /** `$PINCER_HOME`, else `~/.pincer`; a --data-dir flag wins over both. A relative path is taken from `cwd`. */
 export function resolveDataDir(
@@ -90,16 +128,22 @@ export function loadConfig(options: LoadConfigOptions = {}): PincerConfig {
   const dotEnvFile = join(dataDir, '.env');
   const dotEnv = readDotEnv(dotEnvFile);
   const env = { ...dotEnv, ...realEnv };
+  const fromDotEnv = (name: string) => realEnv[name] === undefined && name in dotEnv;
   // An error names where a value came from, so the user edits the .env file rather than hunting their shell.
-  const envSource = (name: string) => (realEnv[name] === undefined && name in dotEnv ? `${name} in ${dotEnvFile}` : name);
+  const envSource = (name: string) => (fromDotEnv(name) ? `${name} in ${dotEnvFile}` : name);
+  const envOrigin = (name: string): ConfigSource => (fromDotEnv(name) ? { kind: 'env', name, file: dotEnvFile } : { kind: 'env', name });
   const file = readConfigFile(join(dataDir, 'config.json'));
   const fileLlm = (file.llm ?? {}) as Record<string, unknown>;
 
-  const pick = (flag: unknown, flagName: string, envName: string | undefined, fileValue: unknown, fileKey: string): Source | undefined => {
-    if (flag !== undefined) return { value: flag, from: `--${flagName}` };
-    if (envName && env[envName] !== undefined && env[envName] !== '') return { value: env[envName], from: envSource(envName) };
-    if (fileValue !== undefined) return { value: fileValue, from: `config.json ${fileKey}` };
-    return undefined;
+  const sources: PincerConfig['sources'] = {};
+  const pick = (flag: unknown, flagName: string, envName: string | undefined, fileValue: unknown, fileKey: ConfigKey): Source | undefined => {
+    let source: Source | undefined;
+    if (flag !== undefined) source = { value: flag, from: `--${flagName}`, origin: { kind: 'flag', name: `--${flagName}` } };
+    else if (envName && env[envName] !== undefined && env[envName] !== '') {
+      source = { value: env[envName], from: envSource(envName), origin: envOrigin(envName) };
+    } else if (fileValue !== undefined) source = { value: fileValue, from: `config.json ${fileKey}`, origin: { kind: 'file' } };
+    if (source?.origin) sources[fileKey] = source.origin;
+    return source;
   };
 
   const host = parseHost(pick(flags.host, 'host', 'PINCER_HOST', file.host, 'host')) ?? '127.0.0.1';
@@ -110,20 +154,23 @@ export function loadConfig(options: LoadConfigOptions = {}): PincerConfig {
   }
 
   const rootsSource = pick(undefined, 'roots', 'PINCER_ROOTS', file.roots, 'roots');
-  const roots = parseRoots(rootsSource, cwd) ?? [cwd];
+  const roots = rootsSource ? settingParsers.roots(rootsSource, cwd) : [cwd];
 
-  const llmBase =
-    pick(undefined, '', 'PINCER_LLM_BASE_URL', fileLlm.base_url, 'llm.base_url') ??
-    (env.OLLAMA_HOST ? { value: ollamaHostUrl(env.OLLAMA_HOST), from: envSource('OLLAMA_HOST') } : undefined);
+  let llmBase = pick(undefined, '', 'PINCER_LLM_BASE_URL', fileLlm.base_url, 'llm.base_url');
+  if (!llmBase && env.OLLAMA_HOST) {
+    llmBase = { value: ollamaHostUrl(env.OLLAMA_HOST), from: envSource('OLLAMA_HOST'), origin: envOrigin('OLLAMA_HOST') };
+    sources['llm.base_url'] = llmBase.origin!;
+  }
   const llmApi = pick(undefined, '', 'PINCER_LLM_API', fileLlm.api, 'llm.api');
   const llmModel = pick(undefined, '', 'PINCER_LLM_MODEL', fileLlm.model, 'llm.model');
+  const tokenSource = pick(undefined, '', 'PINCER_TOKEN', undefined, 'token');
 
   return {
     host,
     port,
     dataDir,
     clientAuth,
-    token: env.PINCER_TOKEN ? parseToken({ value: env.PINCER_TOKEN, from: envSource('PINCER_TOKEN') }) : undefined,
+    token: tokenSource ? parseToken(tokenSource) : undefined,
     roots,
     allowedHosts: parseStringList(pick(undefined, '', undefined, file.allowed_hosts, 'allowed_hosts'), 'allowed_hosts') ?? [],
     httpAllow: parseStringList(pick(undefined, '', undefined, file.http_allow, 'http_allow'), 'http_allow') ?? [],
@@ -137,13 +184,13 @@ export function loadConfig(options: LoadConfigOptions = {}): PincerConfig {
     maxOutputBytes:
       parseInteger(pick(undefined, '', undefined, file.max_output_bytes, 'max_output_bytes'), 'max_output_bytes', 1024, 256 * 2 ** 20) ??
       2 ** 20,
-    approvalTimeoutS:
-      parseInteger(pick(undefined, '', undefined, file.approval_timeout_s, 'approval_timeout_s'), 'approval_timeout_s', 5, 86_400) ?? 120,
+    approvalTimeoutS: optional(pick(undefined, '', undefined, file.approval_timeout_s, 'approval_timeout_s'), settingParsers.approval_timeout_s) ?? 120,
     llm: {
-      baseUrl: parseHttpUrl(llmBase, 'llm.base_url') ?? 'http://127.0.0.1:11434',
-      model: llmModel === undefined ? undefined : parseNonEmptyString(llmModel, 'llm.model'),
-      api: parseEnum(llmApi, 'llm.api', ['ollama', 'openai'] as const) ?? 'ollama',
+      baseUrl: optional(llmBase, settingParsers['llm.base_url']) ?? 'http://127.0.0.1:11434',
+      model: optional(llmModel, settingParsers['llm.model']),
+      api: optional(llmApi, settingParsers['llm.api']) ?? 'ollama',
     },
+    sources,
   };
 }
 
@@ -152,8 +199,13 @@ export function isLoopbackHost(host: string): boolean {
   return bare === 'localhost' || bare === '::1' || /^127(\.\d{1,3}){3}$/.test(bare);
 }
 
+function optional<T>(source: Source | undefined, parse: (source: Source) => T): T | undefined {
+  return source === undefined ? undefined : parse(source);
+}
+
 function fail(key: string, source: Source, problem: string): never {
-  throw new ConfigError(`Invalid configuration: ${key} (from ${source.from}) ${problem}, got ${JSON.stringify(source.value)}.`);
+  const text = `${problem}, got ${JSON.stringify(source.value)}`;
+  throw new ConfigError(`Invalid configuration: ${key} (from ${source.from}) ${text}.`, { key, text });
 }
 
 function readDotEnv(file: string): Record<string, string> {
@@ -163,19 +215,7 @@ function readDotEnv(file: string): Record<string, string> {
 }
 
 function readConfigFile(file: string): Record<string, unknown> {
-  if (!existsSync(file)) return {};
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(readFileSync(file, 'utf8'));
-  } catch (error) {
-    // V8 quotes the offending text, newlines included; the error must stay one line.
-    const reason = (error as Error).message.replace(/\s+/g, ' ');
-    throw new ConfigError(`Invalid configuration: ${file} is not valid JSON (${reason}).`);
-  }
-  if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) {
-    throw new ConfigError(`Invalid configuration: ${file} must hold a JSON object.`);
-  }
-  const config = parsed as Record<string, unknown>;
+  const config = readConfigObject(file);
   // A misspelt key would otherwise be ignored silently and the user would wonder why a setting has no effect.
   for (const key of Object.keys(config)) {
     if (!(CONFIG_KEYS as readonly string[]).includes(key)) {
@@ -193,6 +233,23 @@ function readConfigFile(file: string): Record<string, unknown> {
     }
   }
   return config;
+}
+
+/** config.json as the JSON object it holds ({} when there is none), with whatever keys it has. */
+export function readConfigObject(file: string): Record<string, unknown> {
+  if (!existsSync(file)) return {};
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(readFileSync(file, 'utf8'));
+  } catch (error) {
+    // V8 quotes the offending text, newlines included; the error must stay one line.
+    const reason = (error as Error).message.replace(/\s+/g, ' ');
+    throw new ConfigError(`Invalid configuration: ${file} is not valid JSON (${reason}).`);
+  }
+  if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) {
+    throw new ConfigError(`Invalid configuration: ${file} must hold a JSON object.`);
+  }
+  return parsed as Record<string, unknown>;
 }
 
 function parseInteger(source: Source | undefined, key: string, min: number, max: number): number | undefined {

@@ -1,5 +1,6 @@
 import express, { type NextFunction, type Request, type Response } from 'express';
 import type { Credentials } from '../auth/credentials.js';
+import type { GatewaySettings } from '../config/settings.js';
 import { GatewayError, errorBody } from '../errors.js';
 import type { EventBus } from '../events/bus.js';
 import type { Executor } from '../executor/executor.js';
@@ -34,6 +35,7 @@ export interface HttpDeps {
   approvals: ApprovalBroker;
   rules: RuleBook;
   access: ClientAccess;
+  settings: GatewaySettings;
   clientAuth: boolean;
   bodyLimitBytes: number;
   jsonMaxDepth: number;
@@ -68,7 +70,7 @@ export function createHttpApp(deps: HttpDeps): express.Express {
   app.use(toolRoutes(deps.registry, deps.access));
   app.use(approvalRoutes(deps.approvals));
   app.use(ruleRoutes(deps.rules));
-  app.use(clientRoutes(deps.store, deps.access, deps.registry, deps.events));
+  app.use(clientRoutes(deps));
   app.use(policyRoutes(deps.executor));
   app.use(callRoutes(deps.store, deps.executor));
   app.use(eventRoutes(deps.events, deps.version));

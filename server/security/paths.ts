@@ -7,10 +7,11 @@ import { allow, ask, deny, type PolicyDecision } from '../policy/policy.js';
 import { codeExecutionMatch, secretFileMatch } from './path-rules.js';
 
 /**
- * Path containment for the file tools (SPEC §5, TOOLCHAIN "Path containment"). Roots are realpath'd once; every
- * target is resolved the way the kernel would (symlinks followed component by component, `..` taken from the real
- * parent) and must then sit at a root or below `root + sep`. The handlers re-run the same check right before they
- * act and then do their I/O through `safe-fs.ts`, which refuses symlinks at every step.
+ * Path containment for the file tools (SPEC §5, TOOLCHAIN "Path containment"). Roots are realpath'd when they are set
+ * (at start, or when the owner replaces them); every target is resolved the way the kernel would (symlinks followed
+ * component by component, `..` taken from the real parent) and must then sit at a root or below `root + sep`. The
+ * handlers re-run the same check right before they act and then do their I/O through `safe-fs.ts`, which refuses
+ * symlinks at every step.
  *
  * Rules (the ids are part of the contract; they appear in the log and in approvals):
  * - path:invalid         deny  not a string, empty, over 4096 characters, NUL or control characters, white space
@@ -63,29 +64,24 @@ interface Walk {
   exists: boolean;
 }
 
+/** Root folders that went through PathGuard's checks (they exist, are folders, are realpath'd): only these can be put to use. */
+export type CheckedRoots = readonly string[] & { readonly __checked: unique symbol };
+
 export class PathGuard {
-  readonly #roots: readonly string[];
+  /**
+   * Replaced whole, never edited in place, when the owner changes the roots: a check reads it once and judges a path
+   * against one consistent set.
+   */
+  #roots: readonly string[];
   readonly #protected: readonly string[];
 
-  private constructor(roots: string[], protectedDirs: string[]) {
+  private constructor(roots: CheckedRoots, protectedDirs: string[]) {
     this.#roots = roots;
     this.#protected = protectedDirs;
   }
 
-  /** Realpaths every root now (a root that is missing or not a folder throws, naming it). */
+  /** Realpaths every root now (a root that is missing, not a folder or inside a protected folder throws, naming it). */
   static create(options: { roots: string[]; protectedDirs: string[] }): PathGuard {
-    if (options.roots.length === 0) throw new Error('PathGuard needs at least one root folder.');
-    const roots: string[] = [];
-    for (const root of options.roots) {
-      let real: string;
-      try {
-        real = realpathSync.native(path.resolve(root));
-      } catch (error) {
-        throw new Error(`The root folder "${root}" does not exist or cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'}).`);
-      }
-      if (!statSync(real).isDirectory()) throw new Error(`The root "${root}" is not a folder.`);
-      if (!roots.includes(real)) roots.push(real);
-    }
     const protectedDirs = options.protectedDirs.map((dir) => {
       const resolved = path.resolve(dir);
       try {
@@ -94,7 +90,20 @@ export class PathGuard {
         return resolved;
       }
     });
-    return new PathGuard(roots, protectedDirs);
+    return new PathGuard(checkRoots(options.roots, protectedDirs), protectedDirs);
+  }
+
+  /** Checks folders as roots for this guard without putting them to use; throws naming the first bad one. */
+  checkRoots(roots: readonly string[]): CheckedRoots {
+    return checkRoots(roots, this.#protected);
+  }
+
+  /**
+   * Puts new roots to use at once: every check from now on (the analyzers' and the handlers' re-check right before
+   * they act) judges against them. The protected folders never change.
+   */
+  replaceRoots(roots: CheckedRoots): void {
+    this.#roots = roots;
   }
 
   /** The real root folders; relative paths are taken from the first. */
@@ -109,7 +118,9 @@ export class PathGuard {
 
   /** Judges one path for one kind of access; never touches the file beyond lstat/readlink/realpath. */
   async check(input: unknown, access: PathAccess): Promise<PathVerdict> {
-    const shape = this.#checkShape(input);
+    // One set of roots for the whole check, even if the owner replaces them while it awaits the file system.
+    const roots = this.#roots;
+    const shape = this.#checkShape(input, roots);
     if (typeof shape !== 'string') return { decision: shape };
     let absolute: string;
     const normalized = shape.replaceAll('\\', '/');
@@ -120,9 +131,9 @@ export class PathGuard {
         return { decision: invalid(`"${printable(shape)}" is not a valid file:// URL. Pass a plain path instead.`) };
       }
     } else if (/^[a-z]:(\/|$)/i.test(normalized)) {
-      return { decision: this.#outside(`"${printable(shape)}"`, 'it is a Windows drive path, and this machine does not use drive letters') };
+      return { decision: this.#outside(roots, `"${printable(shape)}"`, 'it is a Windows drive path, and this machine does not use drive letters') };
     } else {
-      absolute = path.isAbsolute(normalized) ? normalized : `${this.#roots[0]}/${normalized}`;
+      absolute = path.isAbsolute(normalized) ? normalized : `${roots[0]}/${normalized}`;
     }
     // A trailing slash names the same entry; dropping it keeps "link/" a link for write and delete.
     absolute = absolute.replace(/\/+$/, '') || '/';
@@ -168,13 +179,13 @@ export class PathGuard {
     });
     if (this.isProtected(resolved)) return pincerData();
 
-    const root = this.#containingRoot(resolved);
-    if (root === undefined) return { decision: this.#outside(describe(resolved)), resolved };
+    const root = this.#containingRoot(roots, resolved);
+    if (root === undefined) return { decision: this.#outside(roots, describe(resolved)), resolved };
     const relative = resolved === root ? '.' : path.relative(root, resolved).split(path.sep).join('/');
     const where = { resolved, root, relative };
 
     if (access === 'delete') {
-      const rootHit = this.#roots.find((r) => isWithin(r, resolved));
+      const rootHit = roots.find((r) => isWithin(r, resolved));
       if (rootHit !== undefined) {
         return {
           decision: deny(
@@ -249,7 +260,7 @@ export class PathGuard {
     return { decision: allow('path:inside-root', `${describe(resolved)} is inside the allowed folder ${root}.`), ...where };
   }
 
-  #checkShape(input: unknown): string | PolicyDecision {
+  #checkShape(input: unknown, roots: readonly string[]): string | PolicyDecision {
     if (typeof input !== 'string') return invalid('The path must be a string, for example "notes/todo.md".');
     if (input.trim() === '') return invalid('The path is empty. Give a file or folder path, for example "notes/todo.md" or "." for the root.');
     if (input.includes('\0')) return invalid('The path contains a NUL byte, which no real file name has. Remove it.');
@@ -262,25 +273,48 @@ export class PathGuard {
       return deny(
         'path:home-shorthand',
         `"${printable(input)}" starts with "~", which Pincer does not expand. Give an absolute path inside one of the allowed folders ` +
-          `(${this.#roots.join(', ')}) or a path relative to the first one; for a file literally named "~…", write "./${printable(input)}".`,
+          `(${roots.join(', ')}) or a path relative to the first one; for a file literally named "~…", write "./${printable(input)}".`,
       );
     }
     return input;
   }
 
-  #containingRoot(resolved: string): string | undefined {
+  #containingRoot(roots: readonly string[], resolved: string): string | undefined {
     let best: string | undefined;
-    for (const root of this.#roots) if (isWithin(resolved, root) && (best === undefined || root.length > best.length)) best = root;
+    for (const root of roots) if (isWithin(resolved, root) && (best === undefined || root.length > best.length)) best = root;
     return best;
   }
 
-  #outside(described: string, why?: string): PolicyDecision {
+  #outside(roots: readonly string[], described: string, why?: string): PolicyDecision {
     return deny(
       'path:outside-roots',
-      `${described} is outside the folders Pincer may use${why ? ` (${why})` : ''}. Allowed folders: ${this.#roots.join(', ')}. ` +
-        'Use a path inside one of them; to open another folder, the owner adds it to "roots" in config.json or to PINCER_ROOTS.',
+      `${described} is outside the folders Pincer may use${why ? ` (${why})` : ''}. Allowed folders: ${roots.join(', ')}. ` +
+        'Use a path inside one of them; to open another folder, the owner adds it to the roots (dashboard settings, "roots" in config.json, or PINCER_ROOTS).',
     );
   }
+}
+
+/** Realpaths roots and drops duplicates; refuses a root that is missing, not a folder, or inside a protected folder. */
+function checkRoots(roots: readonly string[], protectedDirs: readonly string[]): CheckedRoots {
+  if (roots.length === 0) throw new Error('PathGuard needs at least one root folder.');
+  const real: string[] = [];
+  for (const root of roots) {
+    let resolved: string;
+    try {
+      resolved = realpathSync.native(path.resolve(root));
+    } catch (error) {
+      throw new Error(`The root folder "${root}" does not exist or cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'}).`);
+    }
+    if (!statSync(resolved).isDirectory()) throw new Error(`The root "${root}" is not a folder.`);
+    // Security: a root inside the data folder would offer tools the tokens, database and config to work on; the
+    // protected check would refuse each path anyway, but a root there is never what the owner meant.
+    const inside = protectedDirs.find((dir) => isWithin(resolved, dir, true));
+    if (inside !== undefined) {
+      throw new Error(`The root "${root}" is inside Pincer's own data folder (${inside}), which no tool may touch; choose a folder outside it.`);
+    }
+    if (!real.includes(resolved)) real.push(resolved);
+  }
+  return real as readonly string[] as CheckedRoots;
 }
 
 /** Containment as `root + sep`, never a bare prefix (so /tmp/root-evil is not inside /tmp/root). */

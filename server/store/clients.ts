@@ -38,9 +38,8 @@ export class ClientStore {
   }
 
   /** Adds a client; a name revoked earlier can be reused and gets the new token. */
-  add(name: string, tokenHash: string, tokenHint: string, now = Date.now()): void {
-    const existing = this.db.prepare<[string], ClientRow>('SELECT * FROM clients WHERE name = ?').get(name);
-    if (existing && existing.revoked_at === null) {
+  add(name: string, tokenHash: string, tokenHint: string, now = Date.now()): ClientInfo {
+    if (this.get(name)?.revoked_at === null) {
       throw new Error(`A client named "${name}" already exists; revoke it first or choose another name.`);
     }
     this.db
@@ -50,6 +49,13 @@ export class ClientStore {
            created_at = excluded.created_at, revoked_at = NULL, last_used_at = NULL`,
       )
       .run(name, tokenHash, tokenHint, now);
+    return this.get(name)!;
+  }
+
+  /** One client, active or revoked. */
+  get(name: string): ClientInfo | undefined {
+    const row = this.db.prepare<[string], ClientRow>('SELECT * FROM clients WHERE name = ?').get(name);
+    return row && toInfo(row);
   }
 
   findByTokenHash(tokenHash: string): string | undefined {

@@ -1,8 +1,9 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig, resolveDataDir, type ConfigFlags, type PincerConfig } from '../../server/config/config.js';
+import { writeConfigFile } from '../../server/config/config-file.js';
+import { ConfigError, loadConfig, resolveDataDir, settingParsers, type ConfigFlags, type PincerConfig } from '../../server/config/config.js';
 
 /** A fresh home, working directory and data directory per test; nothing of the real machine is read. */
 let root: string;
@@ -388,5 +389,115 @@ describe('--no-auth', () => {
 
   it('is allowed on the default host', () => {
     expect(load({ flags: { noAuth: true } }).clientAuth).toBe(false);
+  });
+});
+
+describe('where each value came from (sources)', () => {
+  it('is empty when everything is a default', () => {
+    expect(load().sources).toEqual({});
+  });
+
+  it('names config.json, an environment variable, a variable from .env, and a flag', () => {
+    writeConfig({ roots: [cwd], approval_timeout_s: 30, llm: { model: 'file-model' } });
+    writeDotEnv('PINCER_LLM_API=openai\n');
+    const config = load({ flags: { port: '7001' }, env: { PINCER_LLM_MODEL: 'env-model', PINCER_HOST: '127.0.0.2' } });
+    expect(config.sources).toEqual({
+      port: { kind: 'flag', name: '--port' },
+      host: { kind: 'env', name: 'PINCER_HOST' },
+      roots: { kind: 'file' },
+      approval_timeout_s: { kind: 'file' },
+      'llm.model': { kind: 'env', name: 'PINCER_LLM_MODEL' },
+      'llm.api': { kind: 'env', name: 'PINCER_LLM_API', file: join(dataDir, '.env') },
+    });
+  });
+
+  it('names PINCER_ROOTS over config.json roots', () => {
+    writeConfig({ roots: [cwd] });
+    expect(load({ env: { PINCER_ROOTS: cwd } }).sources.roots).toEqual({ kind: 'env', name: 'PINCER_ROOTS' });
+  });
+
+  it('names OLLAMA_HOST when it gives the LLM base URL, and PINCER_LLM_BASE_URL over it', () => {
+    expect(load({ env: { OLLAMA_HOST: 'gpu-box' } }).sources['llm.base_url']).toEqual({ kind: 'env', name: 'OLLAMA_HOST' });
+    expect(load({ env: { OLLAMA_HOST: 'gpu-box', PINCER_LLM_BASE_URL: 'http://a:1' } }).sources['llm.base_url']).toEqual({
+      kind: 'env',
+      name: 'PINCER_LLM_BASE_URL',
+    });
+  });
+
+  it('names PINCER_TOKEN without keeping its value there', () => {
+    const config = load({ env: { PINCER_TOKEN: 'a-long-enough-token-123' } });
+    expect(config.sources.token).toEqual({ kind: 'env', name: 'PINCER_TOKEN' });
+    expect(JSON.stringify(config.sources)).not.toContain('a-long-enough-token-123');
+  });
+});
+
+describe('settingParsers (shared with PATCH /settings)', () => {
+  const from = 'PATCH /settings';
+  const problem = (run: () => unknown) => {
+    try {
+      run();
+    } catch (error) {
+      expect(error).toBeInstanceOf(ConfigError);
+      return (error as ConfigError).problem;
+    }
+    throw new Error('accepted');
+  };
+
+  it('accept what config.json accepts', () => {
+    expect(settingParsers.approval_timeout_s({ value: 300, from })).toBe(300);
+    expect(settingParsers['llm.base_url']({ value: 'http://h:1/', from })).toBe('http://h:1');
+    expect(settingParsers['llm.api']({ value: 'openai', from })).toBe('openai');
+    expect(settingParsers.roots({ value: ['/a', '/b/../c'], from }, cwd)).toEqual(['/a', '/c']);
+  });
+
+  it('say what is wrong apart from where the value came from', () => {
+    expect(problem(() => settingParsers.approval_timeout_s({ value: 4, from }))).toEqual({
+      key: 'approval_timeout_s',
+      text: 'must be a whole number from 5 to 86400, got 4',
+    });
+    expect(problem(() => settingParsers['llm.api']({ value: 'x', from }))).toMatchObject({ key: 'llm.api' });
+    expect(problem(() => settingParsers.roots({ value: [], from }, cwd))).toMatchObject({ key: 'roots' });
+  });
+
+  it('give start-up the same one-line message as before', () => {
+    writeConfig({ approval_timeout_s: 4 });
+    expect(configError()).toBe('Invalid configuration: approval_timeout_s (from config.json approval_timeout_s) must be a whole number from 5 to 86400, got 4.');
+  });
+});
+
+describe('writeConfigFile', () => {
+  it('writes the object as JSON with mode 0600 and leaves no temporary file', () => {
+    const file = join(dataDir, 'config.json');
+    writeConfigFile(file, { approval_timeout_s: 30 });
+    expect(JSON.parse(readFileSync(file, 'utf8'))).toEqual({ approval_timeout_s: 30 });
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    expect(readdirSync(dataDir)).toEqual(['config.json']);
+  });
+
+  it('replaces an existing file whole', () => {
+    const file = join(dataDir, 'config.json');
+    writeConfig({ port: 7001, roots: ['/x'] });
+    writeConfigFile(file, { port: 7001 });
+    expect(JSON.parse(readFileSync(file, 'utf8'))).toEqual({ port: 7001 });
+  });
+
+  it('writes through a config.json that is a symlink, keeping the link', () => {
+    const real = join(root, 'dotfiles-config.json');
+    writeFileSync(real, '{}');
+    const file = join(dataDir, 'config.json');
+    symlinkSync(real, file);
+    writeConfigFile(file, { port: 7002 });
+    expect(lstatSync(file).isSymbolicLink()).toBe(true);
+    expect(JSON.parse(readFileSync(real, 'utf8'))).toEqual({ port: 7002 });
+  });
+
+  it('leaves what was there and no temporary file behind when the rename fails', () => {
+    const file = join(dataDir, 'config.json');
+    // A folder in the way (non-empty) makes the final rename fail after the temporary file was written.
+    mkdirSync(file);
+    writeFileSync(join(file, 'keep.txt'), 'kept');
+    expect(() => writeConfigFile(file, { port: 7001 })).toThrow();
+    expect(readFileSync(join(file, 'keep.txt'), 'utf8')).toBe('kept');
+    expect(readdirSync(dataDir)).toEqual(['config.json']);
   });
 });

@@ -1,14 +1,25 @@
 import { Router } from 'express';
-import { CLIENT_NAME_PATTERN, DEFAULT_CLIENT } from '../../auth/credentials.js';
-import { refuse } from '../../errors.js';
+import { CLIENT_NAME_PATTERN, ClientNameError, DEFAULT_CLIENT, type Credentials } from '../../auth/credentials.js';
+import type { GatewaySettings } from '../../config/settings.js';
+import { GatewayError, refuse } from '../../errors.js';
 import type { EventBus } from '../../events/bus.js';
 import type { ClientAccess } from '../../policy/access.js';
 import type { Store } from '../../store/index.js';
 import type { ToolRegistry } from '../../tools/registry.js';
 import { requireOwner } from '../identity.js';
+import { settingsRoutes } from './settings.js';
 
-/** Owner settings: per-client tool sets and the pause switch. */
-export function clientRoutes(store: Store, access: ClientAccess, registry: ToolRegistry, events: EventBus): Router {
+export interface ClientRouteDeps {
+  store: Store;
+  access: ClientAccess;
+  registry: ToolRegistry;
+  events: EventBus;
+  credentials: Credentials;
+  settings: GatewaySettings;
+}
+
+/** Owner settings: client tokens, per-client tool sets, and (settings.ts) the gateway's own settings. */
+export function clientRoutes({ store, access, registry, events, credentials, settings }: ClientRouteDeps): Router {
   const router = Router();
 
   router.get('/clients', requireOwner, (_req, res) => {
@@ -18,6 +29,49 @@ export function clientRoutes(store: Store, access: ClientAccess, registry: ToolR
       ...tokens.map((token) => ({ ...access.profile(token.name), token })),
     ];
     res.json({ clients });
+  });
+
+  // The same code path as `pincer token create`: only the token's hash is stored; the token is in this answer only
+  // (every answer is Cache-Control: no-store).
+  router.post('/clients', requireOwner, (req, res) => {
+    const body = req.body as unknown;
+    const extra = body && typeof body === 'object' && !Array.isArray(body) ? Object.keys(body).filter((k) => k !== 'name') : [];
+    const name = (body as { name?: unknown } | undefined)?.name;
+    if (typeof name !== 'string' || extra.length > 0) {
+      throw refuse.badRequest(`Send {"name": "<client name>"}, for example {"name": "cursor"}${extra.length > 0 ? `; unknown field "${extra[0]}"` : ''}.`);
+    }
+    let issued;
+    try {
+      issued = credentials.issueClient(name);
+    } catch (error) {
+      if (error instanceof ClientNameError) {
+        throw error.reason === 'taken' ? new GatewayError('CLIENT_EXISTS', 409, error.message) : refuse.badRequest(error.message);
+      }
+      throw error;
+    }
+    // Nothing secret in the event: only the name.
+    events.emit('tools', { reason: `client:${issued.name}`, names: [] });
+    res.status(201).json(issued);
+  });
+
+  router.delete('/clients/:name', requireOwner, (req, res) => {
+    const name = String(req.params.name);
+    if (name === DEFAULT_CLIENT) {
+      const source = credentials.defaultTokenSource;
+      throw refuse.badRequest(
+        `The default token lives in ${source.kind === 'file' ? source.file : '<data dir>/token'} or PINCER_TOKEN; this gateway ` +
+          `takes it from ${source.kind === 'file' ? 'that file' : 'PINCER_TOKEN'}. It cannot be revoked here: to replace it, ` +
+          `${source.kind === 'file' ? 'delete the file' : 'change PINCER_TOKEN'} and restart Pincer. To give an assistant a ` +
+          'token you can revoke, create a named client.',
+      );
+    }
+    if (!CLIENT_NAME_PATTERN.test(name) || !credentials.revokeClient(name)) throw refuse.notFound(`An active client named "${name}"`);
+    events.emit('tools', { reason: `client:${name}`, names: [] });
+    res.json({ name, revoked: true });
+  });
+
+  router.get('/clients/default/token', requireOwner, (_req, res) => {
+    res.json({ token: credentials.defaultToken });
   });
 
   router.put('/clients/:name/tools', requireOwner, (req, res) => {
@@ -42,19 +96,7 @@ export function clientRoutes(store: Store, access: ClientAccess, registry: ToolR
     res.json(profile);
   });
 
-  router.get('/settings', requireOwner, (_req, res) => {
-    res.json({ paused: access.paused });
-  });
-
-  router.patch('/settings', requireOwner, (req, res) => {
-    const body = (req.body ?? {}) as { paused?: unknown };
-    if (Object.keys(body).some((k) => k !== 'paused') || typeof body.paused !== 'boolean') {
-      throw refuse.badRequest('The setting here is "paused", a boolean: {"paused": true} stops every tool until {"paused": false}.');
-    }
-    access.setPaused(body.paused);
-    events.emit('tools', { reason: access.paused ? 'paused' : 'resumed', names: [] });
-    res.json({ paused: access.paused });
-  });
+  router.use(settingsRoutes(settings, events));
 
   return router;
 }

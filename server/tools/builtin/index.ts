@@ -9,7 +9,7 @@ import { shellAnalyzers } from '../../policy/analyzers/shell.js';
 import type { Analyzer } from '../../policy/policy.js';
 import type { SubjectOf } from '../../policy/rules.js';
 import { NetGuard } from '../../security/net.js';
-import { PathGuard, type PathAccess } from '../../security/paths.js';
+import { PathGuard, type CheckedRoots, type PathAccess } from '../../security/paths.js';
 import { PythonAnalyzer } from '../../security/python.js';
 import { ShellAnalyzer } from '../../security/shell.js';
 import type { AnyTool } from '../types.js';
@@ -43,6 +43,15 @@ export interface Builtins {
   analyzers: Record<string, Analyzer>;
   /** What a call touches (a resolved path, a host, a command), for rules scoped to it. */
   subjectOf: SubjectOf;
+  /** The folders the file tools, their analyzers and run_shell work in, replaceable while the gateway runs. */
+  roots: RootsControl;
+}
+
+export interface RootsControl {
+  /** Checks folders as roots (exist, folders, outside the data directory) without using them; throws naming the bad one. */
+  check(roots: readonly string[]): CheckedRoots;
+  /** Puts checked roots to use for every call judged or run from now on. */
+  replace(roots: CheckedRoots): void;
 }
 
 const FILE_ACCESS: Record<string, PathAccess> = { file_read: 'read', file_write: 'write', file_list: 'list', file_delete: 'delete' };
@@ -55,7 +64,10 @@ export function createBuiltins(deps: BuiltinDeps): Builtins {
   const net = configured('http_allow', () => new NetGuard({ allow: config.httpAllow, selfPort: deps.selfPort }));
   // The checker and the runner use the same interpreter: what was analysed is what runs.
   const python = new PythonAnalyzer();
-  const shell = new ShellAnalyzer({ protectedPaths: [config.dataDir], roots: paths.roots });
+  // The shell analysis knows the roots (wiping one is catastrophic): it is rebuilt with them when they change.
+  const shellFor = (roots: readonly string[]) =>
+    shellAnalyzers(new ShellAnalyzer({ protectedPaths: [config.dataDir], roots: [...roots] }), paths).run_shell!;
+  let runShell = shellFor(paths.roots);
   /** A command runs in a folder the path guard lets it list: inside a root, never in the data directory. */
   const resolveCwd = async (cwd: string | undefined) => {
     const verdict = await paths.check(cwd ?? paths.roots[0]!, 'list');
@@ -84,7 +96,7 @@ export function createBuiltins(deps: BuiltinDeps): Builtins {
   const analyzers: Record<string, Analyzer> = {
     ...fileAnalyzers(paths),
     ...httpAnalyzers(net, config.webSearch),
-    ...shellAnalyzers(shell, paths),
+    run_shell: (args) => runShell(args),
     ...pythonAnalyzers(python),
     ...desktopAnalyzers(),
   };
@@ -103,7 +115,16 @@ export function createBuiltins(deps: BuiltinDeps): Builtins {
     }
     return {};
   };
-  return { tools, analyzers, subjectOf };
+  const roots: RootsControl = {
+    check: (list) => paths.checkRoots(list),
+    replace(checked) {
+      // Both in one synchronous step: no call is judged with the new path roots and the old shell roots.
+      const nextShell = shellFor(checked);
+      paths.replaceRoots(checked);
+      runShell = nextShell;
+    },
+  };
+  return { tools, analyzers, subjectOf, roots };
 }
 
 /** A setting that cannot be put to use stops start-up with one line naming it. */

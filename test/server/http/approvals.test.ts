@@ -690,7 +690,7 @@ describe('per-client tool sets and the pause switch', () => {
   it('pause refuses every call (clients and owner) with 409 TOOLS_PAUSED until resumed', async () => {
     const paused = await owner(tg, '/settings', { method: 'PATCH', json: { paused: true } });
     expect(paused.status).toBe(200);
-    expect(await read(paused)).toEqual({ paused: true });
+    expect(await read(paused)).toMatchObject({ paused: true });
     await events.next((e) => e.event === 'tools' && e.data.reason === 'paused');
     try {
       const byClient = await tg.api('/tools/calculate/execute', { method: 'POST', json: { expression: '1+1' } });

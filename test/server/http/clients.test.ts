@@ -1,14 +1,15 @@
 import { execFile } from 'node:child_process';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
-import { rmSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import OpenAI from 'openai';
 import type { ChatCompletionMessageParam, ChatCompletionTool } from 'openai/resources/chat/completions';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { EventStream } from '../../helpers/events.js';
 import { startGateway, tempDir, type TestGateway } from '../../helpers/gateway.js';
 
-/** Real client software reading what the gateway publishes. */
+/** Real client software reading what the gateway publishes, and the owner issuing and revoking client tokens. */
 
 const REDOCLY = resolve(import.meta.dirname, '../../../node_modules/.bin/redocly');
 
@@ -124,5 +125,251 @@ describe('real clients', () => {
     expect(Object.fromEntries(Object.entries(doc.paths).map(([path, item]) => [path, item.post.operationId]))).toEqual(
       Object.fromEntries(tools.map((t) => [`/tools/${t.function.name}/execute`, t.function.name])),
     );
+  });
+});
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type Json = any;
+
+const json = (res: Response): Promise<Json> => res.json();
+
+describe('client tokens over HTTP (owner only)', () => {
+  let gw: TestGateway;
+  let events: EventStream;
+
+  beforeAll(async () => {
+    gw = await startGateway();
+    events = await EventStream.open(gw);
+  });
+  afterAll(async () => {
+    await events.close();
+    await gw.close();
+  });
+
+  /** As the signed-in owner: session cookie plus the gateway's own Origin. */
+  const owner = async (path: string, init: { method?: string; json?: unknown } = {}) => {
+    const headers = await gw.ownerHeaders();
+    return fetch(`${gw.url}${path}`, {
+      method: init.method ?? (init.json !== undefined ? 'POST' : 'GET'),
+      headers: { ...headers, ...(init.json !== undefined && { 'content-type': 'application/json' }) },
+      ...(init.json !== undefined && { body: JSON.stringify(init.json) }),
+    });
+  };
+  const create = (name: unknown) => owner('/clients', { json: { name } });
+  const revoke = (name: string) => owner(`/clients/${encodeURIComponent(name)}`, { method: 'DELETE' });
+  const calculateAs = (token: string) =>
+    fetch(`${gw.url}/tools/calculate/execute`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ expression: '6*7' }),
+    });
+
+  it('create → the token calls a tool as that client → revoke → the same token gets 401 at once', async () => {
+    const created = await create('cursor');
+    expect(created.status).toBe(201);
+    const body = await json(created);
+    expect(Object.keys(body).sort()).toEqual(['created_at', 'name', 'token']);
+    expect(body.name).toBe('cursor');
+    expect(body.token).toMatch(/^\S{32,}$/);
+    expect(Date.parse(body.created_at)).not.toBeNaN();
+
+    const ok = await calculateAs(body.token);
+    expect(ok.status).toBe(200);
+    const envelope = await json(ok);
+    expect(envelope).toMatchObject({ success: true, result: { result: 42 } });
+    expect(await json(await gw.api(`/calls/${envelope.call_id}`))).toMatchObject({ client: 'cursor' });
+
+    const revoked = await revoke('cursor');
+    expect(revoked.status).toBe(200);
+    expect(await json(revoked)).toEqual({ name: 'cursor', revoked: true });
+    const refused = await calculateAs(body.token);
+    expect(refused.status).toBe(401);
+    expect((await json(refused)).error.name).toBe('AUTH_FAILED');
+    // Through the X-API-Key header too.
+    const viaKey = await fetch(`${gw.url}/tools`, { headers: { 'x-api-key': body.token } });
+    expect(viaKey.status).toBe(401);
+  });
+
+  it('lists the new client without its token, only a hint', async () => {
+    const { token } = await json(await create('listed'));
+    const { clients } = await json(await owner('/clients'));
+    const listed = (clients as Json[]).find((c) => c.name === 'listed');
+    expect(listed.token).toMatchObject({ name: 'listed', token_hint: token.slice(-4), revoked_at: null });
+    expect(JSON.stringify(clients)).not.toContain(token);
+    await revoke('listed');
+    const after = (await json(await owner('/clients'))).clients as Json[];
+    expect(after.map((c) => c.name)).not.toContain('listed');
+  });
+
+  it('keeps only a hash: the token is nowhere in the data directory', async () => {
+    const { token } = await json(await create('hashed'));
+    gw.gateway.store.calls.flush();
+    for (const file of readdirSync(gw.dataDir)) {
+      if (file === 'token' || file === 'owner-secret') continue;
+      const bytes = readFileSync(join(gw.dataDir, file));
+      expect(bytes.includes(token), file).toBe(false);
+    }
+    await revoke('hashed');
+  });
+
+  it('puts nothing secret in events or logs', async () => {
+    const spies = (['log', 'info', 'warn', 'error', 'debug'] as const).map((level) => vi.spyOn(console, level));
+    try {
+      const { token } = await json(await create('quiet'));
+      await events.next((e) => e.event === 'tools' && e.data.reason === 'client:quiet');
+      await revoke('quiet');
+      await vi.waitFor(() => expect(events.events.filter((e) => e.data?.reason === 'client:quiet')).toHaveLength(2));
+      expect(JSON.stringify(events.events)).not.toContain(token);
+      for (const spy of spies) expect(JSON.stringify(spy.mock.calls)).not.toContain(token);
+    } finally {
+      for (const spy of spies) spy.mockRestore();
+    }
+  });
+
+  it('a name held by an active client is 409; once revoked it can be issued again with a new token', async () => {
+    const first = await json(await create('twice'));
+    const again = await create('twice');
+    expect(again.status).toBe(409);
+    expect((await json(again)).error).toMatchObject({ name: 'CLIENT_EXISTS', message: expect.stringContaining('"twice" already exists') });
+    expect((await calculateAs(first.token)).status).toBe(200);
+
+    await revoke('twice');
+    const reissued = await create('twice');
+    expect(reissued.status).toBe(201);
+    const second = await json(reissued);
+    expect(second.token).not.toBe(first.token);
+    expect((await calculateAs(second.token)).status).toBe(200);
+    expect((await calculateAs(first.token)).status).toBe(401);
+    await revoke('twice');
+  });
+
+  it('a name issued by `pincer token create` (the same code path) is taken for HTTP too', async () => {
+    gw.gateway.credentials.createClient('from-cli');
+    expect((await create('from-cli')).status).toBe(409);
+    expect((await revoke('from-cli')).status).toBe(200);
+  });
+
+  it.each([
+    ['', 'Client names are 1–64 letters'],
+    ['has space', 'Client names are 1–64 letters'],
+    ['-leading-dash', 'starting with a letter or digit'],
+    ['.hidden', 'starting with a letter or digit'],
+    ['../etc', 'Client names are 1–64 letters'],
+    ['x'.repeat(65), 'Client names are 1–64 letters'],
+    ['ünïcode', 'Client names are 1–64 letters'],
+    ['line\nbreak', 'Client names are 1–64 letters'],
+  ])('refuses the bad name %j with 400 naming the rule', async (name, rule) => {
+    const res = await create(name);
+    expect(res.status).toBe(400);
+    expect((await json(res)).error).toMatchObject({ name: 'INVALID_ARGUMENTS', message: expect.stringContaining(rule) });
+  });
+
+  it.each(['default', 'owner'])('refuses the reserved name %s with 400', async (name) => {
+    const res = await create(name);
+    expect(res.status).toBe(400);
+    expect((await json(res)).error.message).toContain(`"${name}" is reserved`);
+  });
+
+  it.each([
+    ['no name', {}],
+    ['a number', { name: 42 }],
+    ['an extra field', { name: 'ok-name', token: 'chosen-by-me-0123456789' }],
+    ['a list', ['ok-name']],
+  ])('refuses a body with %s with 400', async (_what, body) => {
+    const res = await owner('/clients', { json: body });
+    expect(res.status).toBe(400);
+    expect((await json(res)).error.message).toContain('{"name": "<client name>"}');
+  });
+
+  it('DELETE of an unknown or already revoked client is 404', async () => {
+    expect((await revoke('nobody-here')).status).toBe(404);
+    await create('gone');
+    expect((await revoke('gone')).status).toBe(200);
+    const again = await revoke('gone');
+    expect(again.status).toBe(404);
+    expect((await json(again)).error.name).toBe('NOT_FOUND');
+  });
+
+  it('DELETE /clients/default is 400 saying where the default token lives, and it keeps working', async () => {
+    const res = await revoke('default');
+    expect(res.status).toBe(400);
+    const message = (await json(res)).error.message;
+    expect(message).toContain(join(gw.dataDir, 'token'));
+    expect(message).toContain('PINCER_TOKEN');
+    expect((await gw.api('/tools')).status).toBe(200);
+  });
+
+  it('GET /clients/default/token gives the owner the default token (the token file)', async () => {
+    const res = await owner('/clients/default/token');
+    expect(res.status).toBe(200);
+    expect(res.headers.get('cache-control')).toBe('no-store');
+    expect(await json(res)).toEqual({ token: gw.token });
+    expect(readFileSync(join(gw.dataDir, 'token'), 'utf8').trim()).toBe(gw.token);
+  });
+
+  it('a client token gets 403 on every token route, and nothing is issued or revoked', async () => {
+    const named = (await json(await create('bystander'))).token as string;
+    for (const token of [gw.token, named]) {
+      const as = (path: string, method: string, json?: unknown) =>
+        fetch(`${gw.url}${path}`, {
+          method,
+          headers: { authorization: `Bearer ${token}`, ...(json !== undefined && { 'content-type': 'application/json' }) },
+          ...(json !== undefined && { body: JSON.stringify(json) }),
+        });
+      const attempts = [
+        await as('/clients', 'POST', { name: 'sneaky' }),
+        await as('/clients/bystander', 'DELETE'),
+        await as('/clients/default/token', 'GET'),
+      ];
+      for (const res of attempts) {
+        expect(res.status).toBe(403);
+        expect(JSON.stringify(await json(res))).not.toContain(gw.token);
+      }
+    }
+    const { clients } = await json(await owner('/clients'));
+    expect((clients as Json[]).map((c) => c.name)).not.toContain('sneaky');
+    expect((await calculateAs(named)).status).toBe(200);
+    await revoke('bystander');
+  });
+
+  it('the owner cookie without Origin is refused on POST and DELETE (CSRF)', async () => {
+    await create('csrf-target');
+    const { cookie } = await gw.ownerHeaders();
+    const post = await fetch(`${gw.url}/clients`, {
+      method: 'POST',
+      headers: { cookie: cookie!, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'csrf-made' }),
+    });
+    expect(post.status).toBe(403);
+    expect((await json(post)).error.name).toBe('ORIGIN_NOT_ALLOWED');
+    const del = await fetch(`${gw.url}/clients/csrf-target`, { method: 'DELETE', headers: { cookie: cookie! } });
+    expect(del.status).toBe(403);
+    const names = ((await json(await owner('/clients'))).clients as Json[]).map((c) => c.name);
+    expect(names).toContain('csrf-target');
+    expect(names).not.toContain('csrf-made');
+    await revoke('csrf-target');
+  });
+
+  it('a page on another origin cannot read the default token with the owner cookie', async () => {
+    const { cookie } = await gw.ownerHeaders();
+    const res = await fetch(`${gw.url}/clients/default/token`, { headers: { cookie: cookie!, origin: 'http://evil.example' } });
+    expect(res.status).toBe(403);
+    expect(await res.text()).not.toContain(gw.token);
+  });
+});
+
+describe('GET /clients/default/token with PINCER_TOKEN', () => {
+  it('answers the token from the environment, and DELETE names PINCER_TOKEN as its source', async () => {
+    const token = 'env-token-0123456789abcdef';
+    const gw = await startGateway({ token });
+    try {
+      const headers = await gw.ownerHeaders();
+      expect(await json(await fetch(`${gw.url}/clients/default/token`, { headers }))).toEqual({ token });
+      const res = await fetch(`${gw.url}/clients/default`, { method: 'DELETE', headers });
+      expect(res.status).toBe(400);
+      expect((await json(res)).error.message).toMatch(/takes it from PINCER_TOKEN/);
+    } finally {
+      await gw.close();
+    }
   });
 });

@@ -1,0 +1,261 @@
+import { isAbsolute, join } from 'node:path';
+import { GatewayError, refuse } from '../errors.js';
+import { writeConfigFile } from './config-file.js';
+import { ConfigError, readConfigObject, settingParsers, type ConfigSource, type LlmApi, type PincerConfig, type Source } from './config.js';
+
+/** GET /settings (and the answer to every PATCH). */
+export interface SettingsView {
+  paused: boolean;
+  address: string;
+  data_dir: string;
+  roots: string[];
+  approval_timeout_s: number;
+  llm: { base_url: string; model: string | null; api: LlmApi };
+  /** Each setting held by an environment variable or a flag, with its name: the dashboard cannot change those. */
+  locked: Partial<Record<SettingKey, string>>;
+}
+
+/** The settings the dashboard may change, spelt as in config.json. */
+export type SettingKey = 'roots' | 'approval_timeout_s' | 'llm.base_url' | 'llm.model' | 'llm.api';
+const SETTING_KEYS: readonly SettingKey[] = ['roots', 'approval_timeout_s', 'llm.base_url', 'llm.model', 'llm.api'];
+const BODY_KEYS = ['paused', 'roots', 'approval_timeout_s', 'llm'] as const;
+const LLM_BODY_KEYS = ['base_url', 'model', 'api'] as const;
+
+/** What the settings act on; the gateway wires these to the parts that hold each value. */
+export interface SettingsHooks<Checked = unknown> {
+  paused(): boolean;
+  setPaused(paused: boolean): void;
+  /** Checks folders as roots (they exist, are folders, lie outside the data directory); throws naming the problem. */
+  checkRoots(roots: string[]): Checked;
+  /** Puts roots that passed checkRoots to use at once. */
+  applyRoots(checked: Checked): void;
+  setApprovalTimeoutS(seconds: number): void;
+  /** The address the gateway answers on. */
+  address(): string;
+}
+
+/** A PATCH that passed validation: each value parsed, nothing applied yet. */
+interface Change<Checked> {
+  paused?: boolean;
+  roots?: { list: string[]; checked: Checked };
+  approval_timeout_s?: number;
+  llm?: { base_url?: string; model?: string | null; api?: LlmApi };
+}
+
+/**
+ * The owner's run-time settings. Values are checked with the same parsers start-up uses; a change is saved to
+ * config.json (so it survives a restart) and then put to use at once. `paused` lives in the database, as before.
+ * A value set by an environment variable or a flag wins over config.json at the next start, so changing it here
+ * would be undone silently: such keys are refused, naming where they are set.
+ */
+export class GatewaySettings<Checked = unknown> {
+  readonly #file: string;
+
+  constructor(
+    private readonly config: PincerConfig,
+    private readonly hooks: SettingsHooks<Checked>,
+  ) {
+    this.#file = join(config.dataDir, 'config.json');
+    // The gateway's config shows the live values; its sources map may be shared with a copy the caller kept.
+    config.sources = { ...config.sources };
+  }
+
+  view(): SettingsView {
+    const { config } = this;
+    const locked: SettingsView['locked'] = {};
+    for (const key of SETTING_KEYS) {
+      const source = config.sources[key];
+      if (source && source.kind !== 'file') locked[key] = source.name;
+    }
+    return {
+      paused: this.hooks.paused(),
+      address: this.hooks.address(),
+      data_dir: config.dataDir,
+      roots: [...config.roots],
+      approval_timeout_s: config.approvalTimeoutS,
+      llm: { base_url: config.llm.baseUrl, model: config.llm.model ?? null, api: config.llm.api },
+      locked,
+    };
+  }
+
+  /**
+   * Validates every key of a PATCH body before anything changes, saves the config.json keys, then applies all of it.
+   * Answers which keys changed; throws a GatewayError (400 bad value, 409 locked or unreadable config.json, 500 not
+   * saved) and then nothing has changed.
+   */
+  update(body: unknown): { view: SettingsView; changed: string[] } {
+    const change = this.#parse(body);
+    const changed = Object.keys(change);
+    if (change.roots || change.approval_timeout_s !== undefined || change.llm) this.#save(change);
+
+    const { config, hooks } = this;
+    if (change.roots) {
+      hooks.applyRoots(change.roots.checked);
+      config.roots = change.roots.list;
+    }
+    if (change.approval_timeout_s !== undefined) {
+      hooks.setApprovalTimeoutS(change.approval_timeout_s);
+      config.approvalTimeoutS = change.approval_timeout_s;
+    }
+    if (change.llm) {
+      const { base_url, model, api } = change.llm;
+      config.llm = {
+        baseUrl: base_url ?? config.llm.baseUrl,
+        model: model === undefined ? config.llm.model : (model ?? undefined),
+        api: api ?? config.llm.api,
+      };
+    }
+    for (const key of this.#fileKeys(change)) config.sources[key] = { kind: 'file' };
+    // A cleared model is no longer in config.json: it is back to its default.
+    if (change.llm?.model === null) delete config.sources['llm.model'];
+    if (change.paused !== undefined) hooks.setPaused(change.paused);
+    return { view: this.view(), changed };
+  }
+
+  #parse(body: unknown): Change<Checked> {
+    if (!isPlainObject(body)) throw refuse.badRequest(`Send a JSON object with one or more of ${BODY_KEYS.join(', ')}.`);
+    const unknown = Object.keys(body).filter((k) => !(BODY_KEYS as readonly string[]).includes(k));
+    if (isPlainObject(body.llm)) {
+      unknown.push(...Object.keys(body.llm).filter((k) => !(LLM_BODY_KEYS as readonly string[]).includes(k)).map((k) => `llm.${k}`));
+    }
+    if (unknown.length > 0) {
+      throw refuse.badRequest(
+        `Unknown setting${unknown.length > 1 ? 's' : ''} ${unknown.map((k) => `"${k}"`).join(', ')}; the settings are ` +
+          `paused, roots, approval_timeout_s and llm (base_url, model, api).`,
+        { unknown },
+      );
+    }
+    if (Object.keys(body).length === 0) throw refuse.badRequest(`Nothing to change: send one or more of ${BODY_KEYS.join(', ')}.`);
+
+    // Locked before bad values: fixing the value would not help.
+    const given: SettingKey[] = [];
+    for (const key of ['roots', 'approval_timeout_s'] as const) if (body[key] !== undefined) given.push(key);
+    if (isPlainObject(body.llm)) for (const key of LLM_BODY_KEYS) if (body.llm[key] !== undefined) given.push(`llm.${key}`);
+    const locked = given.flatMap((key) => {
+      const source = this.config.sources[key];
+      return source && source.kind !== 'file' ? [{ key, source }] : [];
+    });
+    if (locked.length > 0) {
+      throw new GatewayError(
+        'SETTING_LOCKED',
+        409,
+        `${locked.map(({ key, source }) => `${key} is set by ${describeSource(source)}`).join('; ')}, which wins over ` +
+          'config.json; the dashboard cannot change it. Change or remove it there and restart Pincer.',
+        { locked: Object.fromEntries(locked.map(({ key, source }) => [key, source.name])) },
+      );
+    }
+
+    const change: Change<Checked> = {};
+    const problems: { key: string; message: string }[] = [];
+    const parse = <T>(key: string, run: () => T): T | undefined => {
+      try {
+        return run();
+      } catch (error) {
+        if (error instanceof ConfigError && error.problem) problems.push({ key, message: `${error.problem.key} ${error.problem.text}` });
+        else problems.push({ key, message: `${key}: ${(error as Error).message}` });
+        return undefined;
+      }
+    };
+    const from: Source['from'] = 'PATCH /settings';
+
+    if (body.paused !== undefined) {
+      if (typeof body.paused === 'boolean') change.paused = body.paused;
+      else problems.push({ key: 'paused', message: `paused must be true or false, got ${JSON.stringify(body.paused)}` });
+    }
+    if (body.roots !== undefined) {
+      const roots = parse('roots', () => this.#parseRoots(body.roots));
+      if (roots) change.roots = roots;
+    }
+    if (body.approval_timeout_s !== undefined) {
+      change.approval_timeout_s = parse('approval_timeout_s', () => settingParsers.approval_timeout_s({ value: body.approval_timeout_s, from }));
+      if (change.approval_timeout_s === undefined) delete change.approval_timeout_s;
+    }
+    if (body.llm !== undefined) {
+      if (!isPlainObject(body.llm)) {
+        problems.push({ key: 'llm', message: `llm must be an object like {"base_url": "http://127.0.0.1:11434", "model": "llama3.1", "api": "ollama"}` });
+      } else {
+        const llm: NonNullable<Change<Checked>['llm']> = {};
+        const { base_url, model, api } = body.llm;
+        if (base_url !== undefined) llm.base_url = parse('llm.base_url', () => settingParsers['llm.base_url']({ value: base_url, from }));
+        // null clears the model: the bridge then uses whatever the LLM server offers first.
+        if (model !== undefined) llm.model = model === null ? null : parse('llm.model', () => settingParsers['llm.model']({ value: model, from }));
+        if (api !== undefined) llm.api = parse('llm.api', () => settingParsers['llm.api']({ value: api, from }));
+        if (Object.keys(llm).length > 0) change.llm = llm;
+      }
+    }
+    if (problems.length > 0) {
+      throw refuse.badRequest(`Invalid settings: ${problems.map((p) => p.message).join('; ')}. Nothing was changed.`, { errors: problems });
+    }
+    return change;
+  }
+
+  /** Roots as config.json holds them (absolute, as given) and as the path guard will use them (checked, real). */
+  #parseRoots(value: unknown): NonNullable<Change<Checked>['roots']> {
+    // A string would be split like PINCER_ROOTS; the dashboard sends a list, and a list is what gets saved.
+    if (!Array.isArray(value)) throw new Error(`must be a non-empty list of folders, got ${JSON.stringify(value)}`);
+    // Relative to what? The gateway's working directory is not something the owner sees from the dashboard.
+    const relative = value.find((p) => typeof p === 'string' && p !== '' && !isAbsolute(p));
+    if (relative !== undefined) throw new Error(`"${relative}" is not an absolute path; give each folder's full path`);
+    const list = settingParsers.roots({ value, from: 'PATCH /settings' }, '/');
+    let checked: Checked;
+    try {
+      checked = this.hooks.checkRoots(list);
+    } catch (error) {
+      throw new Error((error as Error).message.replace(/\.$/, ''));
+    }
+    return { list, checked };
+  }
+
+  /** Writes the changed keys into config.json, keeping every other key (even ones this version does not know). */
+  #save(change: Change<Checked>): void {
+    let file: Record<string, unknown>;
+    try {
+      file = readConfigObject(this.#file);
+    } catch (error) {
+      const problem =
+        error instanceof ConfigError
+          ? error.message.replace(/^Invalid configuration: /, '')
+          : `${this.#file} could not be read (${(error as NodeJS.ErrnoException).code ?? 'error'}).`;
+      // A file we cannot parse is never overwritten with our guess of it: the owner's hand edits would be lost.
+      throw new GatewayError('CONFIG_FILE_INVALID', 409, `${problem} Fix or remove it by hand, then try again; nothing was changed.`);
+    }
+    if (file.llm !== undefined && !isPlainObject(file.llm) && change.llm) {
+      throw new GatewayError('CONFIG_FILE_INVALID', 409, `"llm" in ${this.#file} is not an object. Fix it by hand, then try again; nothing was changed.`);
+    }
+    const next: Record<string, unknown> = { ...file };
+    if (change.roots) next.roots = change.roots.list;
+    if (change.approval_timeout_s !== undefined) next.approval_timeout_s = change.approval_timeout_s;
+    if (change.llm) {
+      const llm: Record<string, unknown> = { ...((file.llm as Record<string, unknown> | undefined) ?? {}) };
+      const { base_url, model, api } = change.llm;
+      if (base_url !== undefined) llm.base_url = base_url;
+      if (model === null) delete llm.model;
+      else if (model !== undefined) llm.model = model;
+      if (api !== undefined) llm.api = api;
+      next.llm = llm;
+    }
+    try {
+      writeConfigFile(this.#file, next);
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code ?? 'error';
+      throw new GatewayError('CONFIG_WRITE_FAILED', 500, `Could not save ${this.#file} (${code}); nothing was changed.`);
+    }
+  }
+
+  #fileKeys(change: Change<Checked>): SettingKey[] {
+    const keys: SettingKey[] = [];
+    if (change.roots) keys.push('roots');
+    if (change.approval_timeout_s !== undefined) keys.push('approval_timeout_s');
+    for (const key of LLM_BODY_KEYS) if (change.llm?.[key] != null) keys.push(`llm.${key}`);
+    return keys;
+  }
+}
+
+function describeSource(source: Exclude<ConfigSource, { kind: 'file' }>): string {
+  if (source.kind === 'flag') return `the ${source.name} flag`;
+  return source.file ? `${source.name} in ${source.file}` : `the environment variable ${source.name}`;
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
