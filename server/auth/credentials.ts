@@ -102,6 +102,16 @@ export class Credentials {
     return this.#store.clients.revoke(name);
   }
 
+  /**
+   * Which issue of a client's token is active: its creation time, or undefined once revoked. A stream opened with
+   * one issue ends when this changes, so a revoked (or revoked and re-issued) token stops seeing events.
+   */
+  clientIssue(name: string): string | undefined {
+    if (name === DEFAULT_CLIENT) return DEFAULT_CLIENT;
+    const info = this.#store.clients.get(name);
+    return info && info.revoked_at === null ? info.created_at : undefined;
+  }
+
   /** A one-time code for `/auth?code=`: `nonce.expiry.signature`. */
   createLoginCode(now = Date.now()): string {
     const nonce = randomBytes(18).toString('base64url');

@@ -73,7 +73,7 @@ export function createHttpApp(deps: HttpDeps): express.Express {
   app.use(clientRoutes(deps));
   app.use(policyRoutes(deps.executor));
   app.use(callRoutes(deps.store, deps.executor));
-  app.use(eventRoutes(deps.events, deps.version));
+  app.use(eventRoutes(deps.events, deps.version, deps.credentials));
   app.use(statsRoutes(deps.store, deps.registry, deps.executor.cache));
   app.use(openApiRoutes(deps.registry, deps.access, deps.version));
 

@@ -1,5 +1,7 @@
 import { Router } from 'express';
+import type { Credentials } from '../../auth/credentials.js';
 import type { EventBus, GatewayEvents } from '../../events/bus.js';
+import { identityOf } from '../identity.js';
 
 const HEARTBEAT_MS = 15_000;
 
@@ -7,7 +9,7 @@ const HEARTBEAT_MS = 15_000;
 const STREAMED = ['call', 'approval', 'tools', 'output', 'notify'] as const satisfies readonly (keyof GatewayEvents)[];
 
 /** Server-Sent Events: calls, tool changes, live output and notifications as they happen. */
-export function eventRoutes(events: EventBus, version: string): Router {
+export function eventRoutes(events: EventBus, version: string, credentials: Credentials): Router {
   const router = Router();
 
   router.get('/events', (req, res) => {
@@ -26,8 +28,18 @@ export function eventRoutes(events: EventBus, version: string): Router {
     });
     const onClosing = () => res.end();
     events.once('closing', onClosing);
+
+    // Security: a token's rights are checked when a request starts, and a stream lasts for days. When the client's
+    // token is revoked (here, or by the CLI, seen at the next heartbeat), its stream ends.
+    const who = identityOf(res);
+    const issue = who.kind === 'client' ? credentials.clientIssue(who.name) : undefined;
+    const revoked = () => who.kind === 'client' && credentials.clientIssue(who.name) !== issue;
+    const onClients = ({ reason }: { reason: string }) => {
+      if (reason === `client:${who.name}` && revoked()) res.end();
+    };
+    if (who.kind === 'client') events.on('tools', onClients);
     // Comments keep proxies and idle timers from closing a quiet stream.
-    const heartbeat = setInterval(() => res.write(': keep-alive\n\n'), HEARTBEAT_MS);
+    const heartbeat = setInterval(() => (revoked() ? res.end() : res.write(': keep-alive\n\n')), HEARTBEAT_MS);
     heartbeat.unref();
 
     req.socket.setTimeout(0);
@@ -35,6 +47,7 @@ export function eventRoutes(events: EventBus, version: string): Router {
       clearInterval(heartbeat);
       for (const [name, listener] of listeners) events.off(name, listener);
       events.off('closing', onClosing);
+      events.off('tools', onClients);
     });
   });
 

@@ -190,6 +190,21 @@ describe('client tokens over HTTP (owner only)', () => {
     expect(viaKey.status).toBe(401);
   });
 
+  it("revoking a client ends its open event stream at once, while other streams stay open", async () => {
+    const { token } = await json(await create('watcher'));
+    const stream = await fetch(`${gw.url}/events`, { headers: { authorization: `Bearer ${token}` } });
+    expect(stream.status).toBe(200);
+    const reader = stream.body!.getReader();
+    const first = new TextDecoder().decode((await reader.read()).value);
+    expect(first).toContain('event: hello');
+    expect((await revoke('watcher')).status).toBe(200);
+    // Anything still buffered, then the end of the stream.
+    for (;;) if ((await reader.read()).done) break;
+    // The default client's stream (opened in beforeAll) still receives events.
+    await calculateAs(gw.token);
+    await events.next((e) => e.event === 'call' && e.data.call.client === 'default');
+  });
+
   it('lists the new client without its token, only a hint', async () => {
     const { token } = await json(await create('listed'));
     const { clients } = await json(await owner('/clients'));
