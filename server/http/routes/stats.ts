@@ -1,21 +1,35 @@
 import { Router } from 'express';
 import { refuse } from '../../errors.js';
 import type { ResultCache } from '../../executor/cache.js';
-import type { Store } from '../../store/index.js';
+import type { Store, TimeBucket } from '../../store/index.js';
 import type { ToolRegistry } from '../../tools/registry.js';
 
-const DAY_MS = 24 * 3600_000;
-const BUCKET_MS = 3600_000;
+const MINUTE_MS = 60_000;
+const HOUR_MS = 60 * MINUTE_MS;
+
+/**
+ * Windows for "calls over time", each cut into a few dozen buckets so a chart has enough bars to show a shape
+ * and few enough to read. `24h` in hours is the default (and what /stats answered before ranges existed).
+ */
+const RANGES = {
+  '1h': { spanMs: HOUR_MS, bucketMs: MINUTE_MS },
+  '24h': { spanMs: 24 * HOUR_MS, bucketMs: HOUR_MS },
+  '7d': { spanMs: 7 * 24 * HOUR_MS, bucketMs: 6 * HOUR_MS },
+} as const;
+
+export type StatsRange = keyof typeof RANGES;
+export const STATS_RANGES = Object.keys(RANGES) as StatsRange[];
+const DEFAULT_RANGE: StatsRange = '24h';
 
 export function statsRoutes(store: Store, registry: ToolRegistry, cache: ResultCache): Router {
   const router = Router();
 
-  router.get('/stats', (_req, res) => {
+  router.get('/stats', (req, res) => {
+    const range = parseRange(req.query as Record<string, unknown>);
     // Tools that are registered, and tools that are gone but still have history.
     const names = [...new Set([...registry.list().map((t) => t.definition.name), ...store.calls.toolNames()])].sort();
     const tools = names.map((name) => store.calls.toolStats(name));
     const sum = (pick: (t: (typeof tools)[number]) => number) => tools.reduce((n, t) => n + pick(t), 0);
-    const since = Date.now() - DAY_MS;
     res.json({
       totals: {
         calls: sum((t) => t.calls),
@@ -26,7 +40,7 @@ export function statsRoutes(store: Store, registry: ToolRegistry, cache: ResultC
         cache_hits: sum((t) => t.cache_hits),
       },
       tools,
-      over_time: { since: new Date(since).toISOString(), bucket_s: BUCKET_MS / 1000, buckets: store.calls.overTime(since, BUCKET_MS) },
+      over_time: overTime(store, range, Date.now()),
       cache: cache.stats(),
     });
   });
@@ -38,4 +52,34 @@ export function statsRoutes(store: Store, registry: ToolRegistry, cache: ResultC
   });
 
   return router;
+}
+
+function parseRange(query: Record<string, unknown>): StatsRange {
+  const problems: string[] = [];
+  for (const [key, value] of Object.entries(query)) {
+    if (key !== 'range') problems.push(`unknown parameter "${key}" (known: range)`);
+    else if (typeof value !== 'string') problems.push('"range" may be given once');
+    else if (!Object.hasOwn(RANGES, value)) problems.push(`range must be one of ${STATS_RANGES.join(', ')}, not "${value}"`);
+  }
+  if (problems.length > 0) {
+    throw refuse.badRequest(`Bad query: ${problems.join('; ')}.`, { errors: problems.map((message) => ({ message })), allowed: { range: STATS_RANGES } });
+  }
+  return (query.range as StatsRange | undefined) ?? DEFAULT_RANGE;
+}
+
+/**
+ * Calls per bucket over the range, oldest first. Buckets are aligned to whole bucket lengths (the last one is
+ * the one `now` falls in) and every bucket is present, zeros included, so a chart's time axis has no gaps.
+ */
+function overTime(store: Store, range: StatsRange, now: number) {
+  const { spanMs, bucketMs } = RANGES[range];
+  const count = spanMs / bucketMs;
+  const since = Math.floor(now / bucketMs) * bucketMs - (count - 1) * bucketMs;
+  const found = new Map(store.calls.overTime(since, bucketMs).map((b) => [b.at, b]));
+  const buckets: TimeBucket[] = [];
+  for (let i = 0; i < count; i++) {
+    const at = new Date(since + i * bucketMs).toISOString();
+    buckets.push(found.get(at) ?? { at, calls: 0, failed: 0 });
+  }
+  return { since: new Date(since).toISOString(), bucket_s: bucketMs / 1000, range, buckets };
 }

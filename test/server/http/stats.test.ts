@@ -1,0 +1,167 @@
+/**
+ * GET /stats?range=…: calls over time in continuous, aligned buckets, through real HTTP against a real gateway.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { CallRecord } from '../../../server/store/index.js';
+import { startGateway, type TestGateway } from '../../helpers/gateway.js';
+
+const MINUTE = 60_000;
+const HOUR = 60 * MINUTE;
+const DAY = 24 * HOUR;
+
+interface Bucket {
+  at: string;
+  calls: number;
+  failed: number;
+}
+interface OverTime {
+  since: string;
+  bucket_s: number;
+  range: string;
+  buckets: Bucket[];
+}
+
+let s: TestGateway;
+let seq = 0;
+
+/** A finished call recorded `agoMs` before now, as if an assistant had made it then. */
+function pastCall(agoMs: number, overrides: Partial<CallRecord> = {}): CallRecord {
+  const at = new Date(Date.now() - agoMs).toISOString();
+  seq += 1;
+  return {
+    id: `c_past_${seq}`,
+    tool: 'calculate',
+    client: 'default',
+    via: 'http',
+    arguments: { expression: '1+1' },
+    result: 2,
+    status: 'succeeded',
+    error: null,
+    http_status: 200,
+    decision: 'allow',
+    rule: 'risk:safe',
+    reason: 'calculate is a safe tool.',
+    cache_hit: false,
+    started_at: at,
+    finished_at: at,
+    duration_ms: 1,
+    ...overrides,
+  };
+}
+
+async function read(res: Response): Promise<any> {
+  const text = await res.text();
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new Error(`expected JSON, got ${res.status}: ${text.slice(0, 200)}`);
+  }
+}
+
+async function overTime(query = ''): Promise<OverTime> {
+  const res = await s.api(`/stats${query}`);
+  expect(res.status).toBe(200);
+  return (await read(res)).over_time;
+}
+
+/** The bucket a moment falls in, by the same alignment the gateway uses. */
+function bucketOf(body: OverTime, agoMs: number): Bucket | undefined {
+  const ms = body.bucket_s * 1000;
+  const at = new Date(Math.floor((Date.now() - agoMs) / ms) * ms).toISOString();
+  return body.buckets.find((b) => b.at === at);
+}
+
+const total = (body: OverTime, pick: (b: Bucket) => number) => body.buckets.reduce((n, b) => n + pick(b), 0);
+
+beforeAll(async () => {
+  s = await startGateway();
+  // Three calls now (one fails), through the real execute route.
+  for (const expression of ['1 + 1', '1 / 0', '2 * 3']) {
+    const res = await s.api('/tools/calculate/execute', { method: 'POST', json: { expression } });
+    expect(res.status).toBe(200);
+  }
+  // History from before this run, written as the executor writes it.
+  s.gateway.store.calls.save(pastCall(3 * HOUR + 5 * MINUTE));
+  s.gateway.store.calls.save(pastCall(3 * HOUR + 6 * MINUTE, { status: 'denied', http_status: 403, error: { name: 'POLICY_DENIED', message: 'no' } }));
+  s.gateway.store.calls.save(pastCall(3 * DAY));
+  s.gateway.store.calls.save(pastCall(8 * DAY));
+});
+
+afterAll(async () => {
+  await s?.close();
+});
+
+describe('GET /stats?range=', () => {
+  it('answers the last 24 hours in hourly buckets when no range is given, as before ranges existed', async () => {
+    const body = await overTime();
+    expect(body.range).toBe('24h');
+    expect(body.bucket_s).toBe(3600);
+    expect(body.buckets).toHaveLength(24);
+    expect(total(body, (b) => b.calls)).toBe(5);
+    expect(total(body, (b) => b.failed)).toBe(2);
+    expect(bucketOf(body, 3 * HOUR + 5 * MINUTE)?.calls).toBeGreaterThanOrEqual(1);
+    expect(await overTime('?range=24h')).toEqual(body);
+  });
+
+  it('cuts the last hour into minutes, the last week into six-hour buckets', async () => {
+    const hour = await overTime('?range=1h');
+    expect({ range: hour.range, bucket_s: hour.bucket_s, count: hour.buckets.length }).toEqual({ range: '1h', bucket_s: 60, count: 60 });
+    expect(total(hour, (b) => b.calls)).toBe(3);
+    expect(total(hour, (b) => b.failed)).toBe(1);
+
+    const week = await overTime('?range=7d');
+    expect({ range: week.range, bucket_s: week.bucket_s, count: week.buckets.length }).toEqual({ range: '7d', bucket_s: 21600, count: 28 });
+    // The call three days ago counts; the one eight days ago is outside the week.
+    expect(total(week, (b) => b.calls)).toBe(6);
+    expect(bucketOf(week, 3 * DAY)?.calls).toBe(1);
+  });
+
+  it('fills every bucket, zeros included, so the time axis is continuous and ends at the current bucket', async () => {
+    for (const range of ['1h', '24h', '7d']) {
+      const body = await overTime(`?range=${range}`);
+      const step = body.bucket_s * 1000;
+      const starts = body.buckets.map((b) => Date.parse(b.at));
+      expect(starts[0]).toBe(Date.parse(body.since));
+      expect(starts[0]! % step).toBe(0);
+      starts.forEach((at, i) => i > 0 && expect(at - starts[i - 1]!).toBe(step));
+      const last = starts.at(-1)!;
+      const now = Date.now();
+      expect(last).toBeLessThanOrEqual(now);
+      expect(now - last).toBeLessThan(step + 5_000);
+      expect(body.buckets.some((b) => b.calls === 0 && b.failed === 0)).toBe(true);
+      // An error rate per bucket is failed / calls, never above one.
+      for (const b of body.buckets) expect(b.failed).toBeLessThanOrEqual(b.calls);
+    }
+  });
+
+  it('keeps the other fields of /stats as they were', async () => {
+    const body = await read(await s.api('/stats?range=1h'));
+    expect(Object.keys(body).sort()).toEqual(['cache', 'over_time', 'tools', 'totals']);
+    expect(body.totals).toEqual({ calls: 7, succeeded: 5, failed: 1, refused: 0, denied: 1, cache_hits: 0 });
+    expect(body.tools.find((t: { tool: string }) => t.tool === 'calculate')).toMatchObject({ calls: 7, failed: 1, denied: 1 });
+  });
+
+  it('refuses an unknown range with 400, naming the allowed ones', async () => {
+    const res = await s.api('/stats?range=30d');
+    expect(res.status).toBe(400);
+    const body = await read(res);
+    expect(body.success).toBe(false);
+    expect(body.error.name).toBe('INVALID_ARGUMENTS');
+    expect(body.error.message).toContain('1h, 24h, 7d');
+    expect(body.error.message).toContain('"30d"');
+    expect(body.error.details.allowed).toEqual({ range: ['1h', '24h', '7d'] });
+  });
+
+  it('refuses a range given twice, an empty range and an unknown parameter', async () => {
+    for (const query of ['?range=1h&range=7d', '?range=', '?period=1h']) {
+      const res = await s.api(`/stats${query}`);
+      expect(res.status, query).toBe(400);
+      expect((await read(res)).error.name).toBe('INVALID_ARGUMENTS');
+    }
+  });
+
+  it('needs a token like every other read', async () => {
+    const res = await fetch(`${s.url}/stats?range=1h`);
+    expect(res.status).toBe(401);
+  });
+});
