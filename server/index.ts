@@ -82,7 +82,7 @@ export function createGateway(options: GatewayOptions): Gateway {
 
     // Approvals from a previous run can never be answered: their calls are gone.
     store.approvals.cancelOpen();
-    const rules = new RuleBook(store, builtins.subjectOf);
+    const rules = new RuleBook(store, builtins.subjectOf, (change) => events.emit('rules', change));
     const access = new ClientAccess(store);
     const approvals = new ApprovalBroker({
       store,

@@ -1,12 +1,15 @@
 import { EventEmitter } from 'node:events';
 import type { CallRecord } from '../store/index.js';
 import type { PendingApproval } from '../approvals/broker.js';
+import type { RuleChange } from '../policy/rules.js';
 
 export type CallPhase = 'started' | 'succeeded' | 'failed' | 'denied' | 'pending' | 'cancelled';
 
 export interface GatewayEvents {
   call: [{ phase: CallPhase; call: CallRecord }];
   tools: [{ reason: string; names: string[] }];
+  /** A standing rule was added or removed (use counts change with calls, not here). */
+  rules: [RuleChange];
   /** An approval asked for, answered (allowed/denied/cancelled) or expired; carries everything a popup shows. */
   approval: [{ phase: 'requested' | 'resolved' | 'expired'; approval: PendingApproval }];
   /** Live output of a running call (a shell command's terminal), for the log; not recorded chunk by chunk. */

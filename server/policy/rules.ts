@@ -13,6 +13,11 @@ export interface Subject {
   command?: string;
 }
 
+export interface RuleChange {
+  change: 'added' | 'removed';
+  rule: Rule;
+}
+
 export type SubjectOf = (tool: string, args: Record<string, unknown>) => Promise<Subject>;
 
 export interface NewRule {
@@ -39,6 +44,8 @@ export class RuleBook {
   constructor(
     private readonly store: Store,
     private readonly subjectOf: SubjectOf,
+    /** Told of every rule added or removed (the dashboard's ledger follows it live). */
+    private readonly onChange: (change: RuleChange) => void = () => {},
   ) {
     this.#rules = store.rules.list();
   }
@@ -92,12 +99,17 @@ export class RuleBook {
     };
     this.store.rules.add(rule);
     this.#rules = [...this.#rules, rule];
+    this.onChange({ change: 'added', rule });
     return rule;
   }
 
   remove(id: string): boolean {
+    const rule = this.#rules.find((r) => r.id === id);
     const removed = this.store.rules.remove(id);
-    if (removed) this.#rules = this.#rules.filter((r) => r.id !== id);
+    if (removed) {
+      this.#rules = this.#rules.filter((r) => r.id !== id);
+      if (rule) this.onChange({ change: 'removed', rule });
+    }
     return removed;
   }
 }

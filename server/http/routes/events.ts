@@ -6,7 +6,7 @@ import { identityOf } from '../identity.js';
 const HEARTBEAT_MS = 15_000;
 
 /** The events a stream carries, each under its own SSE event name. */
-const STREAMED = ['call', 'approval', 'tools', 'output', 'notify'] as const satisfies readonly (keyof GatewayEvents)[];
+const STREAMED = ['call', 'approval', 'tools', 'rules', 'output', 'notify'] as const satisfies readonly (keyof GatewayEvents)[];
 
 /** Server-Sent Events: calls, tool changes, live output and notifications as they happen. */
 export function eventRoutes(events: EventBus, version: string, credentials: Credentials): Router {

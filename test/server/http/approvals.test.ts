@@ -738,6 +738,14 @@ describe('events', () => {
     expect(resolved.data.approval).toMatchObject({ status: 'denied', decision: 'deny', message: 'no', decided_by: 'owner' });
   });
 
+  it('rules added and removed are announced, whoever wrote them', async () => {
+    const created = await read(await owner(tg, '/rules', { json: { effect: 'deny', tool: 'danger_count', scope: 'tool', note: 'announced' } }));
+    const added = await events.next((e) => e.event === 'rules' && e.data.change === 'added' && e.data.rule.id === created.id);
+    expect(added.data.rule).toMatchObject({ effect: 'deny', tool: 'danger_count', note: 'announced' });
+    expect((await owner(tg, `/rules/${created.id}`, { method: 'DELETE' })).status).toBe(200);
+    await events.next((e) => e.event === 'rules' && e.data.change === 'removed' && e.data.rule.id === created.id);
+  });
+
   it('redacts secrets in the arguments an approval shows', async () => {
     const pending = await askAsync(tg, 'http_post', { url: 'http://93.184.215.14/x', headers: { Authorization: 'Bearer sk-very-secret-123456789' } });
     const requested = await events.next((e) => e.event === 'approval' && e.data.phase === 'requested' && e.data.approval.id === pending.approval_id);
