@@ -2,6 +2,7 @@ import { fileURLToPath } from 'node:url';
 import { svelte } from '@sveltejs/vite-plugin-svelte';
 import { defineConfig } from 'vite';
 
+const GATEWAY = process.env.PINCER_GATEWAY ?? 'http://127.0.0.1:7800';
 const here = (path: string) => fileURLToPath(new URL(path, import.meta.url));
 
 // The dashboard is served by the gateway itself at `/`, so it builds into dist/renderer beside dist/server.
@@ -18,7 +19,14 @@ export default defineConfig({
     chunkSizeWarningLimit: 400,
   },
   server: {
-    // `npm run dev:renderer` against a running gateway on the default port.
-    proxy: { '^/(?!src/|@|node_modules/|assets/).+': 'http://127.0.0.1:7800' },
+    // `npm run dev:renderer`: live reload against a running gateway on the default port. The gateway only answers
+    // its own Host and Origin, so the dev proxy presents itself as the gateway's own page.
+    proxy: {
+      '^/(?!src/|@|node_modules/).+': {
+        target: GATEWAY,
+        changeOrigin: true,
+        configure: (proxy) => proxy.on('proxyReq', (request) => request.getHeader('origin') && request.setHeader('origin', GATEWAY)),
+      },
+    },
   },
 });

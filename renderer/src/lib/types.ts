@@ -53,6 +53,18 @@ export interface Approval {
   scopes: { scope: RuleScope; pattern: string | null; label: string }[];
 }
 
+/** `GET /approvals`: what waits for the owner, oldest first. */
+export interface ApprovalList {
+  approvals: Approval[];
+  count: number;
+}
+
+/** `POST /approvals/{id}`: the owner's answer. allow_always makes a rule with one of the approval's `scopes`. */
+export type ApprovalAnswer =
+  | { decision: 'allow_once' }
+  | { decision: 'allow_always'; scope: RuleScope; pattern?: string }
+  | { decision: 'deny'; message?: string };
+
 export interface Rule {
   id: string;
   effect: RuleEffect;
@@ -109,10 +121,14 @@ export interface TimeBucket {
   failed: number;
 }
 
+/** Windows `GET /stats?range=` accepts for calls over time. */
+export type StatsRange = '1h' | '24h' | '7d';
+
 export interface StatsReport {
   totals: { calls: number; succeeded: number; failed: number; refused: number; denied: number; cache_hits: number };
   tools: ToolStats[];
-  over_time: { since: string; bucket_s: number; buckets: TimeBucket[] };
+  /** Every bucket of the range, oldest first, empty ones as zeros; `failed` counts failed, refused and denied calls. */
+  over_time: { since: string; bucket_s: number; range: StatsRange; buckets: TimeBucket[] };
   cache: { size: number; max_entries: number; hits: number; misses: number; hit_rate: number | null; evictions: number; expirations: number };
 }
 
@@ -158,6 +174,7 @@ export interface GatewayEvents {
   call: { phase: CallPhase; call: CallRecord };
   approval: { phase: 'requested' | 'resolved' | 'expired'; approval: Approval };
   tools: { reason: string; names: string[] };
+  rules: { change: 'added' | 'removed'; rule: Rule };
   output: { call_id: string; tool: string; chunk: string };
   notify: { call_id: string; client: string; title: string; message: string; urgency: 'low' | 'normal' | 'critical' };
 }

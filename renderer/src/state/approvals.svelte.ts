@@ -1,7 +1,222 @@
+import { createSubscriber } from 'svelte/reactivity';
+import { api, ApiError, describeError } from '../lib/api';
+import type { Approval, ApprovalAnswer, ApprovalList, GatewayEvents, Settings } from '../lib/types';
 import type { GatewayFeed } from './feed.svelte';
-// PLACEHOLDER: replaced by the Approvals view's work.
+
+const NOTICE_MS = 8_000;
+/** An approval still listed this long after it expired means an event was missed: ask the gateway again. */
+const STALE_MS = 5_000;
+const ENDED_MEMORY = 500;
+
+const newestFirst = (a: Approval, b: Approval) => Date.parse(b.created_at) - Date.parse(a.created_at);
+
+/**
+ * The calls waiting for the owner's say, newest first. It lives while the owner is logged in (the page title and
+ * favicon show the count on every view), follows the event stream, and reloads whenever the stream (re)connects,
+ * so a decision made in another window, the CLI or the desktop popup, or an expiry, removes the card here too.
+ */
 export class ApprovalQueue {
-  count = $state(0);
-  constructor(readonly feed: GatewayFeed) {}
-  dispose(): void {}
+  /** Pending approvals, newest first. */
+  items = $state.raw<Approval[]>([]);
+  loaded = $state(false);
+  /** The last refusal from the gateway, for the error banner. */
+  error = $state<string | null>(null);
+  /** A short line about the last card that went away (answered here or elsewhere, expired, withdrawn). */
+  notice = $state<string | null>(null);
+  /** Allowed folders, to show paths relative to their root; empty when the gateway does not say. */
+  roots = $state.raw<string[]>([]);
+  /** Approvals whose answer is on its way. */
+  busy = $state.raw<ReadonlySet<string>>(new Set());
+
+  /** The card picked by the owner (click, focus, j/k, or the next one after a decision); null follows the newest. */
+  #selected = $state<string | null>(null);
+  #arrivalMovedSelection = -Infinity;
+  /** Ids answered, expired or withdrawn: a list fetched before the event must not bring them back. */
+  #ended = new Set<string>();
+  /** Ids this window answered, so their end is not reported as "elsewhere". */
+  #mine = new Set<string>();
+  /** When each approval arrived by event (performance.now()), to keep it across a reload that started earlier. */
+  #arrived = new Map<string, number>();
+  #noticeTimer: ReturnType<typeof setTimeout> | undefined;
+  #lastStaleReload = 0;
+  /** The banner shows a failed load: a later successful one clears it (a refused decision's message stays). */
+  #loadFailed = false;
+  #unsubscribe: (() => void)[];
+  #tick: () => void;
+
+  constructor(readonly feed: GatewayFeed) {
+    this.#unsubscribe = [feed.on('approval', (event) => this.#onEvent(event)), feed.onConnect(() => void this.load())];
+    // One shared one-second ticker, running only while something shows a countdown.
+    this.#tick = createSubscriber((update) => {
+      const timer = setInterval(() => {
+        update();
+        this.#reloadIfStale();
+      }, 1000);
+      return () => clearInterval(timer);
+    });
+    void this.load();
+  }
+
+  get count(): number {
+    return this.items.length;
+  }
+
+  /** The current time, updated every second while read from a template or effect. */
+  get now(): number {
+    this.#tick();
+    return Date.now();
+  }
+
+  /** The card the keyboard acts on: the one picked, else the newest. */
+  get selected(): Approval | undefined {
+    return this.items.find((a) => a.id === this.#selected) ?? this.items[0];
+  }
+
+  /**
+   * When a new arrival last took the selection (performance.now()): keys that decide wait a moment after it, so a
+   * keystroke meant for the card that was selected never answers the newcomer unread.
+   */
+  get selectionMovedAt(): number {
+    return this.#arrivalMovedSelection;
+  }
+
+  select(id: string): void {
+    this.#selected = id;
+    this.#arrivalMovedSelection = -Infinity;
+  }
+
+  /** Moves the selection down (+1, older) or up (-1, newer), stopping at the ends. */
+  move(delta: number): void {
+    const index = this.items.findIndex((a) => a.id === this.selected?.id);
+    const next = this.items[Math.max(0, Math.min(this.items.length - 1, index + delta))];
+    if (next) this.select(next.id);
+  }
+
+  async load(): Promise<void> {
+    const started = performance.now();
+    void this.#loadRoots();
+    try {
+      const list = await api<ApprovalList>('GET', '/approvals');
+      const fresh = list.approvals.filter((a) => a.status === 'pending' && !this.#ended.has(a.id));
+      const ids = new Set(fresh.map((a) => a.id));
+      const newer = this.items.filter((a) => !ids.has(a.id) && (this.#arrived.get(a.id) ?? 0) > started);
+      this.#set([...fresh, ...newer]);
+      this.loaded = true;
+      if (this.#loadFailed) this.error = null;
+      this.#loadFailed = false;
+    } catch (error) {
+      this.error = describeError(error);
+      this.#loadFailed = true;
+    }
+  }
+
+  /** Sends the owner's answer; true when the gateway took it. On a refusal the banner says why and the list reloads. */
+  async decide(id: string, answer: ApprovalAnswer): Promise<boolean> {
+    if (this.busy.has(id)) return false;
+    this.busy = new Set([...this.busy, id]);
+    this.#mine.add(id);
+    try {
+      const ended = await api<Approval>('POST', `/approvals/${encodeURIComponent(id)}`, answer);
+      this.error = null;
+      this.#end(id);
+      this.#say(describeMine(ended));
+      return true;
+    } catch (error) {
+      this.#mine.delete(id);
+      this.error =
+        error instanceof ApiError && error.status === 404
+          ? 'That call is no longer waiting: it was answered elsewhere, it expired, or its caller stopped waiting.'
+          : describeError(error);
+      void this.load();
+      return false;
+    } finally {
+      this.busy = new Set([...this.busy].filter((b) => b !== id));
+    }
+  }
+
+  dismissError(): void {
+    this.error = null;
+  }
+
+  dispose(): void {
+    for (const off of this.#unsubscribe) off();
+    clearTimeout(this.#noticeTimer);
+  }
+
+  #onEvent({ phase, approval }: GatewayEvents['approval']): void {
+    if (phase === 'requested') {
+      if (approval.status !== 'pending' || this.#ended.has(approval.id) || this.items.some((a) => a.id === approval.id)) return;
+      const before = this.selected?.id;
+      this.#arrived.set(approval.id, performance.now());
+      this.#set([approval, ...this.items]);
+      if (before !== undefined && this.selected?.id !== before) this.#arrivalMovedSelection = performance.now();
+      return;
+    }
+    const listed = this.items.some((a) => a.id === approval.id);
+    this.#end(approval.id);
+    if (listed && !this.#mine.has(approval.id)) this.#say(describeElsewhere(approval));
+  }
+
+  /** Removes a card; when it was selected, the selection moves to the card that takes its place. */
+  #end(id: string): void {
+    this.#ended.add(id);
+    if (this.#ended.size > ENDED_MEMORY) this.#ended.delete(this.#ended.values().next().value!);
+    this.#arrived.delete(id);
+    const index = this.items.findIndex((a) => a.id === id);
+    if (index < 0) return;
+    const wasSelected = this.selected?.id === id;
+    this.#set(this.items.filter((a) => a.id !== id));
+    if (wasSelected) this.#selected = this.items[Math.min(index, this.items.length - 1)]?.id ?? null;
+  }
+
+  #set(items: Approval[]): void {
+    this.items = items.sort(newestFirst);
+    if (this.#selected !== null && !items.some((a) => a.id === this.#selected)) this.#selected = null;
+  }
+
+  #say(text: string): void {
+    clearTimeout(this.#noticeTimer);
+    this.notice = text;
+    this.#noticeTimer = setTimeout(() => (this.notice = null), NOTICE_MS);
+  }
+
+  #reloadIfStale(): void {
+    const now = Date.now();
+    if (now - this.#lastStaleReload < 2 * STALE_MS) return;
+    if (this.items.some((a) => Date.parse(a.expires_at) < now - STALE_MS)) {
+      this.#lastStaleReload = now;
+      void this.load();
+    }
+  }
+
+  async #loadRoots(): Promise<void> {
+    try {
+      // `roots` is newer than the settings route on some gateways: without it, paths are shown whole.
+      const settings = await api<Partial<Settings>>('GET', '/settings');
+      const roots = Array.isArray(settings.roots) ? settings.roots.filter((r): r is string => typeof r === 'string' && r !== '') : [];
+      if (roots.join('\n') !== this.roots.join('\n')) this.roots = roots;
+    } catch {
+      // Paths stay absolute; the approvals themselves still show.
+    }
+  }
+}
+
+function describeMine(ended: Approval): string {
+  if (ended.decision === 'deny') return `Denied ${ended.tool} for ${ended.client}.`;
+  if (ended.decision === 'allow_always') return `Always allowed: ${ended.tool} for ${ended.client} — the new rule is on the Rules page.`;
+  return `Allowed ${ended.tool} once for ${ended.client}.`;
+}
+
+function describeElsewhere(ended: Approval): string {
+  const what = `${ended.tool} from ${ended.client}`;
+  switch (ended.status) {
+    case 'allowed':
+      return `${what} was allowed elsewhere.`;
+    case 'denied':
+      return `${what} was denied elsewhere.`;
+    case 'expired':
+      return `${what} expired unanswered, so the call was refused.`;
+    default:
+      return `${what} was withdrawn: its caller stopped waiting.`;
+  }
 }

@@ -4,7 +4,7 @@ import type { GatewayEvents } from '../lib/types';
 export type FeedStatus = 'connecting' | 'live' | 'reconnecting';
 type Handler<K extends keyof GatewayEvents> = (data: GatewayEvents[K]) => void;
 
-const EVENT_NAMES = ['hello', 'call', 'approval', 'tools', 'output', 'notify'] as const satisfies readonly (keyof GatewayEvents)[];
+const EVENT_NAMES = ['hello', 'call', 'approval', 'tools', 'rules', 'output', 'notify'] as const satisfies readonly (keyof GatewayEvents)[];
 const MAX_BACKOFF_MS = 10_000;
 
 /**

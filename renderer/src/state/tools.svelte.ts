@@ -1,0 +1,110 @@
+import { api, describeError } from '../lib/api';
+import type { ToolInfo } from '../lib/types';
+import type { GatewayFeed } from './feed.svelte';
+
+export interface ToolGroup {
+  category: string;
+  tools: ToolInfo[];
+}
+
+/** A tool matches the filter when the words appear in its name, title, category, source or description. */
+function matches(tool: ToolInfo, words: string[]): boolean {
+  const text = `${tool.name} ${tool.annotations.title ?? ''} ${tool.category} ${tool.source} ${tool.risk} ${tool.description}`.toLowerCase();
+  return words.every((word) => text.includes(word));
+}
+
+/**
+ * Every tool the gateway knows, with its on/off switch, and the pause-all switch. Owned by the Tools view: it
+ * loads when the view opens and reloads when the gateway says tools changed elsewhere (tray, CLI, another tab).
+ */
+export class ToolCatalog {
+  tools = $state.raw<ToolInfo[]>([]);
+  paused = $state(false);
+  /** False until the first load has answered (or failed), so the view can say it is busy. */
+  loaded = $state(false);
+  error = $state<string | null>(null);
+  filter = $state('');
+  /** Tools whose switch is being saved. */
+  saving = $state.raw<ReadonlySet<string>>(new Set());
+
+  readonly groups: ToolGroup[] = $derived.by(() => {
+    const words = this.filter.toLowerCase().split(/\s+/).filter(Boolean);
+    const byCategory = new Map<string, ToolInfo[]>();
+    for (const tool of this.tools) {
+      if (words.length > 0 && !matches(tool, words)) continue;
+      const list = byCategory.get(tool.category) ?? [];
+      list.push(tool);
+      byCategory.set(tool.category, list);
+    }
+    return [...byCategory].sort(([a], [b]) => a.localeCompare(b)).map(([category, tools]) => ({ category, tools }));
+  });
+
+  readonly enabledCount = $derived(this.tools.filter((t) => t.enabled).length);
+
+  async load(): Promise<void> {
+    try {
+      const answer = await api<{ tools: ToolInfo[]; paused?: boolean }>('GET', '/tools');
+      // A switch still being saved keeps the position the owner just gave it.
+      const mine = new Map(this.tools.filter((t) => this.saving.has(t.name)).map((t) => [t.name, t.enabled]));
+      this.tools = answer.tools.map((t) => (mine.has(t.name) ? { ...t, enabled: mine.get(t.name)! } : t));
+      if (typeof answer.paused === 'boolean') this.paused = answer.paused;
+      this.error = null;
+    } catch (error) {
+      this.error = describeError(error);
+    } finally {
+      this.loaded = true;
+    }
+  }
+
+  /** Switches a tool on or off everywhere; the switch moves at once and moves back if the gateway refuses. */
+  async setEnabled(name: string, enabled: boolean): Promise<void> {
+    this.#replace(name, { enabled });
+    this.saving = new Set([...this.saving, name]);
+    try {
+      const tool = await api<ToolInfo>('PATCH', `/tools/${encodeURIComponent(name)}`, { enabled });
+      this.#replace(name, tool);
+      this.error = null;
+    } catch (error) {
+      this.#replace(name, { enabled: !enabled });
+      this.error = `Could not switch ${name} ${enabled ? 'on' : 'off'}: ${describeError(error)}`;
+    } finally {
+      this.saving = new Set([...this.saving].filter((n) => n !== name));
+    }
+  }
+
+  async setPaused(paused: boolean): Promise<void> {
+    const before = this.paused;
+    this.paused = paused;
+    try {
+      const answer = await api<{ paused: boolean }>('PATCH', '/settings', { paused });
+      this.paused = answer.paused;
+      this.error = null;
+    } catch (error) {
+      this.paused = before;
+      this.error = `Could not ${paused ? 'pause' : 'resume'} the tools: ${describeError(error)}`;
+    }
+  }
+
+  /** Reloads when tools change elsewhere or the event stream comes back; returns the unsubscribe. */
+  listen(feed: GatewayFeed): () => void {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    // A plugin reload can announce many changes at once: one reload covers them.
+    const reload = () => {
+      clearTimeout(timer);
+      timer = setTimeout(() => void this.load(), 150);
+    };
+    const offTools = feed.on('tools', reload);
+    const offConnect = feed.onConnect((reconnected) => {
+      if (reconnected) reload();
+    });
+    return () => {
+      clearTimeout(timer);
+      offTools();
+      offConnect();
+    };
+  }
+
+  #replace(name: string, change: Partial<ToolInfo>): void {
+    this.tools = this.tools.map((t) => (t.name === name ? { ...t, ...change } : t));
+  }
+}

@@ -1,0 +1,82 @@
+import type { CallRecord } from '../../lib/types';
+
+export type DecisionTone = 'allow' | 'ask' | 'deny' | 'none';
+
+export interface DecisionLook {
+  /** Short, for the row: "allow · risk:safe", "ask → owner", "deny · rule r_…". */
+  text: string;
+  tone: DecisionTone;
+  /** Long, for the tooltip and the details: decision, rule and the policy's reason. */
+  title: string;
+}
+
+/** "rule:r_12" reads as "rule r_12"; other rule ids (risk:safe, shell:read-only, approval:a_…) as they are. */
+function ruleLabel(rule: string | null): string {
+  if (!rule) return '';
+  return rule.startsWith('rule:') ? `rule ${rule.slice(5)}` : rule;
+}
+
+/** How the policy (and the owner, for asked calls) decided a call. */
+export function describeDecision(call: CallRecord): DecisionLook {
+  const rule = call.rule ?? '';
+  const title = [call.decision, call.rule, call.reason].filter(Boolean).join(' · ');
+  switch (call.decision) {
+    case 'allow':
+      return { text: `allow · ${ruleLabel(rule)}`, tone: 'allow', title };
+    case 'deny':
+      return { text: `deny · ${ruleLabel(rule)}`, tone: 'deny', title };
+    case 'ask': {
+      if (call.status === 'pending') return { text: 'ask → owner', tone: 'ask', title: `Waiting for the owner. ${title}` };
+      const error = call.error?.name;
+      if (error === 'APPROVAL_DENIED') return { text: 'ask → owner denied', tone: 'deny', title };
+      if (error === 'APPROVAL_TIMEOUT') return { text: 'ask → no answer', tone: 'deny', title };
+      if (error === 'APPROVAL_REQUIRED') return { text: 'ask → no one to ask', tone: 'deny', title };
+      if (call.status === 'cancelled') return { text: 'ask → withdrawn', tone: 'none', title };
+      if (rule.startsWith('approval:')) return { text: 'ask → allowed once', tone: 'allow', title };
+      if (rule.startsWith('rule:')) return { text: `ask → always · ${ruleLabel(rule)}`, tone: 'allow', title };
+      return { text: `ask · ${ruleLabel(rule)}`, tone: 'ask', title };
+    }
+    default:
+      return {
+        text: '—',
+        tone: 'none',
+        title: call.error ? `Refused before the policy ran (${call.error.name}).` : 'No policy decision recorded.',
+      };
+  }
+}
+
+const MAX_PREVIEW = 240;
+
+function previewValue(value: unknown): string {
+  if (typeof value === 'string') return value.replace(/\s+/g, ' ');
+  if (value === null || typeof value !== 'object') return String(value);
+  const text = JSON.stringify(value);
+  return text.length > 80 ? `${text.slice(0, 79)}…` : text;
+}
+
+/** The arguments in one line ("command: ls -la · cwd: src"), for the collapsed row. */
+export function argumentsPreview(args: unknown): string {
+  if (args === null || args === undefined) return '';
+  if (typeof args !== 'object' || Array.isArray(args)) return previewValue(args).slice(0, MAX_PREVIEW);
+  // Empty strings are mostly schema defaults filled in; they only crowd the line.
+  const entries = Object.entries(args).filter(([, v]) => v !== '');
+  const text = entries.length === 1 ? previewValue(entries[0]![1]) : entries.map(([k, v]) => `${k}: ${previewValue(v)}`).join(' · ');
+  return text.length > MAX_PREVIEW ? `${text.slice(0, MAX_PREVIEW - 1)}…` : text;
+}
+
+/** Result fields that hold what a terminal printed; shown as a terminal, colours included. */
+export const TERMINAL_FIELDS = ['output', 'stdout', 'stderr'] as const;
+
+/** Splits a result into terminal text fields and the rest, or returns null when it has none. */
+export function splitTerminalResult(result: unknown): { streams: { name: string; text: string }[]; rest: Record<string, unknown> } | null {
+  if (result === null || typeof result !== 'object' || Array.isArray(result)) return null;
+  const record = result as Record<string, unknown>;
+  const streams = TERMINAL_FIELDS.filter((name) => typeof record[name] === 'string').map((name) => ({ name, text: record[name] as string }));
+  if (streams.length === 0) return null;
+  const rest: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(record)) {
+    // output_plain repeats output without colours: showing it twice helps no one.
+    if (!(TERMINAL_FIELDS as readonly string[]).includes(key) && key !== 'output_plain') rest[key] = value;
+  }
+  return { streams, rest };
+}

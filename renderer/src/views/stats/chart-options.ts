@@ -1,0 +1,73 @@
+import uPlot from 'uplot';
+import type { StatsReport } from '../../lib/types';
+import { withAlpha, type Palette } from './palette.svelte';
+
+/** uPlot options without a size: a chart takes its container's width and the height it is given. */
+export type ChartOptions = Omit<uPlot.Options, 'width' | 'height'>;
+
+/** One series in a chart's key: its name and the CSS variable it is drawn in (`--fail`). */
+export interface KeyEntry {
+  label: string;
+  colour: string;
+}
+
+/** A value axis or category axis in the palette's colours. */
+export function axis(p: Palette, extra: uPlot.Axis = {}): uPlot.Axis {
+  return {
+    stroke: p.muted,
+    font: p.font,
+    grid: { stroke: withAlpha(p.border, 0.7), width: 1 },
+    ticks: { stroke: p.border, width: 1, size: 4 },
+    ...extra,
+  };
+}
+
+/** The dashboard shows figures, it does not explore them: no drag-to-zoom, no selection box. */
+export const STILL_CURSOR: uPlot.Cursor = {
+  y: false,
+  drag: { x: false, y: false, setScale: false },
+  points: { show: false },
+};
+
+/** Steps for counting axes, so an axis of calls never shows 2.5 calls. */
+export const WHOLE_STEPS = [1, 2, 5, 10, 20, 50, 100, 200, 500, 1_000, 2_000, 5_000, 10_000, 20_000, 50_000, 100_000, 1_000_000];
+
+/** A bar series: fills the given share of its slot, never wider than `max` pixels, without point markers. */
+export function barSeries(label: string, colour: string, share: number, max: number, align: -1 | 0 | 1 = 0): uPlot.Series {
+  return {
+    label,
+    fill: colour,
+    stroke: colour,
+    width: 0,
+    points: { show: false },
+    paths: uPlot.paths.bars!({ size: [share, max, 1], align, gap: align === 0 ? 0 : 1 }),
+  };
+}
+
+/** Room around the plot: the last time label is centred on the right edge and must not be cut. */
+export const PADDING: uPlot.Padding = [10, 36, 0, 0];
+
+/** Grid lines of a log axis at powers of ten only; uPlot's default adds 2×, 3×… lines that read as noise. */
+export function powersOfTen(_u: uPlot, _axis: number, min: number, max: number): number[] {
+  const splits: number[] = [];
+  for (let e = Math.floor(Math.log10(min)); e <= Math.ceil(Math.log10(max)); e++) {
+    const v = 10 ** e;
+    if (v >= min * 0.999 && v <= max * 1.001) splits.push(v);
+  }
+  return splits;
+}
+
+/** Bucket mid-points in epoch seconds: each bar sits over the span it counts, between the tick marks. */
+export function bucketMids(overTime: StatsReport['over_time']): number[] {
+  return overTime.buckets.map((b) => Date.parse(b.at) / 1000 + overTime.bucket_s / 2);
+}
+
+/** The x range of a time chart: exactly the buckets, half a bucket either side of the first and last mid-point. */
+export function timeRange(bucketS: number): uPlot.Scale.Range {
+  return (u) => {
+    const xs = u.data[0];
+    const first = xs[0] ?? 0;
+    const last = xs[xs.length - 1] ?? first;
+    return [first - bucketS / 2, last + bucketS / 2];
+  };
+}

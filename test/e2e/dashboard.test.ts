@@ -1,0 +1,227 @@
+import { existsSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { launchChromium, openAsOwner, screenshot, startDashboardGateway, type DashboardGateway, type OwnerPage } from '../helpers/browser.js';
+
+/** The page's globals, typed loosely: the tests compile without the DOM library. */
+interface Window {
+  document: { querySelector(selector: string): unknown };
+  localStorage: Record<string, string>;
+  sessionStorage: Record<string, string>;
+}
+
+/**
+ * The dashboard as its owner uses it: real Chromium, a real `pincer serve` on a temp data directory, calls made
+ * over HTTP as an assistant makes them. Every test leaves a 1280×800 screenshot in test-results/screenshots.
+ */
+
+let browser: Browser;
+let gateway: DashboardGateway;
+let owner: OwnerPage | undefined;
+
+beforeAll(async () => {
+  [browser, gateway] = await Promise.all([launchChromium(), startDashboardGateway()]);
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await gateway?.close();
+});
+
+afterEach(async () => {
+  if (owner) {
+    // A view that threw or logged an error is a defect even when the scenario passed.
+    expect(owner.problems.filter((p) => !p.includes('Failed to load resource'))).toEqual([]);
+    await owner.context.close();
+    owner = undefined;
+  }
+});
+
+async function open(view: string, scheme: 'light' | 'dark' = 'light'): Promise<Page> {
+  owner = await openAsOwner(browser, gateway, scheme);
+  await owner.page.goto(`${gateway.url}/#/${view}`);
+  return owner.page;
+}
+
+/** The owner's own request from inside the page: same origin, session cookie, Origin header. */
+async function ownerFetch(page: Page, method: string, path: string, body?: unknown): Promise<{ status: number; json: unknown }> {
+  return page.evaluate(
+    async ({ method, path, body }) => {
+      const response = await fetch(path, {
+        method,
+        headers: body === undefined ? {} : { 'content-type': 'application/json' },
+        ...(body !== undefined && { body: JSON.stringify(body) }),
+      });
+      return { status: response.status, json: await response.json() };
+    },
+    { method, path, body },
+  );
+}
+
+describe('login', () => {
+  it('a one-time link opens the dashboard, a reused link shows a clear page, and no token is kept in storage', async () => {
+    const link = await gateway.loginUrl();
+    const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+    const page = await context.newPage();
+    await page.goto(link);
+    await page.getByRole('navigation', { name: 'Views' }).waitFor({ state: 'visible' });
+    const stored = await page.evaluate(() => {
+      const { localStorage, sessionStorage } = globalThis as unknown as Window;
+      return JSON.stringify({ ...localStorage }) + JSON.stringify({ ...sessionStorage });
+    });
+    expect(stored).not.toContain(gateway.token);
+    expect(stored).toBe('{}{}');
+
+    const second = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+    const reused = await second.newPage();
+    const answer = await reused.goto(link);
+    expect(answer?.status()).toBe(401);
+    await reused.getByRole('heading', { name: 'Login link not accepted' }).waitFor({ state: 'visible' });
+    await screenshot(reused, 'login-reused-link');
+
+    await reused.goto(gateway.url);
+    await reused.getByRole('heading', { name: 'Log in with a one-time link' }).waitFor({ state: 'visible' });
+    await screenshot(reused, 'login-needed');
+    await Promise.all([context.close(), second.close()]);
+  });
+});
+
+describe('live', () => {
+  it('a call made over HTTP appears in the log within a second, with its result one click away', async () => {
+    const page = await open('live');
+    await page.getByRole('heading', { name: 'Live' }).waitFor({ state: 'visible' });
+    const response = await gateway.call('/tools/calculate/execute', { json: { expression: '6 * 7' } });
+    expect(await response.json()).toMatchObject({ success: true, result: { result: 42 } });
+    const row = page.getByRole('button', { name: /calculate/ }).first();
+    await row.waitFor({ state: 'visible', timeout: 1_000 });
+    await row.click();
+    await page.getByText('6 * 7').first().waitFor({ state: 'visible' });
+    await screenshot(page, 'live-call-appears');
+  });
+});
+
+describe('live after a restart', () => {
+  it('reconnects when the gateway comes back and shows the calls made since', async () => {
+    const page = await open('live');
+    const feed = page.getByRole('status').filter({ hasText: /^(Live|Connecting…|Reconnecting…)$/ });
+    await feed.getByText('Live').waitFor({ state: 'visible' });
+    await gateway.restart();
+    const response = await gateway.call('/tools/text_process/execute', { json: { text: 'back again', operation: 'uppercase' } });
+    expect(response.status).toBe(200);
+    await page.getByRole('button', { name: /text_process/ }).first().waitFor({ state: 'visible' });
+    await feed.getByText('Live').waitFor({ state: 'visible' });
+    await screenshot(page, 'live-after-restart');
+  });
+});
+
+describe('approvals', () => {
+  it('Allow once lets the waiting HTTP call run and return its result', async () => {
+    const page = await open('approvals');
+    const target = join(gateway.workspace, 'old-notes.txt');
+    writeFileSync(target, 'delete me');
+    const waiting = gateway.call('/tools/file_delete/execute', { json: { path: target } });
+    const card = page.getByRole('article', { name: /file_delete/ });
+    await card.waitFor({ state: 'visible' });
+    await expect.poll(() => page.title()).toMatch(/^\(1\)/);
+    await screenshot(page, 'approvals-pending');
+    await card.getByRole('button', { name: /^Allow once/ }).click();
+    const answer = await waiting;
+    expect(answer.status).toBe(200);
+    expect(((await answer.json()) as { success: boolean }).success).toBe(true);
+    expect(existsSync(target)).toBe(false);
+    await card.waitFor({ state: 'detached' });
+    await expect.poll(() => page.title()).not.toMatch(/^\(\d+\)/);
+    await screenshot(page, 'approvals-allowed');
+  });
+
+  it('Deny makes the waiting HTTP call refuse with APPROVAL_DENIED', async () => {
+    const page = await open('approvals');
+    const waiting = gateway.call('/tools/run_shell/execute', { json: { command: 'rm -rf ./build && echo cleaned' } });
+    const card = page.getByRole('article', { name: /run_shell/ });
+    await card.waitFor({ state: 'visible' });
+    await screenshot(page, 'approvals-shell-command');
+    await card.getByRole('button', { name: /^Deny/ }).first().click();
+    const answer = await waiting;
+    expect(answer.status).toBe(403);
+    expect(((await answer.json()) as { error: { name: string } }).error.name).toBe('APPROVAL_DENIED');
+    await card.waitFor({ state: 'detached' });
+    await screenshot(page, 'approvals-denied');
+  });
+});
+
+describe('tools', () => {
+  it('switching a tool off removes it from /tools/openai', async () => {
+    const page = await open('tools');
+    const listed = async () =>
+      ((await (await gateway.call('/tools/openai')).json()) as { tools: { function: { name: string } }[] }).tools.map((t) => t.function.name);
+    expect(await listed()).toContain('text_process');
+    const toggle = page.getByRole('switch', { name: 'Enable text_process' });
+    await expect.poll(() => toggle.getAttribute('aria-checked')).toBe('true');
+    await toggle.click();
+    await expect.poll(() => toggle.getAttribute('aria-checked')).toBe('false');
+    await expect.poll(listed).not.toContain('text_process');
+    await screenshot(page, 'tools-toggled-off');
+    await toggle.click();
+    await expect.poll(listed).toContain('text_process');
+  });
+});
+
+describe('stats', () => {
+  it('renders its charts after some calls', async () => {
+    for (const expression of ['1 + 1', '2 ** 10', '1 / 0', 'sqrt(2)']) {
+      await gateway.call('/tools/calculate/execute', { json: { expression } });
+    }
+    await gateway.call('/tools/get_time/execute', { json: { timezone: 'Europe/Paris' } });
+    await gateway.call('/tools/get_time/execute', { json: { timezone: 'Mars/Olympus' } });
+    const page = await open('stats');
+    for (const name of ['Calls over time', 'Latency per tool']) {
+      await page.getByRole('figure', { name }).locator('canvas').first().waitFor({ state: 'visible' });
+    }
+    const table = page.getByRole('table');
+    await table.getByRole('row', { name: /calculate/ }).waitFor({ state: 'visible' });
+    await screenshot(page, 'stats-charts');
+  });
+});
+
+describe('rules', () => {
+  it('revoking a rule removes it from the ledger', async () => {
+    const page = await open('rules');
+    const created = await ownerFetch(page, 'POST', '/rules', { effect: 'allow', tool: 'run_shell', scope: 'prefix', pattern: 'git status', note: 'e2e' });
+    expect(created.status).toBe(201);
+    const id = (created.json as { id: string }).id;
+    const row = page.getByRole('row', { name: /git status/ });
+    await row.waitFor({ state: 'visible' });
+    await screenshot(page, 'rules-ledger');
+    await row.getByRole('button', { name: /^Revoke/ }).click();
+    const confirm = page.getByRole('button', { name: /^(Confirm|Yes, revoke|Revoke rule)/ });
+    if (await confirm.isVisible().catch(() => false)) await confirm.click();
+    await row.waitFor({ state: 'detached' });
+    const rules = await ownerFetch(page, 'GET', '/rules');
+    expect(JSON.stringify(rules.json)).not.toContain(id);
+    await screenshot(page, 'rules-revoked');
+  });
+});
+
+describe('every view', () => {
+  for (const scheme of ['light', 'dark'] as const) {
+    it(`renders each view readably in ${scheme} mode`, async () => {
+      const page = await open('live', scheme);
+      for (const [view, heading] of [
+        ['live', 'Live'],
+        ['approvals', 'Approvals'],
+        ['stats', 'Stats'],
+        ['tools', 'Tools'],
+        ['rules', 'Rules'],
+        ['settings', 'Settings'],
+      ] as const) {
+        await page.goto(`${gateway.url}/#/${view}`);
+        await page.getByRole('heading', { level: 1, name: heading }).waitFor({ state: 'visible' });
+        // Views mark themselves aria-busy while their first load is in flight.
+        // A function, not a string: the dashboard's CSP forbids eval, which a string predicate needs.
+        await page.waitForFunction(() => (globalThis as unknown as Window).document.querySelector('[aria-busy="true"]') === null);
+        await screenshot(page, `view-${view}-${scheme}`);
+      }
+    });
+  }
+});
