@@ -19,6 +19,9 @@ const OSC = /\x1b\][\s\S]*?(?:\x07|\x1b\\|$)/g;
 const CHARSET = /\x1b[()*+][0-9A-Za-z]/g;
 const LONE_ESC = /\x1b(?!\[)[\s\S]?/g;
 const SGR = /\x1b\[[0-9;]*m/g;
+// A backspace takes back the character before it (man-page overstrike, spinners), never part of an escape: escapes
+// are matched whole first, and the ones between the character and the backspace stay.
+const BACKSPACE = /\x1b\[[0-?]*[ -\/]*[@-~]|[^\n\x08\x1b]((?:\x1b\[[0-?]*[ -\/]*[@-~])*)\x08/g;
 // Control bytes other than tab, newline, carriage return and ESC have no visible form.
 const CONTROL = /[\x00-\x08\x0b\x0c\x0e-\x1a\x1c-\x1f\x7f]/g;
 
@@ -27,15 +30,24 @@ const CONTROL = /[\x00-\x08\x0b\x0c\x0e-\x1a\x1c-\x1f\x7f]/g;
  * written over it (progress bars), so only the last write stays — keeping the colour codes that came before.
  */
 export function cleanTerminalText(raw: string): string {
-  const text = raw.replace(OSC, '').replace(CHARSET, '').replace(LONE_ESC, '').replace(/[^\n]\x08/g, '').replace(CONTROL, '');
+  const text = raw
+    .replace(OSC, '')
+    .replace(CHARSET, '')
+    .replace(LONE_ESC, '')
+    .replace(BACKSPACE, (match, between: string | undefined) => between ?? match)
+    .replace(CONTROL, '');
   return text
-    .replace(/\r+\n/g, '\n')
     .split('\n')
     .map((line) => {
-      const cut = line.lastIndexOf('\r', line.length - 2);
-      if (cut < 0) return line.replace(/\r$/, '');
-      const colours = line.slice(0, cut).match(SGR)?.join('') ?? '';
-      return colours + line.slice(cut + 1).replace(/\r$/, '');
+      // Carriage returns at the end of a line (CRLF, "\r\r\n", a final "\r") overwrite nothing. Trimmed by a loop:
+      // a regex like /\r+\n/ is quadratic on a long run of carriage returns.
+      let end = line.length;
+      while (end > 0 && line[end - 1] === '\r') end--;
+      const body = line.slice(0, end);
+      const cut = body.lastIndexOf('\r');
+      if (cut < 0) return body;
+      const colours = body.slice(0, cut).match(SGR)?.join('') ?? '';
+      return colours + body.slice(cut + 1);
     })
     .join('\n');
 }

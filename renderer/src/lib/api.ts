@@ -55,9 +55,13 @@ export async function api<T>(method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE'
   return data as T;
 }
 
-/** A message for any error, for the error banner. */
-export function describeError(error: unknown): string {
-  if (error instanceof ApiError) return error.message;
-  if (error instanceof Error) return error.message;
-  return String(error);
+/**
+ * A message for any error, for the error banner. With `action` ("change tool sets"), a gateway older than the
+ * dashboard that lacks the route is said plainly instead of "HTTP 404".
+ */
+export function describeError(error: unknown, action?: string): string {
+  if (action !== undefined && error instanceof ApiError && error.status === 404 && /^No route /.test(error.message)) {
+    return `This gateway cannot ${action} yet (it answered HTTP 404). Update Pincer, or use the \`pincer\` command.`;
+  }
+  return error instanceof Error ? error.message : String(error);
 }

@@ -37,6 +37,10 @@ export function tokenizeShell(source: string): ShellToken[] {
     else tokens.push({ kind, text });
   };
   let expectCommand = true;
+  /** After a redirection: the next word is its file, and the command (if still to come) comes after that. */
+  let redirectTarget = false;
+  /** Inside `…`: the same character opens and closes a substitution. */
+  let inBackticks = false;
   let i = 0;
   while (i < source.length) {
     const rest = source.slice(i);
@@ -56,17 +60,24 @@ export function tokenizeShell(source: string): ShellToken[] {
     if (redirect) {
       push('redirect', redirect[0]);
       i += redirect[0].length;
+      redirectTarget = true;
       continue;
     }
     const control = CONTROL.find((op) => rest.startsWith(op));
     if (control) {
       tokens.push({ kind: 'operator', text: control });
       i += control.length;
-      expectCommand = control !== ')';
+      // A closing `)` or backtick ends a substitution inside a word: what follows is not a new command.
+      const closing = control === ')' || (control === '`' && inBackticks);
+      if (control === '`') inBackticks = !inBackticks;
+      expectCommand = !closing;
+      redirectTarget = false;
       continue;
     }
     const word = readWord(source, i);
-    const role: ShellTokenKind = expectCommand
+    const role: ShellTokenKind = redirectTarget
+      ? 'arg'
+      : expectCommand
       ? /^[A-Za-z_][A-Za-z0-9_]*=/.test(word.text)
         ? 'assign'
         : 'command'
@@ -74,8 +85,9 @@ export function tokenizeShell(source: string): ShellToken[] {
         ? 'flag'
         : 'arg';
     for (const part of word.parts) push(part.kind ?? role, part.text);
-    // An assignment or a wrapper (`FOO=1 sudo rm`) still leaves the command to come.
-    expectCommand = role === 'assign' || (role === 'command' && WRAPPERS.has(word.text));
+    // An assignment or a wrapper (`FOO=1 sudo rm`) still leaves the command to come; so does a redirection's file.
+    if (!redirectTarget) expectCommand = role === 'assign' || (role === 'command' && WRAPPERS.has(word.text));
+    redirectTarget = false;
     i = word.end;
   }
   return tokens;

@@ -4,25 +4,33 @@ import { CallLog } from './calls.svelte';
 import { GatewayFeed } from './feed.svelte';
 import { Router } from './router.svelte';
 import type { Session } from './session.svelte';
+import { GatewaySettings } from './settings.svelte';
 
 /**
  * What lives as long as the owner is logged in: the event stream, the call log and the approval queue keep
- * collecting while any view is shown, so switching views loses nothing.
+ * collecting while any view is shown, so switching views loses nothing; the gateway's settings are read once and
+ * kept current, for the Settings view and for every view that shows a path or the data folder.
  */
 export class AppState {
   readonly feed = new GatewayFeed();
   readonly router = new Router();
+  readonly settings = new GatewaySettings();
   readonly calls: CallLog;
   readonly approvals: ApprovalQueue;
+  #unfollowSettings: () => void;
 
   constructor(readonly session: Session) {
     this.calls = new CallLog(this.feed);
     this.approvals = new ApprovalQueue(this.feed);
+    void this.settings.load();
+    this.#unfollowSettings = this.settings.listen(this.feed);
   }
 
   dispose(): void {
     this.calls.dispose();
     this.approvals.dispose();
+    this.router.dispose();
+    this.#unfollowSettings();
   }
 }
 

@@ -1,6 +1,7 @@
-import { createSubscriber } from 'svelte/reactivity';
 import { api, ApiError, describeError } from '../lib/api';
-import type { Approval, ApprovalAnswer, ApprovalList, GatewayEvents, Settings } from '../lib/types';
+import type { Approval, ApprovalAnswer, ApprovalList, GatewayEvents } from '../lib/types';
+import { describeElsewhere, describeMine } from './approval-notices';
+import { Clock } from './clock.svelte';
 import type { GatewayFeed } from './feed.svelte';
 
 const NOTICE_MS = 8_000;
@@ -23,8 +24,6 @@ export class ApprovalQueue {
   error = $state<string | null>(null);
   /** A short line about the last card that went away (answered here or elsewhere, expired, withdrawn). */
   notice = $state<string | null>(null);
-  /** Allowed folders, to show paths relative to their root; empty when the gateway does not say. */
-  roots = $state.raw<string[]>([]);
   /** Approvals whose answer is on its way. */
   busy = $state.raw<ReadonlySet<string>>(new Set());
 
@@ -42,18 +41,11 @@ export class ApprovalQueue {
   /** The banner shows a failed load: a later successful one clears it (a refused decision's message stays). */
   #loadFailed = false;
   #unsubscribe: (() => void)[];
-  #tick: () => void;
+  /** One shared one-second clock, running only while something shows a countdown. */
+  #clock = new Clock(1000, () => this.#reloadIfStale());
 
   constructor(readonly feed: GatewayFeed) {
     this.#unsubscribe = [feed.on('approval', (event) => this.#onEvent(event)), feed.onConnect(() => void this.load())];
-    // One shared one-second ticker, running only while something shows a countdown.
-    this.#tick = createSubscriber((update) => {
-      const timer = setInterval(() => {
-        update();
-        this.#reloadIfStale();
-      }, 1000);
-      return () => clearInterval(timer);
-    });
     void this.load();
   }
 
@@ -63,8 +55,7 @@ export class ApprovalQueue {
 
   /** The current time, updated every second while read from a template or effect. */
   get now(): number {
-    this.#tick();
-    return Date.now();
+    return this.#clock.now;
   }
 
   /** The card the keyboard acts on: the one picked, else the newest. */
@@ -94,7 +85,6 @@ export class ApprovalQueue {
 
   async load(): Promise<void> {
     const started = performance.now();
-    void this.#loadRoots();
     try {
       const list = await api<ApprovalList>('GET', '/approvals');
       const fresh = list.approvals.filter((a) => a.status === 'pending' && !this.#ended.has(a.id));
@@ -187,36 +177,5 @@ export class ApprovalQueue {
       this.#lastStaleReload = now;
       void this.load();
     }
-  }
-
-  async #loadRoots(): Promise<void> {
-    try {
-      // `roots` is newer than the settings route on some gateways: without it, paths are shown whole.
-      const settings = await api<Partial<Settings>>('GET', '/settings');
-      const roots = Array.isArray(settings.roots) ? settings.roots.filter((r): r is string => typeof r === 'string' && r !== '') : [];
-      if (roots.join('\n') !== this.roots.join('\n')) this.roots = roots;
-    } catch {
-      // Paths stay absolute; the approvals themselves still show.
-    }
-  }
-}
-
-function describeMine(ended: Approval): string {
-  if (ended.decision === 'deny') return `Denied ${ended.tool} for ${ended.client}.`;
-  if (ended.decision === 'allow_always') return `Always allowed: ${ended.tool} for ${ended.client} — the new rule is on the Rules page.`;
-  return `Allowed ${ended.tool} once for ${ended.client}.`;
-}
-
-function describeElsewhere(ended: Approval): string {
-  const what = `${ended.tool} from ${ended.client}`;
-  switch (ended.status) {
-    case 'allowed':
-      return `${what} was allowed elsewhere.`;
-    case 'denied':
-      return `${what} was denied elsewhere.`;
-    case 'expired':
-      return `${what} expired unanswered, so the call was refused.`;
-    default:
-      return `${what} was withdrawn: its caller stopped waiting.`;
   }
 }

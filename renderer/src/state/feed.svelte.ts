@@ -3,6 +3,8 @@ import type { GatewayEvents } from '../lib/types';
 
 export type FeedStatus = 'connecting' | 'live' | 'reconnecting';
 type Handler<K extends keyof GatewayEvents> = (data: GatewayEvents[K]) => void;
+/** Events that make a view reload: every one of that name (`true`), or those a filter accepts. */
+export type ReloadTriggers = { [K in keyof GatewayEvents]?: true | ((data: GatewayEvents[K]) => boolean) };
 
 const EVENT_NAMES = ['hello', 'call', 'approval', 'tools', 'rules', 'output', 'notify'] as const satisfies readonly (keyof GatewayEvents)[];
 const MAX_BACKOFF_MS = 10_000;
@@ -45,6 +47,29 @@ export class GatewayFeed {
   onConnect(listener: (reconnected: boolean) => void): () => void {
     this.#onConnect.add(listener);
     return () => this.#onConnect.delete(listener);
+  }
+
+  /**
+   * Calls `reload` when one of `triggers` arrives and after every reconnection (events sent while the stream was down
+   * are lost, so what they would have said must be fetched); a burst within `settleMs` costs one reload. Returns the
+   * unsubscribe.
+   */
+  follow(reload: () => void, triggers: ReloadTriggers, settleMs = 0): () => void {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const soon = () => {
+      clearTimeout(timer);
+      timer = setTimeout(reload, settleMs);
+    };
+    const offs = Object.entries(triggers).map(([name, accepts]) =>
+      this.on(name as keyof GatewayEvents, (data) => {
+        if (accepts === true || (accepts as (data: unknown) => boolean)(data)) soon();
+      }),
+    );
+    offs.push(this.onConnect((reconnected) => reconnected && soon()));
+    return () => {
+      clearTimeout(timer);
+      for (const off of offs) off();
+    };
   }
 
   #open(): void {

@@ -17,10 +17,16 @@ const isView = (id: string): id is ViewId => VIEWS.some((v) => v.id === id);
  */
 export class Router {
   current = $state<ViewId>('live');
+  #onHashChange = () => this.#read();
 
   constructor() {
     this.#read();
-    window.addEventListener('hashchange', () => this.#read());
+    window.addEventListener('hashchange', this.#onHashChange);
+  }
+
+  /** Stops following the URL (on logout, when the shell and its router go away). */
+  dispose(): void {
+    window.removeEventListener('hashchange', this.#onHashChange);
   }
 
   go(view: ViewId): void {

@@ -1,5 +1,5 @@
 import { api, describeError } from '../lib/api';
-import type { Rule, RuleEffect, RuleScope } from '../lib/types';
+import type { GatewayEvents, Rule, RuleEffect, RuleScope } from '../lib/types';
 import type { GatewayFeed } from './feed.svelte';
 
 /** A rule as the owner writes it (POST /rules); the gateway checks and normalizes the pattern. */
@@ -20,8 +20,6 @@ export class RuleLedger {
   rules = $state.raw<Rule[]>([]);
   loaded = $state(false);
   error = $state<string | null>(null);
-  /** Rules being revoked right now, so their buttons can wait. */
-  revoking = $state.raw<ReadonlySet<string>>(new Set());
   /** Tool names, offered when the owner writes a rule by hand. */
   toolNames = $state.raw<string[]>([]);
   /** Revoked here: a list fetched while the revoke was on its way must not bring them back. */
@@ -51,7 +49,6 @@ export class RuleLedger {
   }
 
   async revoke(id: string): Promise<boolean> {
-    this.revoking = new Set([...this.revoking, id]);
     try {
       await api('DELETE', `/rules/${encodeURIComponent(id)}`);
       this.#gone.add(id);
@@ -61,8 +58,6 @@ export class RuleLedger {
     } catch (error) {
       this.error = `Could not revoke the rule: ${describeError(error)}`;
       return false;
-    } finally {
-      this.revoking = new Set([...this.revoking].filter((r) => r !== id));
     }
   }
 
@@ -82,23 +77,7 @@ export class RuleLedger {
    * approval, the CLI or another window), and a call decided by a rule changed its use count.
    */
   listen(feed: GatewayFeed): () => void {
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const soon = () => {
-      clearTimeout(timer);
-      timer = setTimeout(() => void this.load(), 200);
-    };
-    const offRules = feed.on('rules', soon);
-    const offCall = feed.on('call', ({ phase, call }) => {
-      if (phase !== 'started' && call.rule?.startsWith('rule:')) soon();
-    });
-    const offConnect = feed.onConnect((reconnected) => {
-      if (reconnected) soon();
-    });
-    return () => {
-      clearTimeout(timer);
-      offRules();
-      offCall();
-      offConnect();
-    };
+    const decidedByRule = ({ phase, call }: GatewayEvents['call']) => phase !== 'started' && call.rule?.startsWith('rule:') === true;
+    return feed.follow(() => void this.load(), { rules: true, call: decidedByRule }, 200);
   }
 }

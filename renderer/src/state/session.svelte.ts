@@ -23,8 +23,13 @@ export class Session {
     }
   }
 
+  /** Ends the owner session; when the gateway cannot be asked, the page says what it then knows. */
   async logout(): Promise<void> {
-    await api('POST', '/auth/logout');
-    this.state = 'guest';
+    try {
+      await api('POST', '/auth/logout');
+      this.state = 'guest';
+    } catch {
+      await this.check();
+    }
   }
 }

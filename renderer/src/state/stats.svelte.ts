@@ -1,6 +1,6 @@
 import { createSubscriber } from 'svelte/reactivity';
 import { api, describeError } from '../lib/api';
-import type { StatsRange, StatsReport, ToolStats } from '../lib/types';
+import type { GatewayEvents, StatsRange, StatsReport, ToolStats } from '../lib/types';
 import type { GatewayFeed } from './feed.svelte';
 
 export type SortKey = 'tool' | 'calls' | 'success_rate' | 'avg' | 'p95' | 'max' | 'last_call';
@@ -46,16 +46,13 @@ export class StatsBoard {
       // Not in the same turn: the first read may happen while Svelte is rendering, where state must not change.
       queueMicrotask(() => void this.load());
       const poll = setInterval(() => void this.load(), POLL_MS);
-      const offCall = this.feed.on('call', ({ phase }) => {
-        if (phase !== 'started' && phase !== 'pending') this.#refreshSoon();
-      });
-      const offConnect = this.feed.onConnect((reconnected) => reconnected && this.#refreshSoon());
+      const finished = ({ phase }: GatewayEvents['call']) => phase !== 'started' && phase !== 'pending';
+      const unfollow = this.feed.follow(() => this.#refreshSoon(), { call: finished });
       return () => {
         clearInterval(poll);
         clearTimeout(this.#timer);
         this.#timer = undefined;
-        offCall();
-        offConnect();
+        unfollow();
       };
     });
   }

@@ -87,21 +87,8 @@ export class ToolCatalog {
 
   /** Reloads when tools change elsewhere or the event stream comes back; returns the unsubscribe. */
   listen(feed: GatewayFeed): () => void {
-    let timer: ReturnType<typeof setTimeout> | undefined;
     // A plugin reload can announce many changes at once: one reload covers them.
-    const reload = () => {
-      clearTimeout(timer);
-      timer = setTimeout(() => void this.load(), 150);
-    };
-    const offTools = feed.on('tools', reload);
-    const offConnect = feed.onConnect((reconnected) => {
-      if (reconnected) reload();
-    });
-    return () => {
-      clearTimeout(timer);
-      offTools();
-      offConnect();
-    };
+    return feed.follow(() => void this.load(), { tools: true }, 150);
   }
 
   #replace(name: string, change: Partial<ToolInfo>): void {

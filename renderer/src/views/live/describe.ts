@@ -74,9 +74,11 @@ export function splitTerminalResult(result: unknown): { streams: { name: string;
   const streams = TERMINAL_FIELDS.filter((name) => typeof record[name] === 'string').map((name) => ({ name, text: record[name] as string }));
   if (streams.length === 0) return null;
   const rest: Record<string, unknown> = {};
+  const shown = new Set<string>(streams.map((stream) => stream.name));
   for (const [key, value] of Object.entries(record)) {
-    // output_plain repeats output without colours: showing it twice helps no one.
-    if (!(TERMINAL_FIELDS as readonly string[]).includes(key) && key !== 'output_plain') rest[key] = value;
+    // A field not shown as a terminal (`stderr: null`, an object) stays in the rest. output_plain repeats output
+    // without colours: showing it twice helps no one.
+    if (!shown.has(key) && !(key === 'output_plain' && shown.has('output'))) rest[key] = value;
   }
   return { streams, rest };
 }

@@ -1,5 +1,6 @@
 import uPlot from 'uplot';
-import type { StatsReport } from '../../lib/types';
+import type { StatsRange, StatsReport } from '../../lib/types';
+import { axisTime } from './format';
 import { withAlpha, type Palette } from './palette.svelte';
 
 /** uPlot options without a size: a chart takes its container's width and the height it is given. */
@@ -62,12 +63,20 @@ export function bucketMids(overTime: StatsReport['over_time']): number[] {
   return overTime.buckets.map((b) => Date.parse(b.at) / 1000 + overTime.bucket_s / 2);
 }
 
-/** The x range of a time chart: exactly the buckets, half a bucket either side of the first and last mid-point. */
-export function timeRange(bucketS: number): uPlot.Scale.Range {
-  return (u) => {
-    const xs = u.data[0];
-    const first = xs[0] ?? 0;
-    const last = xs[xs.length - 1] ?? first;
-    return [first - bucketS / 2, last + bucketS / 2];
+/** The x scale of a time chart: exactly the buckets, half a bucket either side of the first and last mid-point. */
+export function timeScale(bucketS: number): uPlot.Scale {
+  return {
+    time: true,
+    range: (u) => {
+      const xs = u.data[0];
+      const first = xs[0] ?? 0;
+      const last = xs[xs.length - 1] ?? first;
+      return [first - bucketS / 2, last + bucketS / 2];
+    },
   };
+}
+
+/** The x axis of a time chart: clock times within a day, days across a week. */
+export function timeAxis(p: Palette, range: StatsRange): uPlot.Axis {
+  return axis(p, { space: 70, size: 30, values: (_u, splits) => splits.map((s) => axisTime(range, s)), grid: { show: false } });
 }

@@ -1,19 +1,13 @@
 import type { StatsRange } from '../../lib/types';
 
+// Durations and times are formatted in one place for every view (lib/format.ts); these names stay for the charts'
+// and the table's callers. Deprecated: import formatLatency, formatRelative, formatDateTime from lib/format.
+export { formatLatency as formatMs, formatRelative as relativeTime, formatDateTime as fullTime } from '../../lib/format';
+
 const count = new Intl.NumberFormat();
 
 export function formatCount(n: number): string {
   return count.format(n);
-}
-
-/** 0.42 ms, 4.2 ms, 123 ms, 1.23 s, or — when there is no figure. */
-export function formatMs(ms: number | null): string {
-  if (ms === null) return '—';
-  if (ms === 0) return '0 ms';
-  if (ms < 1) return `${ms.toFixed(2)} ms`;
-  if (ms < 10) return `${ms.toFixed(1)} ms`;
-  if (ms < 1000) return `${Math.round(ms)} ms`;
-  return `${(ms / 1000).toFixed(ms < 10_000 ? 2 : 1)} s`;
 }
 
 /** A share from 0 to 1 as a percentage: whole numbers, but never rounds a small failure rate to 0 % or 100 %. */
@@ -23,22 +17,6 @@ export function formatPercent(share: number | null): string {
   if (pct > 0 && pct < 1) return '<1 %';
   if (pct > 99 && pct < 100) return '>99 %';
   return `${Math.round(pct)} %`;
-}
-
-/** "just now", "12 s ago", "5 min ago", "3 h ago", "2 d ago". */
-export function relativeTime(iso: string, now: number): string {
-  const s = Math.max(0, Math.round((now - Date.parse(iso)) / 1000));
-  if (s < 5) return 'just now';
-  if (s < 60) return `${s} s ago`;
-  if (s < 3600) return `${Math.floor(s / 60)} min ago`;
-  if (s < 86_400) return `${Math.floor(s / 3600)} h ago`;
-  return `${Math.floor(s / 86_400)} d ago`;
-}
-
-const dateTime = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'medium' });
-
-export function fullTime(iso: string): string {
-  return dateTime.format(new Date(iso));
 }
 
 export const RANGE_LABEL: Record<StatsRange, string> = { '1h': 'Last hour', '24h': 'Last 24 hours', '7d': 'Last 7 days' };

@@ -1,0 +1,77 @@
+import { api, describeError } from '../lib/api';
+import type { ClientProfile } from '../lib/types';
+import type { GatewayFeed } from './feed.svelte';
+import type { SaveResult } from './settings.svelte';
+
+/** A token the gateway has just issued: shown once, then only its hint is ever seen again. */
+export interface IssuedToken {
+  name: string;
+  token: string;
+  created_at: string;
+}
+
+/**
+ * The clients the owner has issued tokens to (plus the default client), with their tool sets. The Tools view edits
+ * tool sets; the Settings view issues and revokes tokens.
+ */
+export class ClientDirectory {
+  clients = $state.raw<ClientProfile[]>([]);
+  loaded = $state(false);
+  error = $state<string | null>(null);
+
+  async load(): Promise<void> {
+    try {
+      this.clients = (await api<{ clients: ClientProfile[] }>('GET', '/clients')).clients;
+      this.error = null;
+    } catch (error) {
+      this.error = describeError(error, 'list its clients');
+    } finally {
+      this.loaded = true;
+    }
+  }
+
+  /** Sets which tools a client sees and may call: `null` for every enabled tool. */
+  async saveTools(name: string, tools: string[] | null, maxTools: number | null): Promise<SaveResult> {
+    try {
+      const profile = await api<Pick<ClientProfile, 'name' | 'tools' | 'max_tools'>>('PUT', `/clients/${encodeURIComponent(name)}/tools`, {
+        tools,
+        max_tools: maxTools,
+      });
+      this.clients = this.clients.map((c) => (c.name === name ? { ...c, tools: profile.tools, max_tools: profile.max_tools } : c));
+      return { ok: true };
+    } catch (error) {
+      return { ok: false, message: describeError(error, 'change tool sets') };
+    }
+  }
+
+  /** Issues a named token; the plain token is in the answer and nowhere else, ever. */
+  async create(name: string): Promise<IssuedToken | { message: string }> {
+    try {
+      const issued = await api<IssuedToken>('POST', '/clients', { name });
+      await this.load();
+      return issued;
+    } catch (error) {
+      return { message: describeError(error, 'issue tokens from the dashboard') };
+    }
+  }
+
+  async revoke(name: string): Promise<SaveResult> {
+    try {
+      await api('DELETE', `/clients/${encodeURIComponent(name)}`);
+      this.clients = this.clients.filter((c) => c.name !== name);
+      return { ok: true };
+    } catch (error) {
+      return { ok: false, message: describeError(error, 'revoke tokens from the dashboard') };
+    }
+  }
+
+  /** The default client's token, fetched only when the owner asks to copy or see it. */
+  async defaultToken(): Promise<string> {
+    return (await api<{ token: string }>('GET', '/clients/default/token')).token;
+  }
+
+  /** Reloads when a tool set changes elsewhere (CLI, another tab) or the event stream comes back. */
+  listen(feed: GatewayFeed): () => void {
+    return feed.follow(() => void this.load(), { tools: ({ reason }) => reason.startsWith('client') });
+  }
+}
