@@ -57,6 +57,9 @@ export function createWebSearchTool(net: NetGuard, provider: PincerConfig['webSe
       openWorldHint: true,
     },
     timeoutMs: SEARCH_TIMEOUT_MS + 5_000,
+    // An assistant often repeats a search within one task; the same query answers from the cache for a while
+    // instead of asking the provider again. Read-only and idempotent, so a cached answer changes nothing.
+    cache: { ttl_s: 300 },
     handler: async ({ query, max_results }, ctx) => {
       if (!provider) throw new ToolError('WEB_SEARCH_NOT_CONFIGURED', `web_search has no search provider configured. ${SETUP_HINT}`);
       const limit = Math.min(MAX_RESULTS, Math.max(1, Math.floor(max_results ?? DEFAULT_RESULTS)));

@@ -219,7 +219,9 @@ describe('http tools: declarations', () => {
     expect(httpPost.annotations).toMatchObject({ readOnlyHint: false, openWorldHint: true });
     expect(search).toMatchObject({ name: 'web_search', category: 'network', risk: 'sensitive' });
     expect(search.annotations).toMatchObject({ readOnlyHint: true, openWorldHint: true });
-    for (const tool of [httpGet, httpPost, search]) expect(tool.cache).toBeUndefined();
+    // A page fetched again may have changed, so fetches always run; a repeated search may come from the cache.
+    for (const tool of [httpGet, httpPost]) expect(tool.cache).toBeUndefined();
+    expect(search.cache).toEqual({ ttl_s: 300 });
   });
 });
 
