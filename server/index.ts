@@ -126,6 +126,7 @@ export function createGateway(options: GatewayOptions): Gateway {
       clientAuth: config.clientAuth,
       bodyLimitBytes: config.bodyLimitBytes,
       jsonMaxDepth: config.jsonMaxDepth,
+      dashboardDir: config.dashboardDir,
       origins: () => origins,
     });
     let server: Server | undefined;

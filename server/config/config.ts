@@ -30,6 +30,8 @@ export interface PincerConfig {
   maxOutputBytes: number;
   approvalTimeoutS: number;
   llm: { baseUrl: string; model: string | undefined; api: LlmApi };
+  /** PINCER_DASHBOARD_DIR: serve a dashboard built elsewhere (`vite build --outDir …`) instead of the bundled one. */
+  dashboardDir: string | undefined;
   /**
    * Where each value came from (a key that is absent came from the defaults). A value from the environment or a
    * flag wins over config.json, so the dashboard cannot change it: it says which variable or flag holds it instead.
@@ -190,6 +192,7 @@ export function loadConfig(options: LoadConfigOptions = {}): PincerConfig {
       model: optional(llmModel, settingParsers['llm.model']),
       api: optional(llmApi, settingParsers['llm.api']) ?? 'ollama',
     },
+    dashboardDir: env.PINCER_DASHBOARD_DIR ? resolve(cwd, env.PINCER_DASHBOARD_DIR) : undefined,
     sources,
   };
 }

@@ -39,6 +39,8 @@ export interface HttpDeps {
   clientAuth: boolean;
   bodyLimitBytes: number;
   jsonMaxDepth: number;
+  /** Where the built dashboard is; undefined means the one built with this package. */
+  dashboardDir?: string | undefined;
   /** The names and origins this gateway answers to; known once it listens. */
   origins: () => Origins;
 }
@@ -58,7 +60,7 @@ export function createHttpApp(deps: HttpDeps): express.Express {
     res.json({ status: 'ok', version: deps.version });
   });
   app.use(authRoutes(deps.credentials));
-  app.use(dashboardRoutes(deps.credentials, deps.version));
+  app.use(dashboardRoutes(deps.credentials, deps.version, deps.dashboardDir));
 
   // Security: who is calling is settled before the body is read, so an unauthenticated peer cannot make the
   // gateway buffer and parse a megabyte of JSON per request.

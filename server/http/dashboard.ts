@@ -1,18 +1,15 @@
 import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import express, { Router, type Response } from 'express';
 import { SESSION_COOKIE, type Credentials } from '../auth/credentials.js';
 import { readCookie } from './identity.js';
 
 /**
- * The built dashboard (`vite build` writes it to dist/renderer). From compiled code that is a sibling of
- * dist/server; from the TypeScript sources (tests, tsx) it is under the repository's dist/. PINCER_DASHBOARD_DIR
- * overrides both.
+ * The dashboard built with this package (`vite build` writes it to dist/renderer). From compiled code that is a
+ * sibling of dist/server; from the TypeScript sources (tests, tsx) it is under the repository's dist/.
  */
 export function builtDashboardDir(): string {
-  // For working on the dashboard: serve a build made elsewhere (`vite build --outDir …`).
-  const override = process.env.PINCER_DASHBOARD_DIR;
-  if (override) return override.endsWith('/') ? override : `${override}/`;
   const here = fileURLToPath(import.meta.url);
   const compiled = /[\\/]dist[\\/]server[\\/]/.test(here);
   return fileURLToPath(new URL(compiled ? '../../renderer/' : '../../dist/renderer/', import.meta.url));
@@ -42,7 +39,7 @@ const DASHBOARD_CSP = [
  */
 export function dashboardRoutes(credentials: Credentials, version: string, dir = builtDashboardDir()): Router {
   const router = Router();
-  const index = `${dir}index.html`;
+  const index = join(dir, 'index.html');
   const built = existsSync(index);
   const dashboardHeaders = (res: Response) => res.setHeader('Content-Security-Policy', DASHBOARD_CSP);
 
@@ -64,7 +61,7 @@ export function dashboardRoutes(credentials: Credentials, version: string, dir =
   // Hashed file names: the content of a URL never changes, so browsers may keep them.
   router.use(
     '/assets',
-    express.static(`${dir}assets`, {
+    express.static(join(dir, 'assets'), {
       index: false,
       fallthrough: false,
       setHeaders: (res) => {
