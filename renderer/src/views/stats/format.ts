@@ -1,8 +1,6 @@
 import type { StatsRange } from '../../lib/types';
 
-// Durations and times are formatted in one place for every view (lib/format.ts); these names stay for the charts'
-// and the table's callers. Deprecated: import formatLatency, formatRelative, formatDateTime from lib/format.
-export { formatLatency as formatMs, formatRelative as relativeTime, formatDateTime as fullTime } from '../../lib/format';
+// Durations and times are formatted by lib/format.ts; these are the words and numbers only the stats view uses.
 
 const count = new Intl.NumberFormat();
 

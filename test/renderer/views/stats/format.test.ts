@@ -18,9 +18,6 @@ afterAll(() => {
 interface StatsFormat {
   formatCount(n: number): string;
   formatPercent(share: number | null): string;
-  formatMs(ms: number | null): string;
-  relativeTime(iso: string, now: number): string;
-  fullTime(iso: string): string;
   RANGE_LABEL: Record<StatsRange, string>;
   RANGE_PHRASE: Record<StatsRange, string>;
   BUCKET_WORD: Record<StatsRange, string>;
@@ -29,7 +26,7 @@ interface StatsFormat {
 }
 
 const stats = await importRenderer<StatsFormat>('views/stats/format.ts');
-const { formatCount, formatPercent, formatMs, relativeTime, fullTime, RANGE_LABEL, RANGE_PHRASE, BUCKET_WORD, axisTime, bucketSpan } = stats;
+const { formatCount, formatPercent, RANGE_LABEL, RANGE_PHRASE, BUCKET_WORD, axisTime, bucketSpan } = stats;
 
 const US = new Intl.DateTimeFormat().resolvedOptions().locale === 'en-US';
 const RANGES: StatsRange[] = ['1h', '24h', '7d'];
@@ -84,30 +81,6 @@ describe('formatPercent', () => {
 
   it('exactly 99 % is "99 %"', () => {
     expect(formatPercent(0.99)).toBe('99 %');
-  });
-});
-
-describe('the duration and time names kept for the charts and the table', () => {
-  it('formatMs: "0 ms", "0.42 ms", "4.2 ms", "123 ms", "1.23 s", or an em dash', () => {
-    expect(formatMs(null)).toBe('—');
-    expect(formatMs(0)).toBe('0 ms');
-    expect(formatMs(0.42)).toBe('0.42 ms');
-    expect(formatMs(4.2)).toBe('4.2 ms');
-    expect(formatMs(123)).toBe('123 ms');
-    expect(formatMs(1234)).toBe('1.23 s');
-  });
-
-  it('relativeTime: "just now", then seconds, minutes, hours, days ago', () => {
-    const now = Date.parse('2025-03-05T18:00:00Z');
-    expect(relativeTime('2025-03-05T17:59:58Z', now)).toBe('just now');
-    expect(relativeTime('2025-03-05T17:59:48Z', now)).toBe('12 s ago');
-    expect(relativeTime('2025-03-05T17:55:00Z', now)).toBe('5 min ago');
-    expect(relativeTime('2025-03-05T15:00:00Z', now)).toBe('3 h ago');
-    expect(relativeTime('2025-03-03T18:00:00Z', now)).toBe('2 d ago');
-  });
-
-  it('fullTime: the full date and time in the locale', () => {
-    expect(fullTime('2025-03-05T14:03:27Z')).toBe(new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'medium' }).format(new Date('2025-03-05T14:03:27Z')));
   });
 });
 
