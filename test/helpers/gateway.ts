@@ -16,6 +16,8 @@ export interface TestGateway {
   api(path: string, init?: RequestInit & { json?: unknown }): Promise<Response>;
   /** A signed-in owner: the session cookie from a real one-time login link, and the dashboard's Origin. */
   ownerHeaders(): Promise<Record<string, string>>;
+  /** A request as the signed-in owner (no client token); a `json` body makes it a POST unless `method` says otherwise. */
+  asOwner(path: string, init?: { method?: string; json?: unknown }): Promise<Response>;
   close(): Promise<void>;
 }
 
@@ -53,6 +55,16 @@ export async function startGateway(
     });
   };
 
+  const ownerHeaders = async (): Promise<Record<string, string>> => {
+    if (!ownerCookie) {
+      const response = await fetch(gateway.loginUrl(), { redirect: 'manual' });
+      const setCookie = response.headers.get('set-cookie');
+      if (response.status !== 303 || !setCookie) throw new Error(`owner login failed: ${response.status}`);
+      ownerCookie = setCookie.split(';')[0]!;
+    }
+    return { cookie: ownerCookie, origin: url };
+  };
+
   return {
     gateway,
     url,
@@ -61,14 +73,13 @@ export async function startGateway(
     workspace,
     token,
     api,
-    async ownerHeaders() {
-      if (!ownerCookie) {
-        const response = await fetch(gateway.loginUrl(), { redirect: 'manual' });
-        const setCookie = response.headers.get('set-cookie');
-        if (response.status !== 303 || !setCookie) throw new Error(`owner login failed: ${response.status}`);
-        ownerCookie = setCookie.split(';')[0]!;
-      }
-      return { cookie: ownerCookie, origin: url };
+    ownerHeaders,
+    async asOwner(path, init = {}) {
+      return fetch(`${url}${path}`, {
+        method: init.method ?? (init.json !== undefined ? 'POST' : 'GET'),
+        headers: { ...(await ownerHeaders()), ...(init.json !== undefined && { 'content-type': 'application/json' }) },
+        ...(init.json !== undefined && { body: JSON.stringify(init.json) }),
+      });
     },
     async close() {
       await gateway.close(1000);
@@ -76,4 +87,15 @@ export async function startGateway(
       if (!overrides.roots) rmSync(workspace, { recursive: true, force: true });
     },
   };
+}
+
+/** A response's JSON body; a body that is not JSON fails the test showing what came instead. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export async function readJson(res: Response): Promise<any> {
+  const text = await res.text();
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new Error(`expected JSON, got ${res.status}: ${text.slice(0, 200)}`);
+  }
 }

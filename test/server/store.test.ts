@@ -6,6 +6,7 @@ import { sha256 } from '../../server/auth/secrets.js';
 import { migrate, openDatabase, type Db } from '../../server/store/db.js';
 import { openStore, type CallRecord, type CallStatus, type Store } from '../../server/store/index.js';
 import { MIGRATIONS, type Migration } from '../../server/store/migrations/index.js';
+import { finishedCall } from '../helpers/calls.js';
 
 const NEWEST = MIGRATIONS.at(-1)!.version;
 const T0 = Date.UTC(2026, 0, 1, 12, 0, 0); // a whole minute, so minute buckets start exactly here
@@ -58,26 +59,7 @@ let seq = 0;
 /** A finished call; override what a test is about. */
 function call(overrides: Partial<CallRecord> = {}): CallRecord {
   seq += 1;
-  const startedAt = overrides.started_at ?? new Date(T0 + seq * 1000).toISOString();
-  return {
-    id: `c_${String(seq).padStart(6, '0')}`,
-    tool: 'calculate',
-    client: 'default',
-    via: 'http',
-    arguments: { expression: '1+1' },
-    result: 2,
-    status: 'succeeded',
-    error: null,
-    http_status: 200,
-    decision: 'allow',
-    rule: 'risk:safe',
-    reason: 'calculate is a safe tool.',
-    cache_hit: false,
-    started_at: startedAt,
-    finished_at: startedAt,
-    duration_ms: 1.5,
-    ...overrides,
-  };
+  return finishedCall(`c_${String(seq).padStart(6, '0')}`, overrides.started_at ?? new Date(T0 + seq * 1000).toISOString(), overrides);
 }
 
 describe('migrations', () => {

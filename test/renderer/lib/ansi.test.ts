@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ansiSpans, cleanTerminalText, looksLikeTerminal, type AnsiSpan } from '../../../renderer/src/lib/ansi.js';
+import { pick, random } from '../../helpers/random.js';
 
 const ESC = '\x1b';
 const sgr = (codes: string) => `${ESC}[${codes}m`;
@@ -7,19 +8,6 @@ const RESET = sgr('0');
 
 /** The text a reader sees: every span's text, joined. */
 const textOf = (spans: AnsiSpan[]) => spans.map((span) => span.text).join('');
-
-/** Deterministic pseudo-random numbers (mulberry32), so a failure replays. */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-const pick = <T>(next: () => number, list: readonly T[]): T => list[Math.floor(next() * list.length)]!;
 
 /** Printable text, HTML-looking text included; no control bytes, so nothing in it is an escape. */
 const TEXT = ['a', 'Z', ' ', '\t', '\n', '<', '>', '&', '"', "'", '<script>', '</script>', '<img src=x onerror=alert(1)>', '&amp;', 'ü', '日本', '🎉', '[31m', '%', ';', 'm'];

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { tokenizeShell, type ShellToken, type ShellTokenKind } from '../../../renderer/src/lib/shell-highlight.js';
+import { random } from '../../helpers/random.js';
 
 /** The tokens as `kind:text`, spaces left out: what a reader sees coloured. */
 function seen(source: string): string[] {
@@ -17,18 +18,6 @@ function kindsOf(source: string, text: string): ShellTokenKind[] {
 
 const KINDS: readonly ShellTokenKind[] = ['command', 'assign', 'flag', 'arg', 'string', 'variable', 'operator', 'redirect', 'comment', 'space'];
 const OPERATORS = ['&&', '||', ';;', '|&', '$(', '|', ';', '&', '(', ')', '`', '\n'];
-
-/** Deterministic pseudo-random numbers (mulberry32), so a failure replays. */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** Shell-significant pieces and ordinary text, glued at random: quotes, escapes, operators, unicode, newlines. */
 const PIECES = [

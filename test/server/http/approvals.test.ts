@@ -57,16 +57,6 @@ async function until<T>(probe: () => Promise<T | undefined | null | false>, what
   }
 }
 
-/** Requests as the signed-in owner: session cookie plus the gateway's own Origin, no client token. */
-async function owner(tg: TestGateway, path: string, init: { method?: string; json?: unknown } = {}): Promise<Response> {
-  const headers = await tg.ownerHeaders();
-  return fetch(`${tg.url}${path}`, {
-    method: init.method ?? (init.json !== undefined ? 'POST' : 'GET'),
-    headers: { ...headers, ...(init.json !== undefined && { 'content-type': 'application/json' }) },
-    ...(init.json !== undefined && { body: JSON.stringify(init.json) }),
-  });
-}
-
 /** As a named client (its own token). */
 function as(tg: TestGateway, token: string, path: string, init: { method?: string; json?: unknown; headers?: Record<string, string> } = {}) {
   return fetch(`${tg.url}${path}`, {
@@ -85,18 +75,18 @@ const ASYNC = { prefer: 'respond-async' };
 /** The pending approval (seen by the owner) that matches. */
 async function pendingApproval(tg: TestGateway, match: (a: Json) => boolean): Promise<Json> {
   return until(async () => {
-    const body = await read(await owner(tg, '/approvals'));
+    const body = await read(await tg.asOwner('/approvals'));
     return (body.approvals as Json[]).find(match);
   }, 'a pending approval');
 }
 
 async function pendingCount(tg: TestGateway, tool: string): Promise<number> {
-  const body = await read(await owner(tg, '/approvals'));
+  const body = await read(await tg.asOwner('/approvals'));
   return (body.approvals as Json[]).filter((a) => a.tool === tool).length;
 }
 
 async function decide(tg: TestGateway, id: string, decision: Json): Promise<Response> {
-  return owner(tg, `/approvals/${id}`, { json: decision });
+  return tg.asOwner(`/approvals/${id}`, { json: decision });
 }
 
 async function callRecord(tg: TestGateway, id: string): Promise<Json> {
@@ -301,7 +291,7 @@ describe('expiry', () => {
     }, 'the expiry');
     expect(record.error.name).toBe('APPROVAL_TIMEOUT');
     expect(runs.danger_expire).toBe(0);
-    expect((await read(await owner(short, '/approvals'))).count).toBe(0);
+    expect((await read(await short.asOwner('/approvals'))).count).toBe(0);
   });
 });
 
@@ -377,7 +367,7 @@ describe('allow_always scopes', () => {
     const compound = await askAsync(tg, 'run_shell', { command: 'touch c.txt; rm -rf x' });
     await decide(tg, compound.approval_id, { decision: 'deny' });
     expect(existsSync(join(tg.workspace, 'c.txt'))).toBe(false);
-    expect((await owner(tg, `/rules/${ruleId}`, { method: 'DELETE' })).status).toBe(200);
+    expect((await tg.asOwner(`/rules/${ruleId}`, { method: 'DELETE' })).status).toBe(200);
   });
 
   it('folder (file_delete): a delete inside the folder passes, one outside still asks', async () => {
@@ -413,19 +403,19 @@ describe('allow_always scopes', () => {
     expect(approval.scopes).toContainEqual(expect.objectContaining({ scope: 'host', pattern: '93.184.215.14' }));
     await decide(tg, pending.approval_id, { decision: 'deny' });
 
-    const created = await owner(tg, '/rules', { json: { effect: 'allow', tool: 'http_post', scope: 'host', pattern: '93.184.215.14' } });
+    const created = await tg.asOwner('/rules', { json: { effect: 'allow', tool: 'http_post', scope: 'host', pattern: '93.184.215.14' } });
     expect(created.status).toBe(201);
     const rule = await read(created);
     expect(await check(tg, 'http_post', args)).toMatchObject({ decision: 'allow', rule: `rule:${rule.id}` });
     expect((await check(tg, 'http_post', { url: 'http://93.184.215.15/submit' })).decision).toBe('ask');
-    expect((await owner(tg, `/rules/${rule.id}`, { method: 'DELETE' })).status).toBe(200);
+    expect((await tg.asOwner(`/rules/${rule.id}`, { method: 'DELETE' })).status).toBe(200);
     expect((await check(tg, 'http_post', args)).decision).toBe('ask');
   });
 });
 
 describe('allow rules never widen past a deny', () => {
   it('a catastrophic command stays denied under an allow rule for all of run_shell', async () => {
-    const created = await read(await owner(tg, '/rules', { json: { effect: 'allow', tool: 'run_shell', scope: 'tool' } }));
+    const created = await read(await tg.asOwner('/rules', { json: { effect: 'allow', tool: 'run_shell', scope: 'tool' } }));
     try {
       for (const command of ['rm -rf /', 'rm -rf ~']) {
         const verdict = await check(tg, 'run_shell', { command });
@@ -438,13 +428,13 @@ describe('allow rules never widen past a deny', () => {
       expect(body.error.name).toBe('POLICY_DENIED');
       expect(await callRecord(tg, body.call_id)).toMatchObject({ status: 'denied', decision: 'deny' });
     } finally {
-      await owner(tg, `/rules/${created.id}`, { method: 'DELETE' });
+      await tg.asOwner(`/rules/${created.id}`, { method: 'DELETE' });
     }
   });
 
   it('a deny rule beats an allow rule, and a denied call never runs', async () => {
-    const allowRule = await read(await owner(tg, '/rules', { json: { effect: 'allow', tool: 'danger_rules', scope: 'tool' } }));
-    const denyRule = await read(await owner(tg, '/rules', { json: { effect: 'deny', tool: 'danger_rules', scope: 'exact', pattern: { note: 'never' } } }));
+    const allowRule = await read(await tg.asOwner('/rules', { json: { effect: 'allow', tool: 'danger_rules', scope: 'tool' } }));
+    const denyRule = await read(await tg.asOwner('/rules', { json: { effect: 'deny', tool: 'danger_rules', scope: 'exact', pattern: { note: 'never' } } }));
     expect(await check(tg, 'danger_rules', { note: 'never' })).toMatchObject({ decision: 'deny', rule: `rule:${denyRule.id}` });
     expect(await check(tg, 'danger_rules', { note: 'fine' })).toMatchObject({ decision: 'allow', rule: `rule:${allowRule.id}` });
     const before = runs.danger_rules!;
@@ -459,17 +449,17 @@ describe('allow rules never widen past a deny', () => {
     const ledger = (await read(await tg.api('/rules'))).rules as Json[];
     expect(ledger.find((r) => r.id === denyRule.id)).toMatchObject({ uses: 1 });
     expect(ledger.find((r) => r.id === allowRule.id)).toMatchObject({ uses: 0 });
-    await owner(tg, `/rules/${allowRule.id}`, { method: 'DELETE' });
-    await owner(tg, `/rules/${denyRule.id}`, { method: 'DELETE' });
+    await tg.asOwner(`/rules/${allowRule.id}`, { method: 'DELETE' });
+    await tg.asOwner(`/rules/${denyRule.id}`, { method: 'DELETE' });
   });
 
   it('an ask rule turns an allowed call into a question', async () => {
-    const askRule = await read(await owner(tg, '/rules', { json: { effect: 'ask', tool: 'calculate', scope: 'tool' } }));
+    const askRule = await read(await tg.asOwner('/rules', { json: { effect: 'ask', tool: 'calculate', scope: 'tool' } }));
     expect(await check(tg, 'calculate', { expression: '1+1' })).toMatchObject({ decision: 'ask', rule: `rule:${askRule.id}` });
     const pending = await askAsync(tg, 'calculate', { expression: '1+1' });
     await decide(tg, pending.approval_id, { decision: 'allow_once' });
     await until(async () => (await callRecord(tg, pending.call_id)).status === 'succeeded', 'the calculation');
-    await owner(tg, `/rules/${askRule.id}`, { method: 'DELETE' });
+    await tg.asOwner(`/rules/${askRule.id}`, { method: 'DELETE' });
     expect((await check(tg, 'calculate', { expression: '1+1' })).decision).toBe('allow');
   });
 });
@@ -490,19 +480,19 @@ describe('the grants ledger', () => {
       [[], /JSON object/],
     ];
     for (const [body, message] of cases) {
-      const res = await owner(tg, '/rules', { json: body });
+      const res = await tg.asOwner('/rules', { json: body });
       expect(res.status, JSON.stringify(body)).toBe(400);
       const error = (await read(res)).error;
       expect(error.name).toBe('INVALID_ARGUMENTS');
       expect(error.message, JSON.stringify(body)).toMatch(message);
     }
-    const missing = await owner(tg, '/rules/r_doesnotexist', { method: 'DELETE' });
+    const missing = await tg.asOwner('/rules/r_doesnotexist', { method: 'DELETE' });
     expect(missing.status).toBe(404);
   });
 
   it('rules hot-apply: a call asks, is allowed once the rule exists, and asks again once it is deleted', async () => {
     expect((await check(tg, 'danger_rules', {})).decision).toBe('ask');
-    const created = await owner(tg, '/rules', { json: { effect: 'allow', tool: 'danger_rules', scope: 'tool', note: 'for the test' } });
+    const created = await tg.asOwner('/rules', { json: { effect: 'allow', tool: 'danger_rules', scope: 'tool', note: 'for the test' } });
     expect(created.status).toBe(201);
     const rule = await read(created);
     expect(rule).toMatchObject({ effect: 'allow', tool: 'danger_rules', scope: 'tool', pattern: null, note: 'for the test', created_by: 'owner', uses: 0, last_used_at: null, expires_at: null });
@@ -524,17 +514,17 @@ describe('the grants ledger', () => {
     expect(used.uses).toBe(2);
     expect(Date.parse(used.last_used_at)).not.toBeNaN();
 
-    expect((await owner(tg, `/rules/${rule.id}`, { method: 'DELETE' })).status).toBe(200);
+    expect((await tg.asOwner(`/rules/${rule.id}`, { method: 'DELETE' })).status).toBe(200);
     expect((await read(await tg.api('/rules'))).rules.map((r: Json) => r.id)).not.toContain(rule.id);
     expect((await check(tg, 'danger_rules', {})).decision).toBe('ask');
-    expect((await owner(tg, `/rules/${rule.id}`, { method: 'DELETE' })).status).toBe(404);
+    expect((await tg.asOwner(`/rules/${rule.id}`, { method: 'DELETE' })).status).toBe(404);
   });
 
   it('an expired rule no longer applies', async () => {
     const past = new Date(Date.now() - 1000).toISOString();
-    const rule = await read(await owner(tg, '/rules', { json: { effect: 'allow', tool: 'danger_rules', scope: 'tool', expires_at: past } }));
+    const rule = await read(await tg.asOwner('/rules', { json: { effect: 'allow', tool: 'danger_rules', scope: 'tool', expires_at: past } }));
     expect((await check(tg, 'danger_rules', {})).decision).toBe('ask');
-    await owner(tg, `/rules/${rule.id}`, { method: 'DELETE' });
+    await tg.asOwner(`/rules/${rule.id}`, { method: 'DELETE' });
   });
 
   it('every decided call in /calls carries its decision and the rule that decided it', async () => {
@@ -564,7 +554,7 @@ describe('the owner alone decides', () => {
     }
     expect(runs.danger_count).toBe(before);
     expect((await callRecord(tg, pending.call_id)).status).toBe('pending');
-    expect((await read(await owner(tg, `/approvals/${pending.approval_id}`))).status).toBe('pending');
+    expect((await read(await tg.asOwner(`/approvals/${pending.approval_id}`))).status).toBe('pending');
     expect((await read(await tg.api('/rules'))).rules.some((r: Json) => r.tool === 'danger_count')).toBe(false);
     await decide(tg, pending.approval_id, { decision: 'deny' });
   });
@@ -583,7 +573,7 @@ describe('the owner alone decides', () => {
   });
 
   it('a client token cannot write rules, toggle tools, set tool sets or pause', async () => {
-    const rule = await read(await owner(tg, '/rules', { json: { effect: 'deny', tool: 'danger_rules', scope: 'tool' } }));
+    const rule = await read(await tg.asOwner('/rules', { json: { effect: 'deny', tool: 'danger_rules', scope: 'tool' } }));
     const attempts: [string, string, Json][] = [
       ['POST', '/rules', { effect: 'allow', tool: 'danger_count', scope: 'tool' }],
       ['DELETE', `/rules/${rule.id}`, undefined],
@@ -603,7 +593,7 @@ describe('the owner alone decides', () => {
     expect(rules.some((r) => r.tool === 'danger_count')).toBe(false);
     expect((await read(await tg.api('/tools/calculate'))).enabled).toBe(true);
     expect(tg.gateway.access.paused).toBe(false);
-    await owner(tg, `/rules/${rule.id}`, { method: 'DELETE' });
+    await tg.asOwner(`/rules/${rule.id}`, { method: 'DELETE' });
   });
 
   it('GET /approvals shows a client only its own; the owner sees all', async () => {
@@ -618,7 +608,7 @@ describe('the owner alone decides', () => {
     expect(ids(forAlice)).toEqual([hers.approval_id]);
     expect(forAlice.approvals[0]).toMatchObject({ client: 'alice-approvals' });
     expect((await as(tg, aliceToken, `/approvals/${mine.approval_id}`)).status).toBe(404);
-    const forOwner = await read(await owner(tg, '/approvals'));
+    const forOwner = await read(await tg.asOwner('/approvals'));
     expect(ids(forOwner)).toEqual(expect.arrayContaining([mine.approval_id, hers.approval_id]));
     await decide(tg, mine.approval_id, { decision: 'deny' });
     await decide(tg, hers.approval_id, { decision: 'deny' });
@@ -629,7 +619,7 @@ describe('the owner alone decides', () => {
 describe('per-client tool sets and the pause switch', () => {
   it('a client with a tool set sees and calls only those tools; others are unaffected', async () => {
     const aliceToken = tg.gateway.credentials.createClient('alice');
-    const put = await owner(tg, '/clients/alice/tools', { method: 'PUT', json: { tools: ['calculate'] } });
+    const put = await tg.asOwner('/clients/alice/tools', { method: 'PUT', json: { tools: ['calculate'] } });
     expect(put.status).toBe(200);
     expect(await read(put)).toEqual({ name: 'alice', tools: ['calculate'], max_tools: null });
     await events.next((e) => e.event === 'tools' && e.data.reason === 'client:alice');
@@ -660,24 +650,24 @@ describe('per-client tool sets and the pause switch', () => {
     expect((await read(await tg.api('/tools/openai'))).tools.length).toBeGreaterThan(1);
 
     // The owner's view lists alice's profile; null restores every tool.
-    const clients = (await read(await owner(tg, '/clients'))).clients as Json[];
+    const clients = (await read(await tg.asOwner('/clients'))).clients as Json[];
     expect(clients.find((c) => c.name === 'alice')).toMatchObject({ tools: ['calculate'] });
-    await owner(tg, '/clients/alice/tools', { method: 'PUT', json: { tools: null } });
+    await tg.asOwner('/clients/alice/tools', { method: 'PUT', json: { tools: null } });
     expect((await as(tg, aliceToken, '/tools/get_time/execute', { json: {} })).status).toBe(200);
   });
 
   it('rejects unknown tools in a tool set and a bad max_tools with 400', async () => {
-    const res = await owner(tg, '/clients/alice/tools', { method: 'PUT', json: { tools: ['no_such_tool'] } });
+    const res = await tg.asOwner('/clients/alice/tools', { method: 'PUT', json: { tools: ['no_such_tool'] } });
     expect(res.status).toBe(400);
     expect((await read(res)).error.message).toContain('no_such_tool');
-    const cap = await owner(tg, '/clients/alice/tools', { method: 'PUT', json: { tools: null, max_tools: 0 } });
+    const cap = await tg.asOwner('/clients/alice/tools', { method: 'PUT', json: { tools: null, max_tools: 0 } });
     expect(cap.status).toBe(400);
     expect((await read(cap)).error.message).toMatch(/max_tools/);
   });
 
   it('max_tools cuts a client list and says so in a warning', async () => {
     const token = tg.gateway.credentials.createClient('capped');
-    await owner(tg, '/clients/capped/tools', { method: 'PUT', json: { tools: null, max_tools: 3 } });
+    await tg.asOwner('/clients/capped/tools', { method: 'PUT', json: { tools: null, max_tools: 3 } });
     const openai = await read(await as(tg, token, '/tools/openai'));
     expect(openai.tools).toHaveLength(3);
     expect(openai.warning).toMatch(/capped at 3/);
@@ -688,7 +678,7 @@ describe('per-client tool sets and the pause switch', () => {
   });
 
   it('pause refuses every call (clients and owner) with 409 TOOLS_PAUSED until resumed', async () => {
-    const paused = await owner(tg, '/settings', { method: 'PATCH', json: { paused: true } });
+    const paused = await tg.asOwner('/settings', { method: 'PATCH', json: { paused: true } });
     expect(paused.status).toBe(200);
     expect(await read(paused)).toMatchObject({ paused: true });
     await events.next((e) => e.event === 'tools' && e.data.reason === 'paused');
@@ -698,14 +688,14 @@ describe('per-client tool sets and the pause switch', () => {
       const body = await read(byClient);
       expect(body.error.name).toBe('TOOLS_PAUSED');
       expect(body.error.message).toMatch(/paused/);
-      const byOwner = await owner(tg, '/tools/calculate/execute', { json: { expression: '1+1' } });
+      const byOwner = await tg.asOwner('/tools/calculate/execute', { json: { expression: '1+1' } });
       expect(byOwner.status).toBe(409);
       expect((await read(byOwner)).error.name).toBe('TOOLS_PAUSED');
       expect((await read(await tg.api('/tools'))).paused).toBe(true);
-      expect((await read(await owner(tg, '/settings'))).paused).toBe(true);
-      expect((await owner(tg, '/settings', { method: 'PATCH', json: { paused: 'yes' } })).status).toBe(400);
+      expect((await read(await tg.asOwner('/settings'))).paused).toBe(true);
+      expect((await tg.asOwner('/settings', { method: 'PATCH', json: { paused: 'yes' } })).status).toBe(400);
     } finally {
-      await owner(tg, '/settings', { method: 'PATCH', json: { paused: false } });
+      await tg.asOwner('/settings', { method: 'PATCH', json: { paused: false } });
     }
     await events.next((e) => e.event === 'tools' && e.data.reason === 'resumed');
     expect((await tg.api('/tools/calculate/execute', { method: 'POST', json: { expression: '1+1' } })).status).toBe(200);
@@ -739,10 +729,10 @@ describe('events', () => {
   });
 
   it('rules added and removed are announced, whoever wrote them', async () => {
-    const created = await read(await owner(tg, '/rules', { json: { effect: 'deny', tool: 'danger_count', scope: 'tool', note: 'announced' } }));
+    const created = await read(await tg.asOwner('/rules', { json: { effect: 'deny', tool: 'danger_count', scope: 'tool', note: 'announced' } }));
     const added = await events.next((e) => e.event === 'rules' && e.data.change === 'added' && e.data.rule.id === created.id);
     expect(added.data.rule).toMatchObject({ effect: 'deny', tool: 'danger_count', note: 'announced' });
-    expect((await owner(tg, `/rules/${created.id}`, { method: 'DELETE' })).status).toBe(200);
+    expect((await tg.asOwner(`/rules/${created.id}`, { method: 'DELETE' })).status).toBe(200);
     await events.next((e) => e.event === 'rules' && e.data.change === 'removed' && e.data.rule.id === created.id);
   });
 
@@ -764,7 +754,7 @@ describe('a flood of asks', () => {
     expect(health.status).toBe(200);
     expect((await tg.api('/tools/calculate/execute', { method: 'POST', json: { expression: '2+2' } })).status).toBe(200);
 
-    const approvals = ((await read(await owner(tg, '/approvals'))).approvals as Json[]).filter((a) => a.tool === 'danger_flood');
+    const approvals = ((await read(await tg.asOwner('/approvals'))).approvals as Json[]).filter((a) => a.tool === 'danger_flood');
     expect(new Set(approvals.map((a) => a.id)).size).toBe(200);
     const decisions = await Promise.all(approvals.map((a) => decide(tg, a.id, { decision: 'deny', message: 'flood' })));
     expect(decisions.every((r) => r.status === 200)).toBe(true);
@@ -775,7 +765,7 @@ describe('a flood of asks', () => {
     expect(bodies.every((b) => b.error.name === 'APPROVAL_DENIED')).toBe(true);
     expect(runs.danger_flood).toBe(before);
 
-    const recorded = ((await read(await owner(tg, '/calls?tool=danger_flood&limit=500'))).calls as Json[]);
+    const recorded = ((await read(await tg.asOwner('/calls?tool=danger_flood&limit=500'))).calls as Json[]);
     expect(recorded).toHaveLength(200);
     expect(new Set(recorded.map((c) => c.id))).toEqual(new Set(bodies.map((b) => b.call_id)));
     expect(recorded.every((c) => c.status === 'denied' && c.rule.startsWith('approval:a_'))).toBe(true);
@@ -806,7 +796,7 @@ describe('restart', () => {
     let first: TestGateway | undefined = await startGateway({ dataDir, roots, approvalTimeoutS: 60 }, { extraTools: EXTRA_TOOLS });
     let second: TestGateway | undefined;
     try {
-      const rule = await read(await owner(first, '/rules', { json: { effect: 'allow', tool: 'danger_restart', scope: 'exact', pattern: { note: 'kept' } } }));
+      const rule = await read(await first.asOwner('/rules', { json: { effect: 'allow', tool: 'danger_restart', scope: 'exact', pattern: { note: 'kept' } } }));
       const waiting = first.api('/tools/danger_restart/execute', { method: 'POST', json: { note: 'stale' } });
       const approval = await pendingApproval(first, (a) => a.tool === 'danger_restart');
       const asyncPending = await askAsync(first, 'danger_restart', { note: 'stale async' });
@@ -820,7 +810,7 @@ describe('restart', () => {
       expect(runs.danger_restart).toBe(0);
 
       second = await startGateway({ dataDir, roots, approvalTimeoutS: 60 }, { extraTools: EXTRA_TOOLS });
-      expect((await read(await owner(second, '/approvals'))).count).toBe(0);
+      expect((await read(await second.asOwner('/approvals'))).count).toBe(0);
       expect((await decide(second, approval.id, { decision: 'allow_once' })).status).toBe(404);
       expect((await read(await second.api(`/calls/${approval.call_id}`))).status).toBe('cancelled');
       expect((await read(await second.api(`/calls/${asyncPending.call_id}`))).status).toBe('cancelled');
@@ -834,13 +824,13 @@ describe('restart', () => {
       expect((await read(await second.api('/rules'))).rules.find((r: Json) => r.id === rule.id).uses).toBe(1);
 
       // Pause survives a restart too.
-      await owner(second, '/settings', { method: 'PATCH', json: { paused: true } });
+      await second.asOwner('/settings', { method: 'PATCH', json: { paused: true } });
       await second.close();
       second = await startGateway({ dataDir, roots, approvalTimeoutS: 60 }, { extraTools: EXTRA_TOOLS });
       const refused = await second.api('/tools/calculate/execute', { method: 'POST', json: { expression: '1+1' } });
       expect(refused.status).toBe(409);
       expect((await read(refused)).error.name).toBe('TOOLS_PAUSED');
-      await owner(second, '/settings', { method: 'PATCH', json: { paused: false } });
+      await second.asOwner('/settings', { method: 'PATCH', json: { paused: false } });
       expect((await second.api('/tools/calculate/execute', { method: 'POST', json: { expression: '1+1' } })).status).toBe(200);
     } finally {
       await first?.close();

@@ -147,14 +147,7 @@ describe('client tokens over HTTP (owner only)', () => {
   });
 
   /** As the signed-in owner: session cookie plus the gateway's own Origin. */
-  const owner = async (path: string, init: { method?: string; json?: unknown } = {}) => {
-    const headers = await gw.ownerHeaders();
-    return fetch(`${gw.url}${path}`, {
-      method: init.method ?? (init.json !== undefined ? 'POST' : 'GET'),
-      headers: { ...headers, ...(init.json !== undefined && { 'content-type': 'application/json' }) },
-      ...(init.json !== undefined && { body: JSON.stringify(init.json) }),
-    });
-  };
+  const owner = (path: string, init?: { method?: string; json?: unknown }) => gw.asOwner(path, init);
   const create = (name: unknown) => owner('/clients', { json: { name } });
   const revoke = (name: string) => owner(`/clients/${encodeURIComponent(name)}`, { method: 'DELETE' });
   const calculateAs = (token: string) =>

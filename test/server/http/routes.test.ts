@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { defineTool, ToolError, VERSION, type AnyTool } from '../../../server/index.js';
 import { EventStream } from '../../helpers/events.js';
-import { startGateway, tempDir, type TestGateway } from '../../helpers/gateway.js';
+import { readJson as read, startGateway, tempDir, type TestGateway } from '../../helpers/gateway.js';
 
 // ---------------------------------------------------------------------------------------------------------------
 // Test tools
@@ -246,14 +246,6 @@ const EXTRA_TOOLS = [
 // ---------------------------------------------------------------------------------------------------------------
 // Helpers
 
-async function read(res: Response): Promise<any> {
-  const text = await res.text();
-  try {
-    return JSON.parse(text);
-  } catch {
-    throw new Error(`expected JSON, got ${res.status}: ${text.slice(0, 200)}`);
-  }
-}
 
 async function expectRefusal(res: Response, status: number, name: string, code?: number): Promise<any> {
   const body = await read(res);

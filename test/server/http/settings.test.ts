@@ -15,17 +15,7 @@ type Json = any;
 
 const read = async (res: Response): Promise<Json> => res.json();
 
-/** Requests as the signed-in owner: session cookie plus the gateway's own Origin, no client token. */
-async function owner(tg: TestGateway, path: string, init: { method?: string; json?: unknown } = {}): Promise<Response> {
-  const headers = await tg.ownerHeaders();
-  return fetch(`${tg.url}${path}`, {
-    method: init.method ?? (init.json !== undefined ? 'POST' : 'GET'),
-    headers: { ...headers, ...(init.json !== undefined && { 'content-type': 'application/json' }) },
-    ...(init.json !== undefined && { body: JSON.stringify(init.json) }),
-  });
-}
-
-const patch = (tg: TestGateway, json: unknown) => owner(tg, '/settings', { method: 'PATCH', json });
+const patch = (tg: TestGateway, json: unknown) => tg.asOwner('/settings', { method: 'PATCH', json });
 const configFile = (tg: TestGateway) => join(tg.dataDir, 'config.json');
 const readConfig = (tg: TestGateway): Json => JSON.parse(readFileSync(configFile(tg), 'utf8'));
 
@@ -113,7 +103,7 @@ describe('GET /settings', () => {
   });
 
   it('answers every setting, the address and data directory, and nothing locked', async () => {
-    const res = await owner(tg, '/settings');
+    const res = await tg.asOwner('/settings');
     expect(res.status).toBe(200);
     expect(await read(res)).toEqual({
       paused: false,
@@ -161,7 +151,7 @@ describe('PATCH /settings', () => {
       llm: { base_url: 'http://127.0.0.1:9999', model: 'llama3.1', api: 'openai' },
       locked: {},
     });
-    expect(await read(await owner(tg, '/settings'))).toEqual(body);
+    expect(await read(await tg.asOwner('/settings'))).toEqual(body);
     expect(readConfig(tg)).toEqual({
       roots: [elsewhere],
       approval_timeout_s: 300,
@@ -255,9 +245,9 @@ describe('PATCH /settings', () => {
     const res = await tg.api('/tools/file_delete/execute', { method: 'POST', json: { path: 'doomed.txt' }, headers: { prefer: 'respond-async' } });
     expect(res.status).toBe(202);
     const { approval_id } = await read(res);
-    const approval = (await read(await owner(tg, '/approvals'))).approvals.find((a: Json) => a.id === approval_id);
+    const approval = (await read(await tg.asOwner('/approvals'))).approvals.find((a: Json) => a.id === approval_id);
     expect(Date.parse(approval.expires_at) - Date.parse(approval.created_at)).toBe(42_000);
-    await owner(tg, `/approvals/${approval_id}`, { json: { decision: 'deny' } });
+    await tg.asOwner(`/approvals/${approval_id}`, { json: { decision: 'deny' } });
   });
 
   describe('refuses bad values with 400 naming the key, and changes nothing', () => {
@@ -286,7 +276,7 @@ describe('PATCH /settings', () => {
       expect(error.message).toContain(message);
       expect(error.message).toMatch(/nothing was changed/i);
       expect(existsSync(configFile(tg))).toBe(false);
-      expect(await read(await owner(tg, '/settings'))).toMatchObject({ ...original(), paused: false });
+      expect(await read(await tg.asOwner('/settings'))).toMatchObject({ ...original(), paused: false });
     });
 
     it('a root that is a file', async () => {
@@ -305,7 +295,7 @@ describe('PATCH /settings', () => {
         expect((await read(res)).error.message).toMatch(/roots: .*inside Pincer's own data folder/);
       }
       expect((await call(tg, 'file_list', { path: '.' })).status).toBe(200);
-      expect(await read(await owner(tg, '/settings'))).toMatchObject({ roots: [tg.workspace] });
+      expect(await read(await tg.asOwner('/settings'))).toMatchObject({ roots: [tg.workspace] });
     });
 
     it('every problem at once, each named, and the good keys in the same body are not applied', async () => {
@@ -316,7 +306,7 @@ describe('PATCH /settings', () => {
       expect(error.details.errors.map((e: Json) => e.key)).toEqual(['approval_timeout_s', 'llm.api']);
       expect(error.message).toContain('approval_timeout_s');
       expect(error.message).toContain('llm.api');
-      expect(await read(await owner(tg, '/settings'))).toMatchObject({ ...original(), paused: false });
+      expect(await read(await tg.asOwner('/settings'))).toMatchObject({ ...original(), paused: false });
       expect(existsSync(configFile(tg))).toBe(false);
     });
   });
@@ -394,7 +384,7 @@ describe('settings survive a restart', () => {
 
       // Started as `pincer serve` would be: the configuration comes from loadConfig, roots from config.json.
       second = await startGateway(loadConfig({ flags: { dataDir, port: 0, host: '127.0.0.1' }, env: {}, cwd: workspace }));
-      const body = await read(await owner(second, '/settings'));
+      const body = await read(await second.asOwner('/settings'));
       expect(body).toMatchObject({
         roots: [elsewhere],
         approval_timeout_s: 600,
@@ -432,7 +422,7 @@ describe('settings held by the environment or a flag are locked', () => {
   });
 
   it('GET /settings names the variable holding each locked key', async () => {
-    expect((await read(await owner(tg, '/settings'))).locked).toEqual({
+    expect((await read(await tg.asOwner('/settings'))).locked).toEqual({
       roots: 'PINCER_ROOTS',
       'llm.model': 'PINCER_LLM_MODEL',
       'llm.base_url': 'OLLAMA_HOST',

@@ -3,7 +3,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CallRecord } from '../../../server/store/index.js';
-import { startGateway, type TestGateway } from '../../helpers/gateway.js';
+import { finishedCall } from '../../helpers/calls.js';
+import { readJson as read, startGateway, type TestGateway } from '../../helpers/gateway.js';
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
@@ -26,37 +27,10 @@ let seq = 0;
 
 /** A finished call recorded `agoMs` before now, as if an assistant had made it then. */
 function pastCall(agoMs: number, overrides: Partial<CallRecord> = {}): CallRecord {
-  const at = new Date(Date.now() - agoMs).toISOString();
   seq += 1;
-  return {
-    id: `c_past_${seq}`,
-    tool: 'calculate',
-    client: 'default',
-    via: 'http',
-    arguments: { expression: '1+1' },
-    result: 2,
-    status: 'succeeded',
-    error: null,
-    http_status: 200,
-    decision: 'allow',
-    rule: 'risk:safe',
-    reason: 'calculate is a safe tool.',
-    cache_hit: false,
-    started_at: at,
-    finished_at: at,
-    duration_ms: 1,
-    ...overrides,
-  };
+  return finishedCall(`c_past_${seq}`, new Date(Date.now() - agoMs).toISOString(), { duration_ms: 1, ...overrides });
 }
 
-async function read(res: Response): Promise<any> {
-  const text = await res.text();
-  try {
-    return JSON.parse(text);
-  } catch {
-    throw new Error(`expected JSON, got ${res.status}: ${text.slice(0, 200)}`);
-  }
-}
 
 async function overTime(query = ''): Promise<OverTime> {
   const res = await s.api(`/stats${query}`);
