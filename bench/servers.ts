@@ -26,6 +26,7 @@ import express from 'express';
 import { createGateway, loadConfig, type Gateway } from '../server/index.js';
 import { Credentials } from '../server/auth/credentials.js';
 import { jsonBody } from '../server/http/body.js';
+import { createAppServer } from '../server/http/server.js';
 import { gatewayOrigins, hostGuard, originGuard, securityHeaders, type Origins } from '../server/http/guards.js';
 import { identify } from '../server/http/identity.js';
 import { openStore } from '../server/store/index.js';
@@ -76,6 +77,8 @@ async function bareExpress(): Promise<() => Promise<Record<string, unknown>>> {
   app.post(BENCH_PATH, (_req, res) => {
     res.json(FIXED_RESULT);
   });
+  // Stock Express, as its guide starts a server: each request's prototype is swapped by app.handle. Pincer creates
+  // its requests with the app's prototypes instead (server/http/server.ts); the bar compares against the stock way.
   const server = createServer(app);
   const port = await listen(server);
   send({ ready: true, mode: 'express', port, pid: process.pid });
@@ -105,7 +108,7 @@ async function expressWithPincerMiddleware(dataDir: string | undefined): Promise
   app.post(BENCH_PATH, (_req, res) => {
     res.json(FIXED_RESULT);
   });
-  const server = createServer(app);
+  const server = createAppServer(app);
   const port = await listen(server);
   origins = gatewayOrigins(LOOPBACK, port, []);
   send({ ready: true, mode: 'express-mw', port, pid: process.pid, token: credentials.defaultToken });

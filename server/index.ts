@@ -2,7 +2,7 @@
  * The gateway's one door: everything outside server/ (CLI, Electron shell, tests) builds a gateway through here.
  * Nothing happens at import time; createGateway opens the data directory, listen() opens the port.
  */
-import { createServer, type Server } from 'node:http';
+import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { Credentials } from './auth/credentials.js';
@@ -11,6 +11,7 @@ import { GatewaySettings } from './config/settings.js';
 import { EventBus } from './events/bus.js';
 import { Executor } from './executor/executor.js';
 import { createHttpApp } from './http/app.js';
+import { createAppServer } from './http/server.js';
 import { gatewayOrigins, type Origins } from './http/guards.js';
 import type { Policy } from './policy/policy.js';
 import { openStore, type Store } from './store/index.js';
@@ -137,7 +138,7 @@ export function createGateway(options: GatewayOptions): Gateway {
       ...parts,
       async listen() {
         if (address) return address;
-        server = createServer(app);
+        server = createAppServer(app);
         // Receiving a request (headers and body, at most 1 MiB) is bounded, so a client that never stops sending
         // cannot hold a connection; answering is not: a slow tool or an approval can take minutes.
         server.requestTimeout = 60_000;
