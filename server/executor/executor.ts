@@ -9,6 +9,7 @@ import type { ClientAccess } from '../policy/access.js';
 import type { RuleBook, SubjectOf } from '../policy/rules.js';
 import { redactSecrets } from '../util/redact.js';
 import { cacheKey, ResultCache } from './cache.js';
+import { Cancellation, type CallerSignal } from './cancellation.js';
 
 export interface CallRequest {
   tool: string;
@@ -17,8 +18,8 @@ export interface CallRequest {
   client: string;
   /** Which door the call came through (http, tool_calls, cli, mcp, llm…), for the log. */
   via: string;
-  /** Aborts the call when the caller goes away. */
-  signal?: AbortSignal;
+  /** Aborts the call when the caller goes away (an AbortSignal, or a lighter CallerGone). */
+  signal?: CallerSignal;
   /** Set when the caller's arguments could not even be decoded (a tool_call's JSON string); the call is refused. */
   argumentsError?: string;
   /** True for the owner's own calls (dashboard, tray): no per-client tool set applies. */
@@ -76,7 +77,7 @@ export function newCallId(now = Date.now()): string {
  */
 export class Executor {
   readonly cache: ResultCache;
-  readonly #inFlight = new Map<string, { record: CallRecord; abort: AbortController; completion: Promise<CallOutcome> }>();
+  readonly #inFlight = new Map<string, { record: CallRecord; cancellation: Cancellation; completion: Promise<CallOutcome> }>();
   /** Every call between arrival and answer, waiting for approval included: shutdown waits for all of them. */
   readonly #calls = new Set<Promise<CallOutcome>>();
   #stopping = false;
@@ -300,7 +301,7 @@ export class Executor {
       let timer: NodeJS.Timeout | undefined;
       await Promise.race([Promise.allSettled(running()), new Promise((resolve) => (timer = setTimeout(resolve, graceMs)))]);
       clearTimeout(timer);
-      for (const entry of this.#inFlight.values()) entry.abort.abort(new CallCancelled('gateway stopping'));
+      for (const entry of this.#inFlight.values()) entry.cancellation.cancel(new CallCancelled('gateway stopping'));
     }
     await Promise.allSettled([...this.#calls]);
   }
@@ -310,7 +311,7 @@ export class Executor {
     tool: RegisteredTool,
     args: Record<string, unknown>,
     record: CallRecord,
-    callerSignal: AbortSignal | undefined,
+    callerSignal: CallerSignal | undefined,
     t0: number,
   ): Promise<CallOutcome> {
     const def = tool.definition;
@@ -323,30 +324,29 @@ export class Executor {
       }
     }
 
-    const abort = new AbortController();
+    const cancellation = new Cancellation();
     const timeoutMs = def.timeoutMs ?? this.options.defaultTimeoutMs;
-    const timer = setTimeout(() => abort.abort(new CallTimeout()), timeoutMs);
-    const onCallerGone = () => abort.abort(new CallCancelled('caller went away'));
+    const timer = setTimeout(() => cancellation.cancel(new CallTimeout()), timeoutMs);
+    const onCallerGone = () => cancellation.cancel(new CallCancelled('caller went away'));
     callerSignal?.addEventListener('abort', onCallerGone, { once: true });
     if (callerSignal?.aborted) onCallerGone();
 
-    const aborted = new Promise<never>((_, reject) => {
-      if (abort.signal.aborted) reject(abort.signal.reason);
-      abort.signal.addEventListener('abort', () => reject(abort.signal.reason), { once: true });
-    });
     const done = Promise.race([
       Promise.resolve().then(() => {
         // The caller may be gone (or the gateway stopping) before the handler's turn comes: a write tool must not
         // act for nobody.
-        if (abort.signal.aborted) throw abort.signal.reason;
+        if (cancellation.cancelled) throw cancellation.reason;
         return def.handler(args, {
-          signal: abort.signal,
+          // A getter: the AbortSignal is made only for a tool that looks at it.
+          get signal() {
+            return cancellation.signal;
+          },
           callId: record.id,
           client: record.client,
           output: (chunk) => this.#emitOutput(record.id, def.name, chunk),
         });
       }),
-      aborted,
+      cancellation.rejection,
     ]);
     // A call that takes a while is written down as running, so it shows in the history and, should the process
     // die, is found and marked cancelled at the next start.
@@ -368,7 +368,7 @@ export class Executor {
       this.#inFlight.delete(record.id);
       return answer;
     })();
-    this.#inFlight.set(record.id, { record, abort, completion });
+    this.#inFlight.set(record.id, { record, cancellation, completion });
     this.#emit('started', record);
     return completion;
   }

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ToolError } from '../../server/errors.js';
 import { EventBus, type CallPhase } from '../../server/events/bus.js';
+import { CallerGone } from '../../server/executor/cancellation.js';
 import { Executor, type CallOutcome, type CallRequest, type ExecutorOptions } from '../../server/executor/executor.js';
 import { RiskPolicy, type Policy, type PolicyInput } from '../../server/policy/policy.js';
 import { openStore, type CallRecord, type Store } from '../../server/store/index.js';
@@ -472,6 +473,37 @@ describe('time limits and cancellation', () => {
     expect(errorOf(outcome)).toMatchObject({ name: 'CALL_CANCELLED', code: 610 });
     expect(recorded(outcome)).toMatchObject({ status: 'cancelled', error: { name: 'CALL_CANCELLED' } });
     expect(seen.map((e) => e.phase)).toEqual(['started', 'cancelled']);
+  });
+
+  it('takes a CallerGone as the caller signal: firing it cancels the call', async () => {
+    const started = deferred<ToolContext>();
+    addTool({ handler: untilAborted(started) });
+    const caller = new CallerGone();
+    const pending = executor.execute(request({ signal: caller }));
+    const ctx = await started.promise;
+    caller.fire();
+    const outcome = await pending;
+    expect(ctx.signal.aborted).toBe(true);
+    expect(outcome.status).toBe('cancelled');
+    expect(recorded(outcome)).toMatchObject({ status: 'cancelled', error: { name: 'CALL_CANCELLED' } });
+  });
+
+  it('hands a tool that first looks at its signal after the timeout one that is already aborted', async () => {
+    let late: AbortSignal | undefined;
+    const release = deferred();
+    addTool({
+      timeoutMs: 15,
+      handler: async (_args, ctx) => {
+        await release.promise;
+        late = ctx.signal;
+        return { done: true };
+      },
+    });
+    const outcome = await executor.execute(request());
+    expect(errorOf(outcome).name).toBe('TOOL_TIMEOUT');
+    release.resolve();
+    await waitFor(() => late);
+    expect(late!.aborted).toBe(true);
   });
 
   it('records a call whose caller had already gone as cancelled', async () => {

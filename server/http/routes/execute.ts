@@ -1,6 +1,6 @@
-import { setMaxListeners } from 'node:events';
 import { Router, type Request, type Response } from 'express';
 import { refuse } from '../../errors.js';
+import { CallerGone } from '../../executor/cancellation.js';
 import type { CallOutcome, CallRequest, Executor } from '../../executor/executor.js';
 import { identityOf } from '../identity.js';
 import { parseUntrustedJson } from '../json.js';
@@ -12,19 +12,18 @@ export function executeRoutes(executor: Executor, maxJsonDepth: number): Router 
   const router = Router();
 
   /**
-   * Aborted when the caller hangs up, so a long tool stops working for nobody. One per request: every call of a
+   * Fires when the caller hangs up, so a long tool stops working for nobody. One per request: every call of a
    * /tool_calls batch shares it (one listener each), rather than each adding a 'close' listener to the response.
    */
-  const callerSignal = (res: Response): AbortSignal => {
-    const controller = new AbortController();
-    setMaxListeners(MAX_TOOL_CALLS + 1, controller.signal);
+  const callerSignal = (res: Response): CallerGone => {
+    const gone = new CallerGone();
     res.once('close', () => {
-      if (!res.writableFinished) controller.abort();
+      if (!res.writableFinished) gone.fire();
     });
-    return controller.signal;
+    return gone;
   };
 
-  const run = async (res: Response, signal: AbortSignal, call: Omit<CallRequest, 'client' | 'signal'>): Promise<CallOutcome> => {
+  const run = async (res: Response, signal: CallerGone, call: Omit<CallRequest, 'client' | 'signal'>): Promise<CallOutcome> => {
     const who = identityOf(res);
     return executor.execute({ ...call, client: who.name, owner: who.kind === 'owner', signal });
   };
