@@ -1,16 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { CallRecord } from '../../../../renderer/src/lib/types.js';
-import { importRenderer } from '../../load.js';
-
-/** What these tests use of renderer/src/views/live/describe.ts (imported at run time: see ../../load.ts). */
-interface LiveDescribe {
-  describeDecision(call: CallRecord): { text: string; tone: 'allow' | 'ask' | 'deny' | 'none'; title: string };
-  argumentsPreview(args: unknown): string;
-  TERMINAL_FIELDS: readonly string[];
-  splitTerminalResult(result: unknown): { streams: { name: string; text: string }[]; rest: Record<string, unknown> } | null;
-}
-
-const { describeDecision, argumentsPreview, TERMINAL_FIELDS, splitTerminalResult } = await importRenderer<LiveDescribe>('views/live/describe.ts');
+import { argumentsPreview, describeDecision, splitTerminalResult, TERMINAL_FIELDS } from '../../../../renderer/src/views/live/describe.js';
 
 function call(fields: Partial<CallRecord>): CallRecord {
   return {

@@ -1,15 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Rule, RuleEffect, RuleScope } from '../../../../renderer/src/lib/types.js';
-import { importRenderer } from '../../load.js';
-
-/** What these tests use of renderer/src/views/rules/describe.ts (imported at run time: see ../../load.ts). */
-interface RulesDescribe {
-  scopeInWords(rule: Pick<Rule, 'scope' | 'pattern' | 'tool'>): { words: string; pattern: string | null };
-  SCOPE_CHOICES: { scope: RuleScope; label: string; placeholder: string; hint: string }[];
-  EFFECT_LOOK: Record<RuleEffect, { icon: string; label: string; hint: string }>;
-}
-
-const { scopeInWords, SCOPE_CHOICES, EFFECT_LOOK } = await importRenderer<RulesDescribe>('views/rules/describe.ts');
+import { EFFECT_LOOK, SCOPE_CHOICES, scopeInWords } from '../../../../renderer/src/views/rules/describe.js';
 
 const ALL_SCOPES: RuleScope[] = ['exact', 'tool', 'prefix', 'folder', 'host'];
 

@@ -1,9 +1,9 @@
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import type { StatsRange } from '../../../../renderer/src/lib/types.js';
-import { importRenderer } from '../../load.js';
+import { axisTime, BUCKET_WORD, bucketSpan, formatCount, formatPercent, RANGE_LABEL, RANGE_PHRASE } from '../../../../renderer/src/views/stats/format.js';
 
 // Axis labels and bucket spans are local clock times, from formatters built when the module loads: pin the time zone
-// first (vi.hoisted runs above the imports, and the module itself is imported below, at run time).
+// first (vi.hoisted runs above the imports).
 const previousTz = vi.hoisted(() => {
   const previous = process.env.TZ;
   process.env.TZ = 'UTC';
@@ -13,20 +13,6 @@ afterAll(() => {
   if (previousTz === undefined) delete process.env.TZ;
   else process.env.TZ = previousTz;
 });
-
-/** What these tests use of renderer/src/views/stats/format.ts (imported at run time: see ../../load.ts). */
-interface StatsFormat {
-  formatCount(n: number): string;
-  formatPercent(share: number | null): string;
-  RANGE_LABEL: Record<StatsRange, string>;
-  RANGE_PHRASE: Record<StatsRange, string>;
-  BUCKET_WORD: Record<StatsRange, string>;
-  axisTime(range: StatsRange, seconds: number): string;
-  bucketSpan(range: StatsRange, startMs: number, bucketS: number): string;
-}
-
-const stats = await importRenderer<StatsFormat>('views/stats/format.ts');
-const { formatCount, formatPercent, RANGE_LABEL, RANGE_PHRASE, BUCKET_WORD, axisTime, bucketSpan } = stats;
 
 const US = new Intl.DateTimeFormat().resolvedOptions().locale === 'en-US';
 const RANGES: StatsRange[] = ['1h', '24h', '7d'];
