@@ -168,7 +168,7 @@ describe('tools', () => {
 });
 
 describe('stats', () => {
-  it('renders its charts after some calls', async () => {
+  it('renders its charts after some calls, and keeps the chosen range and order across views', async () => {
     for (const expression of ['1 + 1', '2 ** 10', '1 / 0', 'sqrt(2)']) {
       await gateway.call('/tools/calculate/execute', { json: { expression } });
     }
@@ -181,6 +181,19 @@ describe('stats', () => {
     const table = page.getByRole('table');
     await table.getByRole('row', { name: /calculate/ }).waitFor({ state: 'visible' });
     await screenshot(page, 'stats-charts');
+
+    // The range and sort order the owner picked are still there after a visit to another view.
+    const sevenDays = page.getByRole('button', { name: 'Last 7 days' });
+    await sevenDays.click();
+    await expect.poll(() => sevenDays.getAttribute('aria-pressed')).toBe('true');
+    const toolHeader = table.getByRole('columnheader', { name: /^Tool/ });
+    await toolHeader.getByRole('button').click();
+    await expect.poll(() => toolHeader.getAttribute('aria-sort')).toBe('ascending');
+    await page.goto(`${gateway.url}/#/live`);
+    await page.getByRole('heading', { level: 1, name: 'Live' }).waitFor({ state: 'visible' });
+    await page.goto(`${gateway.url}/#/stats`);
+    await expect.poll(() => page.getByRole('button', { name: 'Last 7 days' }).getAttribute('aria-pressed')).toBe('true');
+    await expect.poll(() => page.getByRole('columnheader', { name: /^Tool/ }).getAttribute('aria-sort')).toBe('ascending');
   });
 });
 

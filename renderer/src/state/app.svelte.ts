@@ -5,11 +5,14 @@ import { GatewayFeed } from './feed.svelte';
 import { Router } from './router.svelte';
 import type { Session } from './session.svelte';
 import { GatewaySettings } from './settings.svelte';
+import { StatsBoard } from './stats.svelte';
 
 /**
  * What lives as long as the owner is logged in: the event stream, the call log and the approval queue keep
  * collecting while any view is shown, so switching views loses nothing; the gateway's settings are read once and
- * kept current, for the Settings view and for every view that shows a path or the data folder.
+ * kept current, for the Settings view and for every view that shows a path or the data folder. The Stats board
+ * outlives its view too, so its range and sort order are still as left after a visit elsewhere (it only fetches
+ * while the view reads it).
  */
 export class AppState {
   readonly feed = new GatewayFeed();
@@ -17,6 +20,7 @@ export class AppState {
   readonly settings = new GatewaySettings();
   readonly calls: CallLog;
   readonly approvals: ApprovalQueue;
+  #stats: StatsBoard | undefined;
   #unfollowSettings: () => void;
 
   constructor(readonly session: Session) {
@@ -24,6 +28,10 @@ export class AppState {
     this.approvals = new ApprovalQueue(this.feed);
     void this.settings.load();
     this.#unfollowSettings = this.settings.listen(this.feed);
+  }
+
+  get stats(): StatsBoard {
+    return (this.#stats ??= new StatsBoard(this.feed));
   }
 
   dispose(): void {
