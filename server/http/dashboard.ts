@@ -40,7 +40,6 @@ const DASHBOARD_CSP = [
 export function dashboardRoutes(credentials: Credentials, version: string, dir = builtDashboardDir()): Router {
   const router = Router();
   const index = join(dir, 'index.html');
-  const built = existsSync(index);
   const dashboardHeaders = (res: Response) => res.setHeader('Content-Security-Policy', DASHBOARD_CSP);
 
   router.get('/session', (req, res) => {
@@ -48,17 +47,18 @@ export function dashboardRoutes(credentials: Credentials, version: string, dir =
     res.json({ owner: session !== undefined && credentials.isOwnerSession(session), version });
   });
 
-  if (!built) {
-    router.get('/', (_req, res) => {
-      res.type('html').send(notBuiltPage(version));
-    });
-    return router;
-  }
+  // Checked on each page load, not once at start: the fallback page says "build and reload", so a build made
+  // while the gateway runs must show on the next reload.
   router.get('/', (_req, res) => {
+    if (!existsSync(index)) {
+      res.type('html').send(notBuiltPage(version));
+      return;
+    }
     dashboardHeaders(res);
     res.sendFile(index);
   });
-  // Hashed file names: the content of a URL never changes, so browsers may keep them.
+  // Mounted even with no build yet (a missing file is a 404), for the same reason. Hashed file names: the content
+  // of a URL never changes, so browsers may keep them.
   router.use(
     '/assets',
     express.static(join(dir, 'assets'), {
