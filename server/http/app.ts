@@ -60,7 +60,7 @@ export function createHttpApp(deps: HttpDeps): express.Express {
     res.json({ status: 'ok', version: deps.version });
   });
   app.use(authRoutes(deps.credentials));
-  app.use(dashboardRoutes(deps.credentials, deps.version, deps.dashboardDir));
+  dashboardRoutes(app, deps.credentials, deps.version, deps.dashboardDir);
 
   // Security: who is calling is settled before the body is read, so an unauthenticated peer cannot make the
   // gateway buffer and parse a megabyte of JSON per request.

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import express, { Router, type Response } from 'express';
+import express, { type Express, type Response } from 'express';
 import { SESSION_COOKIE, type Credentials } from '../auth/credentials.js';
 import { readCookie } from './identity.js';
 
@@ -35,21 +35,21 @@ const DASHBOARD_CSP = [
 /**
  * `GET /` and its assets (no auth: they are the same for everyone and hold no data), and `GET /session`, which
  * tells the page whether this browser holds an owner session. Everything the page shows comes from the
- * authenticated API.
+ * authenticated API. Registered on the app itself rather than as a Router: a router in front of the API would be
+ * entered by every call.
  */
-export function dashboardRoutes(credentials: Credentials, version: string, dir = builtDashboardDir()): Router {
-  const router = Router();
+export function dashboardRoutes(app: Express, credentials: Credentials, version: string, dir = builtDashboardDir()): void {
   const index = join(dir, 'index.html');
   const dashboardHeaders = (res: Response) => res.setHeader('Content-Security-Policy', DASHBOARD_CSP);
 
-  router.get('/session', (req, res) => {
+  app.get('/session', (req, res) => {
     const session = readCookie(req.headers.cookie, SESSION_COOKIE);
     res.json({ owner: session !== undefined && credentials.isOwnerSession(session), version });
   });
 
   // Checked on each page load, not once at start: the fallback page says "build and reload", so a build made
   // while the gateway runs must show on the next reload.
-  router.get('/', (_req, res) => {
+  app.get('/', (_req, res) => {
     if (!existsSync(index)) {
       res.type('html').send(notBuiltPage(version));
       return;
@@ -59,7 +59,7 @@ export function dashboardRoutes(credentials: Credentials, version: string, dir =
   });
   // Mounted even with no build yet (a missing file is a 404), for the same reason. Hashed file names: the content
   // of a URL never changes, so browsers may keep them.
-  router.use(
+  app.use(
     '/assets',
     express.static(join(dir, 'assets'), {
       index: false,
@@ -70,7 +70,6 @@ export function dashboardRoutes(credentials: Credentials, version: string, dir =
       },
     }),
   );
-  return router;
 }
 
 function notBuiltPage(version: string): string {
