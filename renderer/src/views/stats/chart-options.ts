@@ -1,6 +1,6 @@
 import uPlot from 'uplot';
-import type { StatsRange, StatsReport } from '../../lib/types';
-import { axisTime } from './format';
+import type { StatsRange, StatsReport, TimeBucket } from '../../lib/types';
+import { axisTime, bucketSpan } from './format';
 import { withAlpha, type Palette } from './palette.svelte';
 
 /** uPlot options without a size: a chart takes its container's width and the height it is given. */
@@ -64,7 +64,7 @@ export function bucketMids(overTime: StatsReport['over_time']): number[] {
 }
 
 /** The x scale of a time chart: exactly the buckets, half a bucket either side of the first and last mid-point. */
-export function timeScale(bucketS: number): uPlot.Scale {
+function timeScale(bucketS: number): uPlot.Scale {
   return {
     time: true,
     range: (u) => {
@@ -77,6 +77,47 @@ export function timeScale(bucketS: number): uPlot.Scale {
 }
 
 /** The x axis of a time chart: clock times within a day, days across a week. */
-export function timeAxis(p: Palette, range: StatsRange): uPlot.Axis {
+function timeAxis(p: Palette, range: StatsRange): uPlot.Axis {
   return axis(p, { space: 70, size: 30, values: (_u, splits) => splits.map((s) => axisTime(range, s)), grid: { show: false } });
+}
+
+/** What sets one time chart apart from the others; the time scale and axis, the padding and the cursor are shared. */
+export interface TimeChartParts {
+  /** The value scale. */
+  y: uPlot.Scale;
+  /** The value axis, beside the time axis. */
+  valueAxis: uPlot.Axis;
+  /** The series after the time values. */
+  series: uPlot.Series[];
+  /** Set over the still cursor. */
+  cursor?: uPlot.Cursor;
+}
+
+/**
+ * The options of a chart over time: buckets of `bucketS` seconds across `range`, with the parts the chart adds.
+ * Takes plain values, not the report: the chart is drawn anew only when the range or the bucket size changes.
+ */
+export function timeChartOptions(range: StatsRange, bucketS: number, parts: (p: Palette) => TimeChartParts): (p: Palette) => ChartOptions {
+  const x = timeScale(bucketS);
+  return (p) => {
+    const { y, valueAxis, series, cursor } = parts(p);
+    return {
+      cursor: cursor ? { ...STILL_CURSOR, ...cursor } : STILL_CURSOR,
+      padding: PADDING,
+      scales: { x, y },
+      axes: [timeAxis(p, range), valueAxis],
+      series: [{}, ...series],
+    };
+  };
+}
+
+/**
+ * The hover readout for bucket `i` of a chart over time: its span, then "no calls" for an empty bucket or what
+ * `figures` says of it ('' when there is no such bucket).
+ */
+export function describeBucket(overTime: StatsReport['over_time'], i: number, figures: (bucket: TimeBucket) => string): string {
+  const b = overTime.buckets[i];
+  if (!b) return '';
+  const span = bucketSpan(overTime.range, Date.parse(b.at), overTime.bucket_s);
+  return b.calls === 0 ? `${span}: no calls` : `${span}: ${figures(b)}`;
 }

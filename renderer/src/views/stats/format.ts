@@ -1,4 +1,4 @@
-import type { StatsRange } from '../../lib/types';
+import type { StatsRange, StatsReport } from '../../lib/types';
 
 // Durations and times are formatted by lib/format.ts; these are the words and numbers only the stats view uses.
 
@@ -6,6 +6,11 @@ const count = new Intl.NumberFormat();
 
 export function formatCount(n: number): string {
   return count.format(n);
+}
+
+/** The calls (or the failed or denied ones) over the whole range: the sum over its buckets. */
+export function totalInRange(overTime: StatsReport['over_time'], count: 'calls' | 'failed'): number {
+  return overTime.buckets.reduce((n, b) => n + b[count], 0);
 }
 
 /** A share from 0 to 1 as a percentage: whole numbers, but never rounds a small failure rate to 0 % or 100 %. */

@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import type { StatsRange } from '../../../../renderer/src/lib/types.js';
-import { axisTime, BUCKET_WORD, bucketSpan, formatCount, formatPercent, RANGE_LABEL, RANGE_PHRASE } from '../../../../renderer/src/views/stats/format.js';
+import { axisTime, BUCKET_WORD, bucketSpan, formatCount, formatPercent, RANGE_LABEL, RANGE_PHRASE, totalInRange } from '../../../../renderer/src/views/stats/format.js';
 
 // Axis labels and bucket spans are local clock times, from formatters built when the module loads: pin the time zone
 // first (vi.hoisted runs above the imports).
@@ -29,6 +29,25 @@ describe('formatCount', () => {
 
   it.runIf(US)('reads "1,234,567" in en-US', () => {
     expect(formatCount(1_234_567)).toBe('1,234,567');
+  });
+});
+
+describe('totalInRange', () => {
+  const overTime = (counts: [number, number][]) => ({
+    since: '2025-01-01T00:00:00Z',
+    bucket_s: 60,
+    range: '1h' as const,
+    buckets: counts.map(([calls, failed], i) => ({ at: new Date(Date.UTC(2025, 0, 1, 0, i)).toISOString(), calls, failed })),
+  });
+
+  it('sums the calls, or the failed ones, over every bucket', () => {
+    const o = overTime([[3, 1], [0, 0], [5, 2]]);
+    expect(totalInRange(o, 'calls')).toBe(8);
+    expect(totalInRange(o, 'failed')).toBe(3);
+  });
+
+  it('a range without buckets has no calls', () => {
+    expect(totalInRange(overTime([]), 'calls')).toBe(0);
   });
 });
 
