@@ -51,14 +51,22 @@ export class GatewayFeed {
 
   /**
    * Calls `reload` when one of `triggers` arrives and after every reconnection (events sent while the stream was down
-   * are lost, so what they would have said must be fetched); a burst within `settleMs` costs one reload. Returns the
-   * unsubscribe.
+   * are lost, so what they would have said must be fetched). `settleMs` bounds how often, never how late: the first
+   * event schedules one reload, at once when the last one ran `settleMs` ago or more and otherwise when it has, and
+   * events until then join it; so a steady stream of events costs one reload per `settleMs` instead of putting it off
+   * for as long as the stream lasts. Callers load as they start following: that load counts as the last reload.
+   * Returns the unsubscribe.
    */
   follow(reload: () => void, triggers: ReloadTriggers, settleMs = 0): () => void {
     let timer: ReturnType<typeof setTimeout> | undefined;
+    let last = performance.now();
+    const run = () => {
+      timer = undefined;
+      last = performance.now();
+      reload();
+    };
     const soon = () => {
-      clearTimeout(timer);
-      timer = setTimeout(reload, settleMs);
+      if (timer === undefined) timer = setTimeout(run, Math.max(0, last + settleMs - performance.now()));
     };
     const offs = Object.entries(triggers).map(([name, accepts]) =>
       this.on(name as keyof GatewayEvents, (data) => {

@@ -36,8 +36,6 @@ export class StatsBoard {
   sortDirection = $state<SortDirection>('descending');
 
   #seq = 0;
-  #lastLoad = 0;
-  #timer: ReturnType<typeof setTimeout> | undefined;
   #chosen = false;
   #subscribe: () => void;
 
@@ -47,11 +45,9 @@ export class StatsBoard {
       queueMicrotask(() => void this.load());
       const poll = setInterval(() => void this.load(), POLL_MS);
       const finished = ({ phase }: GatewayEvents['call']) => phase !== 'started' && phase !== 'pending';
-      const unfollow = this.feed.follow(() => this.#refreshSoon(), { call: finished });
+      const unfollow = this.feed.follow(() => void this.load(), { call: finished }, MIN_REFRESH_MS);
       return () => {
         clearInterval(poll);
-        clearTimeout(this.#timer);
-        this.#timer = undefined;
         unfollow();
       };
     });
@@ -98,7 +94,6 @@ export class StatsBoard {
 
   async load(): Promise<void> {
     const seq = ++this.#seq;
-    this.#lastLoad = Date.now();
     this.loading = true;
     try {
       const report = await api<StatsReport>('GET', `/stats?range=${this.range}`);
@@ -127,14 +122,5 @@ export class StatsBoard {
     const buckets = report.over_time.buckets;
     const calls = buckets.reduce((n, b) => n + b.calls, 0);
     return calls > 0 && buckets.at(-1)?.calls === calls;
-  }
-
-  #refreshSoon(): void {
-    if (this.#timer !== undefined) return;
-    const wait = Math.max(0, this.#lastLoad + MIN_REFRESH_MS - Date.now());
-    this.#timer = setTimeout(() => {
-      this.#timer = undefined;
-      void this.load();
-    }, wait);
   }
 }
