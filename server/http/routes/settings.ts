@@ -14,8 +14,9 @@ export function settingsRoutes(settings: GatewaySettings, events: EventBus): Rou
   router.patch('/settings', requireOwner, (req, res) => {
     const { view, changed } = settings.update(req.body);
     if (changed.includes('paused')) events.emit('tools', { reason: view.paused ? 'paused' : 'resumed', names: [] });
-    // Roots change what the file tools may reach: open dashboards and clients re-read what they show.
-    events.emit('tools', { reason: 'settings', names: [] });
+    // Roots change what the file tools may reach: open dashboards and clients re-read what they show. A change of
+    // paused alone was announced just above; a second event would only make them re-read twice.
+    if (changed.some((key) => key !== 'paused')) events.emit('tools', { reason: 'settings', names: [] });
     res.json(view);
   });
 

@@ -196,6 +196,18 @@ describe('PATCH /settings', () => {
     await events.next((e) => e.event === 'tools' && e.data.reason === 'resumed');
   });
 
+  it('announces a change of paused alone once, not also as "settings"', async () => {
+    // Events with a reason of their own mark where this PATCH's events start and end on the stream.
+    const mark = async (name: string) => {
+      expect((await tg.asOwner(`/clients/${name}/tools`, { method: 'PUT', json: { tools: null } })).status).toBe(200);
+      return events.events.indexOf(await events.next((e) => e.event === 'tools' && e.data.reason === `client:${name}`));
+    };
+    const from = await mark('settings-mark-1');
+    expect((await patch(tg, { paused: true })).status).toBe(200);
+    const to = await mark('settings-mark-2');
+    expect(events.events.slice(from + 1, to).map((e) => `${e.event}:${e.data.reason}`)).toEqual(['tools:paused']);
+  });
+
   it('new roots take effect for file_read at once: the new root is readable, the old one is out of bounds', async () => {
     writeFileSync(join(tg.workspace, 'old.txt'), 'OLD');
     const elsewhere = folderWith('new.txt', 'NEW');
