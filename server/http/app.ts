@@ -14,6 +14,7 @@ import { authRoutes } from './routes/auth.js';
 import { approvalRoutes } from './routes/approvals.js';
 import { clientRoutes } from './routes/clients.js';
 import { ruleRoutes } from './routes/rules.js';
+import { settingsRoutes } from './routes/settings.js';
 import type { ApprovalBroker } from '../approvals/broker.js';
 import type { ClientAccess } from '../policy/access.js';
 import type { RuleBook } from '../policy/rules.js';
@@ -73,6 +74,7 @@ export function createHttpApp(deps: HttpDeps): express.Express {
   app.use(approvalRoutes(deps.approvals));
   app.use(ruleRoutes(deps.rules));
   app.use(clientRoutes(deps));
+  app.use(settingsRoutes(deps.settings, deps.events));
   app.use(policyRoutes(deps.executor));
   app.use(callRoutes(deps.store, deps.executor));
   app.use(eventRoutes(deps.events, deps.version, deps.credentials));

@@ -1,13 +1,11 @@
 import { Router } from 'express';
 import { CLIENT_NAME_PATTERN, ClientNameError, DEFAULT_CLIENT, type Credentials } from '../../auth/credentials.js';
-import type { GatewaySettings } from '../../config/settings.js';
 import { GatewayError, refuse } from '../../errors.js';
 import type { EventBus } from '../../events/bus.js';
 import type { ClientAccess } from '../../policy/access.js';
 import type { Store } from '../../store/index.js';
 import type { ToolRegistry } from '../../tools/registry.js';
 import { requireOwner } from '../identity.js';
-import { settingsRoutes } from './settings.js';
 
 export interface ClientRouteDeps {
   store: Store;
@@ -15,11 +13,10 @@ export interface ClientRouteDeps {
   registry: ToolRegistry;
   events: EventBus;
   credentials: Credentials;
-  settings: GatewaySettings;
 }
 
-/** Owner settings: client tokens, per-client tool sets, and (settings.ts) the gateway's own settings. */
-export function clientRoutes({ store, access, registry, events, credentials, settings }: ClientRouteDeps): Router {
+/** Owner settings: client tokens and per-client tool sets (the gateway's own settings are in settings.ts). */
+export function clientRoutes({ store, access, registry, events, credentials }: ClientRouteDeps): Router {
   const router = Router();
 
   router.get('/clients', requireOwner, (_req, res) => {
@@ -95,8 +92,6 @@ export function clientRoutes({ store, access, registry, events, credentials, set
     events.emit('tools', { reason: `client:${name}`, names: profile.tools ?? [] });
     res.json(profile);
   });
-
-  router.use(settingsRoutes(settings, events));
 
   return router;
 }
