@@ -13,8 +13,8 @@ const newestFirst = (a: Approval, b: Approval) => Date.parse(b.created_at) - Dat
 
 /**
  * The calls waiting for the owner's say, newest first. It lives while the owner is logged in (the page title and
- * favicon show the count on every view), follows the event stream, and reloads whenever the stream (re)connects,
- * so a decision made in another window, the CLI or the desktop popup, or an expiry, removes the card here too.
+ * favicon show the count on every view), follows the event stream, and reloads whenever the stream reconnects, so
+ * a decision made in another window, the CLI or the desktop popup, or an expiry, removes the card here too.
  */
 export class ApprovalQueue {
   /** Pending approvals, newest first. */
@@ -45,7 +45,13 @@ export class ApprovalQueue {
   #clock = new Clock(1000, () => this.#reloadIfStale());
 
   constructor(readonly feed: GatewayFeed) {
-    this.#unsubscribe = [feed.on('approval', (event) => this.#onEvent(event)), feed.onConnect(() => void this.load())];
+    this.#unsubscribe = [
+      feed.on('approval', (event) => this.#onEvent(event)),
+      feed.onReconnect(
+        () => void this.load(),
+        () => this.#loadFailed,
+      ),
+    ];
     void this.load();
   }
 

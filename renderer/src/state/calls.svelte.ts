@@ -65,9 +65,10 @@ export class CallLog {
         this.#output.append(event.call_id, event.chunk);
         this.#batch.schedule();
       }),
-      feed.onConnect((reconnected) => {
-        if (reconnected || !this.#loaded) void this.#fetch();
-      }),
+      feed.onReconnect(
+        () => void this.#fetch(),
+        () => !this.#loaded,
+      ),
     ];
     void this.#fetch();
   }

@@ -11,7 +11,7 @@ const MAX_BACKOFF_MS = 10_000;
 
 /**
  * The gateway's event stream. It connects only while something reads `status` (the app shell does, while it is
- * shown), reconnects with backoff when the gateway restarts, and tells listeners when it has (re)connected so they
+ * shown), reconnects with backoff when the gateway restarts, and tells listeners when it has reconnected so they
  * can fetch what they missed.
  */
 export class GatewayFeed {
@@ -20,7 +20,7 @@ export class GatewayFeed {
   #retry: ReturnType<typeof setTimeout> | undefined;
   #backoff = 500;
   #handlers = new Map<string, Set<(data: never) => void>>();
-  #onConnect = new Set<(reconnected: boolean) => void>();
+  #reconnectListeners = new Set<{ catchUp: () => void; missing: () => boolean }>();
   #everConnected = false;
   #subscribe: () => void;
 
@@ -43,10 +43,15 @@ export class GatewayFeed {
     return () => set.delete(handler as (data: never) => void);
   }
 
-  /** Runs on every (re)connection; `reconnected` is true after a drop, when the listener should catch up. */
-  onConnect(listener: (reconnected: boolean) => void): () => void {
-    this.#onConnect.add(listener);
-    return () => this.#onConnect.delete(listener);
+  /**
+   * Runs `catchUp` whenever the stream comes back after a drop: events sent while it was down are lost, so what they
+   * would have said must be fetched. The first connection is no such reason, as every listener fetches its state as
+   * it starts; unless `missing()` says that fetch failed, when the first connection is the moment to try again.
+   */
+  onReconnect(catchUp: () => void, missing: () => boolean = () => false): () => void {
+    const listener = { catchUp, missing };
+    this.#reconnectListeners.add(listener);
+    return () => this.#reconnectListeners.delete(listener);
   }
 
   /**
@@ -73,7 +78,7 @@ export class GatewayFeed {
         if (accepts === true || (accepts as (data: unknown) => boolean)(data)) soon();
       }),
     );
-    offs.push(this.onConnect((reconnected) => reconnected && soon()));
+    offs.push(this.onReconnect(soon));
     return () => {
       clearTimeout(timer);
       for (const off of offs) off();
@@ -89,7 +94,7 @@ export class GatewayFeed {
       this.#backoff = 500;
       const reconnected = this.#everConnected;
       this.#everConnected = true;
-      for (const listener of this.#onConnect) listener(reconnected);
+      for (const { catchUp, missing } of this.#reconnectListeners) if (reconnected || missing()) catchUp();
     });
     source.addEventListener('error', () => {
       if (this.#source !== source) return;
