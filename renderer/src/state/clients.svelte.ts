@@ -44,12 +44,13 @@ export class ClientDirectory {
     }
   }
 
-  /** Issues a named token; the plain token is in the answer and nowhere else, ever. */
+  /**
+   * Issues a named token; the plain token is in the answer and nowhere else, ever. The list gains the new client from
+   * the event the gateway sends about it (see `listen`, which every view that issues tokens runs).
+   */
   async create(name: string): Promise<IssuedToken | { message: string }> {
     try {
-      const issued = await api<IssuedToken>('POST', '/clients', { name });
-      await this.load();
-      return issued;
+      return await api<IssuedToken>('POST', '/clients', { name });
     } catch (error) {
       return { message: describeError(error, 'issue tokens from the dashboard') };
     }
