@@ -87,8 +87,9 @@ export class ToolCatalog {
 
   /** Reloads when tools change elsewhere or the event stream comes back; returns the unsubscribe. */
   listen(feed: GatewayFeed): () => void {
-    // A plugin reload can announce many changes at once: they cost one reload per 150 ms at most.
-    return feed.follow(() => void this.load(), { tools: true }, 150);
+    // A plugin reload can announce many changes at once: they cost one reload per 150 ms at most. A client's tool set
+    // (`client:<name>`) changes what that client sees, not this list.
+    return feed.follow(() => void this.load(), { tools: ({ reason }) => !reason.startsWith('client:') }, 150);
   }
 
   #replace(name: string, change: Partial<ToolInfo>): void {
