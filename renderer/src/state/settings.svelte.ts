@@ -14,6 +14,8 @@ export class GatewaySettings {
   settings = $state.raw<Partial<Settings> | null>(null);
   loaded = $state(false);
   error = $state<string | null>(null);
+  /** The pause switch's position while its save is on its way. */
+  #pausing: boolean | undefined;
 
   /** Allowed folders; empty when the gateway does not say (older gateways), so paths are shown whole. */
   readonly roots: string[] = $derived.by(() => {
@@ -21,9 +23,16 @@ export class GatewaySettings {
     return Array.isArray(roots) ? roots.filter((r): r is string => typeof r === 'string' && r !== '') : [];
   });
 
+  /** Whether every tool call is refused until the owner resumes (false until the settings have loaded). */
+  get paused(): boolean {
+    return this.settings?.paused === true;
+  }
+
   async load(): Promise<void> {
     try {
-      this.settings = await api<Partial<Settings>>('GET', '/settings');
+      const settings = await api<Partial<Settings>>('GET', '/settings');
+      // A pause switch still being saved keeps the position the owner just gave it.
+      this.settings = this.#pausing === undefined ? settings : { ...settings, paused: this.#pausing };
       this.error = null;
     } catch (error) {
       this.error = describeError(error, 'show its settings');
@@ -42,9 +51,34 @@ export class GatewaySettings {
     }
   }
 
+  /**
+   * Pauses or resumes every tool. The switch moves at once and moves back if the gateway refuses; the answer then
+   * carries the gateway's message. A later flip, still on its way, keeps its position whatever an earlier one answers.
+   */
+  async setPaused(paused: boolean): Promise<SaveResult> {
+    const before = this.paused;
+    this.#pausing = paused;
+    this.#showPaused(paused);
+    try {
+      const answer = await api<Partial<Settings>>('PATCH', '/settings', { paused });
+      this.settings = { ...this.settings, ...answer };
+      if (this.#pausing !== paused) this.#showPaused(this.#pausing);
+      return { ok: true };
+    } catch (error) {
+      if (this.#pausing === paused) this.#showPaused(before);
+      return { ok: false, message: `Could not ${paused ? 'pause' : 'resume'} the tools: ${describeError(error)}` };
+    } finally {
+      if (this.#pausing === paused) this.#pausing = undefined;
+    }
+  }
+
   /** Where a key is locked (set by an environment variable or flag), or undefined when the dashboard may change it. */
   lockedBy(key: string): string | undefined {
     return this.settings?.locked?.[key];
+  }
+
+  #showPaused(paused: boolean | undefined): void {
+    if (this.settings && paused !== undefined) this.settings = { ...this.settings, paused };
   }
 
   /** Picks up a pause, resume or settings change made from the tray, the CLI or another window. */

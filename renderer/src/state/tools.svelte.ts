@@ -14,12 +14,12 @@ function matches(tool: ToolInfo, words: string[]): boolean {
 }
 
 /**
- * Every tool the gateway knows, with its on/off switch, and the pause-all switch. Owned by the Tools view: it
- * loads when the view opens and reloads when the gateway says tools changed elsewhere (tray, CLI, another tab).
+ * Every tool the gateway knows, with its on/off switch (the pause-all switch is a setting, in GatewaySettings).
+ * Owned by the Tools view: it loads when the view opens and reloads when the gateway says tools changed elsewhere
+ * (tray, CLI, another tab).
  */
 export class ToolCatalog {
   tools = $state.raw<ToolInfo[]>([]);
-  paused = $state(false);
   /** False until the first load has answered (or failed), so the view can say it is busy. */
   loaded = $state(false);
   error = $state<string | null>(null);
@@ -43,11 +43,10 @@ export class ToolCatalog {
 
   async load(): Promise<void> {
     try {
-      const answer = await api<{ tools: ToolInfo[]; paused?: boolean }>('GET', '/tools');
+      const answer = await api<{ tools: ToolInfo[] }>('GET', '/tools');
       // A switch still being saved keeps the position the owner just gave it.
       const mine = new Map(this.tools.filter((t) => this.saving.has(t.name)).map((t) => [t.name, t.enabled]));
       this.tools = answer.tools.map((t) => (mine.has(t.name) ? { ...t, enabled: mine.get(t.name)! } : t));
-      if (typeof answer.paused === 'boolean') this.paused = answer.paused;
       this.error = null;
     } catch (error) {
       this.error = describeError(error);
@@ -72,24 +71,12 @@ export class ToolCatalog {
     }
   }
 
-  async setPaused(paused: boolean): Promise<void> {
-    const before = this.paused;
-    this.paused = paused;
-    try {
-      const answer = await api<{ paused: boolean }>('PATCH', '/settings', { paused });
-      this.paused = answer.paused;
-      this.error = null;
-    } catch (error) {
-      this.paused = before;
-      this.error = `Could not ${paused ? 'pause' : 'resume'} the tools: ${describeError(error)}`;
-    }
-  }
-
   /** Reloads when tools change elsewhere or the event stream comes back; returns the unsubscribe. */
   listen(feed: GatewayFeed): () => void {
     // A plugin reload can announce many changes at once: they cost one reload per 150 ms at most. A client's tool set
-    // (`client:<name>`) changes what that client sees, not this list.
-    return feed.follow(() => void this.load(), { tools: ({ reason }) => !reason.startsWith('client:') }, 150);
+    // (`client:<name>`) changes what that client sees, not this list; a pause or resume is the settings' business.
+    const listChanged = ({ reason }: { reason: string }) => !reason.startsWith('client:') && reason !== 'paused' && reason !== 'resumed';
+    return feed.follow(() => void this.load(), { tools: listChanged }, 150);
   }
 
   #replace(name: string, change: Partial<ToolInfo>): void {
