@@ -1,6 +1,6 @@
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { join } from 'node:path';
-import type { Store } from '../store/index.js';
+import { ClientExistsError, type Store } from '../store/index.js';
 import { ensurePrivateDir, generateToken, loadOrCreateSecret, sha256 } from './secrets.js';
 
 export const DEFAULT_CLIENT = 'default';
@@ -88,12 +88,15 @@ export class Credentials {
       );
     }
     if (name === DEFAULT_CLIENT || name === OWNER) throw new ClientNameError('reserved', `"${name}" is reserved; choose another client name.`);
-    if (this.#store.clients.get(name)?.revoked_at === null) {
-      throw new ClientNameError('taken', `A client named "${name}" already exists; revoke it first or choose another name.`);
-    }
     const token = generateToken();
-    const info = this.#store.clients.add(name, sha256(token), token.slice(-4));
-    return { name, token, created_at: info.created_at };
+    try {
+      const info = this.#store.clients.add(name, sha256(token), token.slice(-4));
+      return { name, token, created_at: info.created_at };
+    } catch (error) {
+      // The store is where a taken name is found (in the same statement that writes it).
+      if (error instanceof ClientExistsError) throw new ClientNameError('taken', error.message);
+      throw error;
+    }
   }
 
   /** Revokes a named client's token; false when no active client has that name. Its next request is refused. */

@@ -25,31 +25,43 @@ const toInfo = (row: ClientRow): ClientInfo => ({
   last_used_at: row.last_used_at === null ? null : new Date(row.last_used_at).toISOString(),
 });
 
+/** add() found an active client with that name. */
+export class ClientExistsError extends Error {
+  override readonly name = 'ClientExistsError';
+  constructor(readonly client: string) {
+    super(`A client named "${client}" already exists; revoke it first or choose another name.`);
+  }
+}
+
 /** Named client tokens. Only a hash of each token is kept: a stolen database does not yield working tokens. */
 export class ClientStore {
   readonly #byHash;
   readonly #touch;
+  readonly #add;
 
   constructor(private readonly db: Db) {
     this.#byHash = db.prepare<[string], { name: string }>(
       'SELECT name FROM clients WHERE token_hash = ? AND revoked_at IS NULL',
     );
     this.#touch = db.prepare<[number, string]>('UPDATE clients SET last_used_at = ? WHERE name = ?');
+    // Replaces only a revoked row: the check and the write are one statement, so `pincer token create` and a
+    // running gateway (two processes, one database) cannot both take a name.
+    this.#add = db.prepare<[string, string, string, number]>(
+      `INSERT INTO clients (name, token_hash, token_hint, created_at) VALUES (?, ?, ?, ?)
+       ON CONFLICT (name) DO UPDATE SET token_hash = excluded.token_hash, token_hint = excluded.token_hint,
+         created_at = excluded.created_at, revoked_at = NULL, last_used_at = NULL
+       WHERE clients.revoked_at IS NOT NULL`,
+    );
   }
 
-  /** Adds a client; a name revoked earlier can be reused and gets the new token. */
+  /**
+   * Adds a client; a name revoked earlier can be reused and gets the new token. Throws ClientExistsError when an
+   * active client has the name.
+   */
   add(name: string, tokenHash: string, tokenHint: string, now = Date.now()): ClientInfo {
-    if (this.get(name)?.revoked_at === null) {
-      throw new Error(`A client named "${name}" already exists; revoke it first or choose another name.`);
-    }
-    this.db
-      .prepare(
-        `INSERT INTO clients (name, token_hash, token_hint, created_at) VALUES (?, ?, ?, ?)
-         ON CONFLICT (name) DO UPDATE SET token_hash = excluded.token_hash, token_hint = excluded.token_hint,
-           created_at = excluded.created_at, revoked_at = NULL, last_used_at = NULL`,
-      )
-      .run(name, tokenHash, tokenHint, now);
-    return this.get(name)!;
+    if (this.#add.run(name, tokenHash, tokenHint, now).changes === 0) throw new ClientExistsError(name);
+    // The row as just written: no need to read it back.
+    return toInfo({ name, token_hint: tokenHint, created_at: now, revoked_at: null, last_used_at: null });
   }
 
   /** One client, active or revoked. */

@@ -10,6 +10,7 @@ import { RuleStore } from './rules.js';
 export type { CallRecord, CallStatus, CallFilter, ToolStats, TimeBucket } from './calls.js';
 export { CALL_STATUSES } from './calls.js';
 export type { ClientInfo } from './clients.js';
+export { ClientExistsError } from './clients.js';
 export type { ApprovalRecord, ApprovalStatus, ApprovalDecision } from './approvals.js';
 export type { Rule, RuleEffect, RuleScope } from './rules.js';
 export { RULE_EFFECTS, RULE_SCOPES } from './rules.js';

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { sha256 } from '../../server/auth/secrets.js';
 import { migrate, openDatabase, type Db } from '../../server/store/db.js';
-import { openStore, type CallRecord, type CallStatus, type Store } from '../../server/store/index.js';
+import { ClientExistsError, openStore, type CallRecord, type CallStatus, type Store } from '../../server/store/index.js';
 import { MIGRATIONS, type Migration } from '../../server/store/migrations/index.js';
 import { finishedCall } from '../helpers/calls.js';
 
@@ -470,6 +470,7 @@ describe('clients', () => {
     const store = newStore();
     store.clients.add('alice', sha256(token), 'cdef', T0);
     expect(() => store.clients.add('alice', sha256('pk_another-token-0123456789'), '6789', T0)).toThrow(/already exists/);
+    expect(() => store.clients.add('alice', sha256('pk_another-token-0123456789'), '6789', T0)).toThrow(ClientExistsError);
     expect(store.clients.findByTokenHash(sha256(token))).toBe('alice');
   });
 
@@ -489,7 +490,8 @@ describe('clients', () => {
     store.clients.add('alice', sha256(token), 'cdef', T0);
     store.clients.touch('alice', T0 + 1);
     store.clients.revoke('alice', T0 + 2);
-    store.clients.add('alice', sha256(fresh), 'zyxwv'.slice(-4), T0 + 3);
+    const added = store.clients.add('alice', sha256(fresh), 'zyxwv'.slice(-4), T0 + 3);
+    expect(added).toEqual(store.clients.get('alice'));
     expect(store.clients.findByTokenHash(sha256(fresh))).toBe('alice');
     expect(store.clients.findByTokenHash(sha256(token))).toBeUndefined();
     expect(store.clients.list()).toEqual([
