@@ -1,3 +1,4 @@
+import { SvelteSet } from 'svelte/reactivity';
 import { api, ApiError, describeError } from '../lib/api';
 import type { Approval, ApprovalAnswer, ApprovalList, GatewayEvents } from '../lib/types';
 import { describeElsewhere, describeMine } from './approval-notices';
@@ -24,9 +25,9 @@ export class ApprovalQueue {
   error = $state<string | null>(null);
   /** A short line about the last card that went away (answered here or elsewhere, expired, withdrawn). */
   notice = $state<string | null>(null);
-  /** Approvals whose answer is on its way. */
-  busy = $state.raw<ReadonlySet<string>>(new Set());
 
+  /** Approvals whose answer is on its way. */
+  readonly #busy = new SvelteSet<string>();
   /** The card picked by the owner (click, focus, j/k, or the next one after a decision); null follows the newest. */
   #selected = $state<string | null>(null);
   #arrivalMovedSelection = -Infinity;
@@ -53,6 +54,11 @@ export class ApprovalQueue {
       ),
     ];
     void this.load();
+  }
+
+  /** Approvals whose answer is on its way. */
+  get busy(): ReadonlySet<string> {
+    return this.#busy;
   }
 
   get count(): number {
@@ -108,8 +114,8 @@ export class ApprovalQueue {
 
   /** Sends the owner's answer; true when the gateway took it. On a refusal the banner says why and the list reloads. */
   async decide(id: string, answer: ApprovalAnswer): Promise<boolean> {
-    if (this.busy.has(id)) return false;
-    this.busy = new Set([...this.busy, id]);
+    if (this.#busy.has(id)) return false;
+    this.#busy.add(id);
     this.#mine.add(id);
     try {
       const ended = await api<Approval>('POST', `/approvals/${encodeURIComponent(id)}`, answer);
@@ -126,7 +132,7 @@ export class ApprovalQueue {
       void this.load();
       return false;
     } finally {
-      this.busy = new Set([...this.busy].filter((b) => b !== id));
+      this.#busy.delete(id);
     }
   }
 

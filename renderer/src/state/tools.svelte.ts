@@ -1,3 +1,4 @@
+import { SvelteSet } from 'svelte/reactivity';
 import { api, describeError } from '../lib/api';
 import type { ToolInfo } from '../lib/types';
 import type { GatewayFeed } from './feed.svelte';
@@ -25,7 +26,7 @@ export class ToolCatalog {
   error = $state<string | null>(null);
   filter = $state('');
   /** Tools whose switch is being saved. */
-  saving = $state.raw<ReadonlySet<string>>(new Set());
+  readonly #saving = new SvelteSet<string>();
 
   readonly groups: ToolGroup[] = $derived.by(() => {
     const words = this.filter.toLowerCase().split(/\s+/).filter(Boolean);
@@ -39,13 +40,18 @@ export class ToolCatalog {
     return [...byCategory].sort(([a], [b]) => a.localeCompare(b)).map(([category, tools]) => ({ category, tools }));
   });
 
+  /** Tools whose switch is being saved. */
+  get saving(): ReadonlySet<string> {
+    return this.#saving;
+  }
+
   readonly enabledCount = $derived(this.tools.filter((t) => t.enabled).length);
 
   async load(): Promise<void> {
     try {
       const answer = await api<{ tools: ToolInfo[] }>('GET', '/tools');
       // A switch still being saved keeps the position the owner just gave it.
-      const mine = new Map(this.tools.filter((t) => this.saving.has(t.name)).map((t) => [t.name, t.enabled]));
+      const mine = new Map(this.tools.filter((t) => this.#saving.has(t.name)).map((t) => [t.name, t.enabled]));
       this.tools = answer.tools.map((t) => (mine.has(t.name) ? { ...t, enabled: mine.get(t.name)! } : t));
       this.error = null;
     } catch (error) {
@@ -58,7 +64,7 @@ export class ToolCatalog {
   /** Switches a tool on or off everywhere; the switch moves at once and moves back if the gateway refuses. */
   async setEnabled(name: string, enabled: boolean): Promise<void> {
     this.#replace(name, { enabled });
-    this.saving = new Set([...this.saving, name]);
+    this.#saving.add(name);
     try {
       const tool = await api<ToolInfo>('PATCH', `/tools/${encodeURIComponent(name)}`, { enabled });
       this.#replace(name, tool);
@@ -67,7 +73,7 @@ export class ToolCatalog {
       this.#replace(name, { enabled: !enabled });
       this.error = `Could not switch ${name} ${enabled ? 'on' : 'off'}: ${describeError(error)}`;
     } finally {
-      this.saving = new Set([...this.saving].filter((n) => n !== name));
+      this.#saving.delete(name);
     }
   }
 
