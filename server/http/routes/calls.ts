@@ -2,6 +2,7 @@ import { Router } from 'express';
 import { refuse } from '../../errors.js';
 import type { Executor } from '../../executor/executor.js';
 import { CALL_STATUSES, type CallFilter, type CallStatus, type Store } from '../../store/index.js';
+import { badQuery, queryKeyProblems } from '../query.js';
 
 const MAX_PAGE = 500;
 
@@ -28,12 +29,7 @@ export function callRoutes(store: Store, executor: Executor): Router {
 }
 
 function parseFilter(query: Record<string, unknown>): CallFilter {
-  const known = ['tool', 'status', 'client', 'since', 'cursor', 'limit'];
-  const problems: string[] = [];
-  for (const [key, value] of Object.entries(query)) {
-    if (!known.includes(key)) problems.push(`unknown filter "${key}" (known: ${known.join(', ')})`);
-    else if (typeof value !== 'string') problems.push(`"${key}" may be given once`);
-  }
+  const problems = queryKeyProblems(query, ['tool', 'status', 'client', 'since', 'cursor', 'limit'], 'filter');
   const q = query as Record<string, string | undefined>;
   const filter: CallFilter = { limit: 50 };
   if (q.limit !== undefined) {
@@ -53,6 +49,6 @@ function parseFilter(query: Record<string, unknown>): CallFilter {
   if (q.tool) filter.tool = q.tool;
   if (q.client) filter.client = q.client;
   if (q.cursor) filter.cursor = q.cursor;
-  if (problems.length > 0) throw refuse.badRequest(`Bad query: ${problems.join('; ')}.`, { errors: problems.map((message) => ({ message })) });
+  if (problems.length > 0) throw badQuery(problems);
   return filter;
 }

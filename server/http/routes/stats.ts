@@ -3,6 +3,7 @@ import { refuse } from '../../errors.js';
 import type { ResultCache } from '../../executor/cache.js';
 import type { Store, TimeBucket } from '../../store/index.js';
 import type { ToolRegistry } from '../../tools/registry.js';
+import { badQuery, queryKeyProblems } from '../query.js';
 
 const MINUTE_MS = 60_000;
 const HOUR_MS = 60 * MINUTE_MS;
@@ -55,16 +56,11 @@ export function statsRoutes(store: Store, registry: ToolRegistry, cache: ResultC
 }
 
 function parseRange(query: Record<string, unknown>): StatsRange {
-  const problems: string[] = [];
-  for (const [key, value] of Object.entries(query)) {
-    if (key !== 'range') problems.push(`unknown parameter "${key}" (known: range)`);
-    else if (typeof value !== 'string') problems.push('"range" may be given once');
-    else if (!Object.hasOwn(RANGES, value)) problems.push(`range must be one of ${STATS_RANGES.join(', ')}, not "${value}"`);
-  }
-  if (problems.length > 0) {
-    throw refuse.badRequest(`Bad query: ${problems.join('; ')}.`, { errors: problems.map((message) => ({ message })), allowed: { range: STATS_RANGES } });
-  }
-  return (query.range as StatsRange | undefined) ?? DEFAULT_RANGE;
+  const problems = queryKeyProblems(query, ['range'], 'parameter');
+  const range = query.range;
+  if (typeof range === 'string' && !Object.hasOwn(RANGES, range)) problems.push(`range must be one of ${STATS_RANGES.join(', ')}, not "${range}"`);
+  if (problems.length > 0) throw badQuery(problems, { allowed: { range: STATS_RANGES } });
+  return (range as StatsRange | undefined) ?? DEFAULT_RANGE;
 }
 
 /**
