@@ -33,7 +33,7 @@ export class ApprovalQueue {
   #arrivalMovedSelection = -Infinity;
   /** Ids answered, expired or withdrawn: a list fetched before the event must not bring them back. */
   #ended = new Set<string>();
-  /** Ids this window answered, so their end is not reported as "elsewhere". */
+  /** Ids this window is answering, so their end is not reported as "elsewhere"; each only until its answer or end event. */
   #mine = new Set<string>();
   /** When each approval arrived by event (performance.now()), to keep it across a reload that started earlier. */
   #arrived = new Map<string, number>();
@@ -103,6 +103,9 @@ export class ApprovalQueue {
       const ids = new Set(fresh.map((a) => a.id));
       const newer = this.items.filter((a) => !ids.has(a.id) && (this.#arrived.get(a.id) ?? 0) > started);
       this.#set([...fresh, ...newer]);
+      // An approval the list dropped (ended while no event said so) needs its arrival time no more.
+      const kept = new Set([...ids, ...newer.map((a) => a.id)]);
+      for (const id of this.#arrived.keys()) if (!kept.has(id)) this.#arrived.delete(id);
       this.loaded = true;
       if (this.#loadFailed) this.error = null;
       this.#loadFailed = false;
@@ -124,7 +127,6 @@ export class ApprovalQueue {
       this.#say(describeMine(ended));
       return true;
     } catch (error) {
-      this.#mine.delete(id);
       this.error =
         error instanceof ApiError && error.status === 404
           ? 'That call is no longer waiting: it was answered elsewhere, it expired, or its caller stopped waiting.'
@@ -132,6 +134,8 @@ export class ApprovalQueue {
       void this.load();
       return false;
     } finally {
+      // Its end is known now (the card is gone, or the list reloads): an event for it no longer needs telling apart.
+      this.#mine.delete(id);
       this.#busy.delete(id);
     }
   }
@@ -155,8 +159,9 @@ export class ApprovalQueue {
       return;
     }
     const listed = this.items.some((a) => a.id === approval.id);
+    const mine = this.#mine.delete(approval.id);
     this.#end(approval.id);
-    if (listed && !this.#mine.has(approval.id)) this.#say(describeElsewhere(approval));
+    if (listed && !mine) this.#say(describeElsewhere(approval));
   }
 
   /** Removes a card; when it was selected, the selection moves to the card that takes its place. */
