@@ -1,3 +1,4 @@
+import { wordMatcher } from '../lib/search';
 import type { CallRecord, CallStatus } from '../lib/types';
 
 export type StatusFilter = '' | CallStatus | 'cached';
@@ -20,12 +21,12 @@ export class CallFilter {
   /** A predicate for the current filter (read it inside a derivation so it follows the filter). */
   predicate(): (call: CallRecord) => boolean {
     const { tool, client, status } = this;
-    const words = this.text.trim().toLowerCase().split(/\s+/).filter(Boolean);
+    const matches = wordMatcher(this.text);
     return (call) =>
       (tool === '' || call.tool === tool) &&
       (client === '' || call.client === client) &&
       (status === '' || (status === 'cached' ? call.cache_hit : call.status === status)) &&
-      (words.length === 0 || words.every((word) => haystack(call).includes(word)));
+      (matches === null || matches(haystack(call)));
   }
 }
 

@@ -1,5 +1,6 @@
 import { SvelteSet } from 'svelte/reactivity';
 import { api, describeError } from '../lib/api';
+import { wordMatcher } from '../lib/search';
 import type { ToolInfo } from '../lib/types';
 import type { GatewayFeed } from './feed.svelte';
 
@@ -8,10 +9,9 @@ export interface ToolGroup {
   tools: ToolInfo[];
 }
 
-/** A tool matches the filter when the words appear in its name, title, category, source or description. */
-function matches(tool: ToolInfo, words: string[]): boolean {
-  const text = `${tool.name} ${tool.annotations.title ?? ''} ${tool.category} ${tool.source} ${tool.risk} ${tool.description}`.toLowerCase();
-  return words.every((word) => text.includes(word));
+/** What the filter searches: a tool's name, title, category, source, risk and description. */
+function searchText(tool: ToolInfo): string {
+  return `${tool.name} ${tool.annotations.title ?? ''} ${tool.category} ${tool.source} ${tool.risk} ${tool.description}`.toLowerCase();
 }
 
 /**
@@ -29,10 +29,10 @@ export class ToolCatalog {
   readonly #saving = new SvelteSet<string>();
 
   readonly groups: ToolGroup[] = $derived.by(() => {
-    const words = this.filter.toLowerCase().split(/\s+/).filter(Boolean);
+    const matches = wordMatcher(this.filter);
     const byCategory = new Map<string, ToolInfo[]>();
     for (const tool of this.tools) {
-      if (words.length > 0 && !matches(tool, words)) continue;
+      if (matches && !matches(searchText(tool))) continue;
       const list = byCategory.get(tool.category) ?? [];
       list.push(tool);
       byCategory.set(tool.category, list);
