@@ -22,14 +22,13 @@ export function relativeToRoot(path: string, roots: readonly string[]): RootedPa
   }
   const windows = /^[A-Za-z]:|^\\\\/.test(path);
   const same = (a: string, b: string) => (windows ? a.toLowerCase() === b.toLowerCase() : a === b);
+  const clean = trimEnd(path);
   let best: RootedPath | null = null;
   for (const raw of roots) {
     const root = trimEnd(raw);
-    const sep = separatorOf(root);
-    const clean = trimEnd(path);
     if (same(clean, root)) return { root, relative: '.' };
     // A sibling with the root as prefix (/home/me/project-old for /home/me/project) is not inside it.
-    const prefix = root.endsWith(sep) ? root : root + sep;
+    const prefix = withSeparator(root);
     if (same(clean.slice(0, prefix.length), prefix) && (!best || root.length > best.root!.length)) {
       best = { root, relative: clean.slice(prefix.length) };
     }
