@@ -60,7 +60,7 @@ export function createHttpApp(deps: HttpDeps): express.Express {
   app.get('/health', (_req, res) => {
     res.json({ status: 'ok', version: deps.version });
   });
-  app.use(authRoutes(deps.credentials));
+  app.use('/auth', authRoutes(deps.credentials));
   dashboardRoutes(app, deps.credentials, deps.version, deps.dashboardDir);
 
   // Security: who is calling is settled before the body is read, so an unauthenticated peer cannot make the

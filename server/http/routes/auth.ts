@@ -2,11 +2,14 @@ import { Router } from 'express';
 import { SESSION_COOKIE, type Credentials } from '../../auth/credentials.js';
 import { readCookie } from '../identity.js';
 
-/** The owner's one-time login link: `/auth?code=…` sets an HttpOnly, SameSite=Strict session cookie. */
+/**
+ * The owner's one-time login link: `/auth?code=…` sets an HttpOnly, SameSite=Strict session cookie.
+ * Mounted at /auth, so other requests (every call) pass it on a path check without entering the router.
+ */
 export function authRoutes(credentials: Credentials): Router {
   const router = Router();
 
-  router.get('/auth', (req, res) => {
+  router.get('/', (req, res) => {
     const code = typeof req.query.code === 'string' ? req.query.code : '';
     const outcome = code ? credentials.redeemLoginCode(code) : { problem: 'This login link has no code.' };
     if ('problem' in outcome) {
@@ -23,7 +26,7 @@ export function authRoutes(credentials: Credentials): Router {
     res.redirect(303, '/');
   });
 
-  router.post('/auth/logout', (req, res) => {
+  router.post('/logout', (req, res) => {
     const session = readCookie(req.headers.cookie, SESSION_COOKIE);
     if (session) credentials.endOwnerSession(session);
     res.clearCookie(SESSION_COOKIE, { path: '/' });
