@@ -4,6 +4,7 @@ import { promisify } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
 import { allow, ask, deny, type PolicyDecision } from '../policy/policy.js';
+import { describeLookalikes, lookalikeForm } from './lookalike.js';
 import { codeExecutionMatch, secretFileMatch } from './path-rules.js';
 
 /**
@@ -21,6 +22,10 @@ import { codeExecutionMatch, secretFileMatch } from './path-rules.js';
  * - path:pincer-data     deny  inside the gateway's own data directory (tokens, database, config), or a delete
  *                              that would take it with it
  * - path:outside-roots   deny  resolves outside every root (after symlinks)
+ * - path:lookalike       deny  look-alike characters (`．．／`, U+2215 `∕`, fullwidth `～`, `Ｃ：`…) that a later
+ *                              normaliser (NFKC, Windows best-fit) would turn into a path outside the roots, into the
+ *                              data directory, a `~` or drive path, or a root delete; one whose folded form stays
+ *                              inside a root keeps its normal verdict
  * - path:delete-root     deny  deleting a root itself or a folder that contains one
  * - path:symlink-write   deny  writing to a path whose last component is a symlink, wherever it points
  * - path:code-execution  ask   writing or deleting a file something runs without being asked (git hooks and
@@ -120,6 +125,54 @@ export class PathGuard {
   async check(input: unknown, access: PathAccess): Promise<PathVerdict> {
     // One set of roots for the whole check, even if the owner replaces them while it awaits the file system.
     const roots = this.#roots;
+    const verdict = await this.#judge(input, access, roots);
+    if (typeof input !== 'string' || verdict.decision.decision === 'deny') return verdict;
+    const folded = lookalikeForm(input);
+    if (folded === undefined) return verdict;
+    const escape = await this.#foldedEscape(folded, access, roots);
+    if (escape === undefined) return verdict;
+    const characters = describeLookalikes(input) || 'look-alike characters';
+    return {
+      decision: deny(
+        'path:lookalike',
+        `"${printable(input)}" uses characters that look like path syntax (${characters}). Here they are ordinary characters in a name, ` +
+          `but a program that normalises names (a synced folder, an archive tool, a Windows code-page conversion) turns ` +
+          `the path into "${printable(folded)}", which ${escape}. Spell the path with plain "." and "/" and keep it inside ` +
+          `the allowed folders (${roots.join(', ')}).`,
+      ),
+    };
+  }
+
+  /**
+   * What the look-alike path `folded` would do once normalised, when that is something no tool may do; undefined
+   * when it stays inside a root. The folded path is judged like any other; a form the walk cannot resolve (`..`
+   * after a missing folder) is judged lexically instead, so it cannot slip through as merely invalid.
+   */
+  async #foldedEscape(folded: string, access: PathAccess, roots: readonly string[]): Promise<string | undefined> {
+    const { decision } = await this.#judge(folded, access, roots);
+    switch (decision.rule) {
+      case 'path:outside-roots':
+        return 'is outside the allowed folders';
+      case 'path:pincer-data':
+        return "reaches Pincer's own data folder";
+      case 'path:home-shorthand':
+        return 'starts with "~" (a home folder)';
+      case 'path:delete-root':
+        return 'is an allowed root folder or contains one, and tools never delete a root';
+      case 'path:invalid': {
+        const slashed = folded.replaceAll('\\', '/');
+        if (/^[a-z]:(\/|$)/i.test(slashed) || /^file:/i.test(slashed)) return 'is outside the allowed folders';
+        const lexical = path.posix.resolve(roots[0]!, slashed);
+        if (this.isProtected(lexical)) return "reaches Pincer's own data folder";
+        if (this.#containingRoot(roots, lexical) === undefined) return 'is outside the allowed folders';
+        return undefined;
+      }
+      default:
+        return undefined;
+    }
+  }
+
+  async #judge(input: unknown, access: PathAccess, roots: readonly string[]): Promise<PathVerdict> {
     const shape = this.#checkShape(input, roots);
     if (typeof shape !== 'string') return { decision: shape };
     let absolute: string;

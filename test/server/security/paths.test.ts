@@ -1,4 +1,4 @@
-import { linkSync, mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, linkSync, mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -57,6 +57,8 @@ beforeAll(() => {
     'root/my.git/hooks/x': 'not a git dir',
     'root/.pincer/token': 'gateway-token',
     'root/var/pincer-data/db': 'db',
+    // A real folder named with two fullwidth full stops: inside the root here, "../outside" once normalised.
+    'root/\uff0e\uff0e/outside/secret.txt': 'LOOKALIKE-FOLDER',
     'root2/other.txt': 'second root',
     'root-evil/secret.txt': 'SIBLING-SECRET',
     'outside/secret.txt': 'OUTSIDE-SECRET',
@@ -368,6 +370,69 @@ describe('PathGuard: deletes', () => {
   });
 });
 
+describe('PathGuard: look-alike characters that a later normaliser turns into an escape', () => {
+  it.each<Row>([
+    ['blocks ．．／．．／etc/passwd (fullwidth dots and slashes)', '\uff0e\uff0e\uff0f\uff0e\uff0e\uff0fetc/passwd', 'read', 'deny', 'path:lookalike'],
+    ['blocks ..／..／x (plain dots, fullwidth slashes)', '..\uff0f..\uff0fx', 'read', 'deny', 'path:lookalike'],
+    ['blocks ．．/secret (fullwidth dots, plain slash)', '\uff0e\uff0e/secret', 'read', 'deny', 'path:lookalike'],
+    ['blocks ..∕..∕etc∕passwd (U+2215 division slash, Windows best-fit)', '..\u2215..\u2215etc\u2215passwd', 'read', 'deny', 'path:lookalike'],
+    ['blocks ..∖..∖etc (U+2216 set minus, Windows best-fit backslash)', '..\u2216..\u2216etc', 'read', 'deny', 'path:lookalike'],
+    ['blocks ..＼..＼etc (fullwidth backslash)', '..\uff3c..\uff3cetc', 'read', 'deny', 'path:lookalike'],
+    ['blocks ..¥..¥etc (yen sign, a backslash in the Japanese code page)', '..\u00a5..\u00a5etc', 'read', 'deny', 'path:lookalike'],
+    ['blocks ‥/outside (U+2025 two dot leader)', '\u2025/outside/secret.txt', 'read', 'deny', 'path:lookalike'],
+    ['blocks 。。/outside (ideographic full stops)', '\u3002\u3002/outside/secret.txt', 'read', 'deny', 'path:lookalike'],
+    ['blocks fullwidth ～/x (home shorthand once normalised)', '\uff5e/x', 'read', 'deny', 'path:lookalike'],
+    ['blocks a fullwidth drive path Ｃ：＼Windows', '\uff23\uff1a\uff3cWindows\uff3csystem.ini', 'read', 'deny', 'path:lookalike'],
+    ['blocks a fullwidth UNC path ＼＼server＼share', '\uff3c\uff3cserver\uff3cshare\uff3cx', 'read', 'deny', 'path:lookalike'],
+    ['blocks a look-alike into the data directory (．pincer/token)', '\uff0epincer/token', 'read', 'deny', 'path:lookalike'],
+    ['blocks a look-alike into a nested data directory (var／pincer-data)', 'var\uff0fpincer-data\uff0fdb', 'read', 'deny', 'path:lookalike'],
+    ['blocks listing the parent through ．．', '\uff0e\uff0e', 'list', 'deny', 'path:lookalike'],
+    ['blocks writing through ．．／', '\uff0e\uff0e\uff0foutside\uff0fnew.txt', 'write', 'deny', 'path:lookalike'],
+    ['blocks a look-alike .. after a folder that does not exist (judged lexically)', 'newdir\uff0f\uff0e\uff0e\uff0f\uff0e\uff0e\uff0fx', 'write', 'deny', 'path:lookalike'],
+    ['blocks deleting src／．． (the root once normalised)', 'src\uff0f\uff0e\uff0e', 'delete', 'deny', 'path:lookalike'],
+    ['blocks deleting ． (the root once normalised)', '\uff0e', 'delete', 'deny', 'path:lookalike'],
+    ['blocks an absolute path inside the root that climbs out with ．．', '{root}/\uff0e\uff0e/outside/secret.txt', 'read', 'deny', 'path:lookalike'],
+  ])('%s', async (_name, path, access, decision, rule) => {
+    await expectVerdict(path, access, decision, rule);
+  });
+
+  it('blocks a look-alike folder that really exists inside the root when its name folds into ..', async () => {
+    // On this disk "．．/outside/secret.txt" is a file inside the root; normalised it is ../outside/secret.txt.
+    expect(existsSync(join(root, '\uff0e\uff0e', 'outside', 'secret.txt'))).toBe(true);
+    await expectVerdict('\uff0e\uff0e/outside/secret.txt', 'read', 'deny', 'path:lookalike');
+    await expectVerdict('\uff0e\uff0e/outside', 'list', 'deny', 'path:lookalike');
+    await expectVerdict('\uff0e\uff0e/outside/secret.txt', 'delete', 'deny', 'path:lookalike');
+  });
+
+  it.each<Row>([
+    ['allows a fullwidth slash that stays inside (src／index.ts)', 'src\uff0findex.ts', 'read', 'allow', 'path:inside-root'],
+    ['allows ．／notes.txt (./notes.txt once normalised)', '\uff0e\uff0fnotes.txt', 'read', 'allow', 'path:inside-root'],
+    ['allows src／．．／notes.txt (stays inside once normalised)', 'src\uff0f\uff0e\uff0e\uff0fnotes.txt', 'read', 'allow', 'path:inside-root'],
+    ['allows a fullwidth name with a fullwidth dot (ａ．ｂ.txt)', '\uff41\uff0e\uff42.txt', 'write', 'allow', 'path:inside-root'],
+    ['allows ．．hidden (..hidden is a name, not a parent)', '\uff0e\uff0ehidden', 'read', 'allow', 'path:inside-root'],
+    ['allows a look-alike .. after a missing folder that stays inside lexically', 'newdir\uff0f\uff0e\uff0e\uff0ffile.txt', 'write', 'allow', 'path:inside-root'],
+    ['allows fullwidth letters without path syntax (ｎｏｔｅｓ)', '\uff4e\uff4f\uff54\uff45\uff53', 'write', 'allow', 'path:inside-root'],
+    ['keeps the normal ask of a look-alike delete that stays inside', 'src\uff0fold.txt', 'delete', 'ask', 'path:delete'],
+  ])('%s', async (_name, path, access, decision, rule) => {
+    await expectVerdict(path, access, decision, rule);
+  });
+
+  it('names the look-alike characters and what the path would become', async () => {
+    const { decision } = await guard.check('\uff0e\uff0e\uff0f\uff0e\uff0e\uff0fetc/passwd', 'read');
+    expect(decision.reason).toContain('U+FF0E');
+    expect(decision.reason).toContain('U+FF0F');
+    expect(decision.reason).toContain('"../../etc/passwd"');
+    expect(decision.reason).toMatch(/outside the allowed folders/);
+    expect(decision.reason).toContain(root);
+  });
+
+  it('says a look-alike into the data directory reaches it', async () => {
+    const { decision } = await guard.check('\uff0epincer/token', 'read');
+    expect(decision.reason).toMatch(/data folder/);
+    expect(decision.reason).toContain('".pincer/token"');
+  });
+});
+
 describe('PathGuard: refusals say what to do', () => {
   it('outside-roots lists the roots and names config.json and PINCER_ROOTS', async () => {
     const { decision } = await guard.check('/etc/passwd', 'read');
@@ -433,6 +498,7 @@ describe('fileAnalyzers', () => {
     ['file_delete', { path: 'notes.txt' }, 'ask', 'path:delete'],
     ['file_delete', { path: '.' }, 'deny', 'path:delete-root'],
     ['file_read', {}, 'deny', 'path:invalid'],
+    ['file_read', { path: '\uff0e\uff0e\uff0fsecret' }, 'deny', 'path:lookalike'],
   ] as const)('%s %j → %s (%s)', async (tool, args, decision, rule) => {
     const analyzer = fileAnalyzers(guard)[tool]!;
     expect(await analyzer({ ...args })).toMatchObject({ decision, rule });
