@@ -37,8 +37,8 @@ export function compileGlob(pattern: string): (relativePath: string) => boolean 
   };
 }
 
-/** `{a,b}c` → `ac`, `bc`; nested braces expand from the inside out. */
-function expandBraces(pattern: string): string[] {
+/** `{a,b}c` → `ac`, `bc`; nested braces expand from the inside out. Throws GlobError past the limits. */
+export function expandBraces(pattern: string): string[] {
   let results = [pattern];
   for (let guard = 0; guard < 64; guard++) {
     let changed = false;

@@ -1,5 +1,6 @@
+import { checkPathPattern } from '../../security/path-pattern.js';
 import type { PathAccess, PathGuard } from '../../security/paths.js';
-import type { Analyzer } from '../policy.js';
+import { strictest, type Analyzer } from '../policy.js';
 
 const ACCESS: Readonly<Record<string, PathAccess>> = {
   file_read: 'read',
@@ -8,11 +9,30 @@ const ACCESS: Readonly<Record<string, PathAccess>> = {
   file_delete: 'delete',
 };
 
-/** Path analyzers for the built-in file tools: the guard's verdict for the call's `path` decides. */
+/**
+ * Glob arguments that name paths, per tool (text_process's `pattern` is a text regex, not a path). Security: a
+ * pattern that climbs out or starts elsewhere (`../*`, `/etc/*`, `．．/*`) is refused before the tool runs.
+ */
+const PATH_PATTERNS: Readonly<Record<string, readonly string[]>> = {
+  file_list: ['pattern'],
+};
+
+/**
+ * Path analyzers for the built-in file tools: the guard's verdict for the call's `path` decides, and any path
+ * pattern argument that escapes the listed folder denies (rule path:pattern-escape).
+ */
 export function fileAnalyzers(guard: PathGuard): Record<string, Analyzer> {
   const analyzers: Record<string, Analyzer> = {};
   for (const [tool, access] of Object.entries(ACCESS)) {
-    analyzers[tool] = async (args) => (await guard.check(args.path, access)).decision;
+    const patterns = PATH_PATTERNS[tool] ?? [];
+    analyzers[tool] = async (args) => {
+      const decisions = [(await guard.check(args.path, access)).decision];
+      for (const name of patterns) {
+        const refusal = checkPathPattern(args[name]);
+        if (refusal) decisions.push(refusal);
+      }
+      return strictest(decisions);
+    };
   }
   return analyzers;
 }

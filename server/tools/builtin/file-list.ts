@@ -1,4 +1,5 @@
 import { ToolError } from '../../errors.js';
+import { checkPathPattern } from '../../security/path-pattern.js';
 import type { PathGuard } from '../../security/paths.js';
 import { listTree, recheck, type ListEntry } from '../../security/safe-fs.js';
 import { compileGlob, GlobError, MAX_GLOB_LENGTH } from '../../util/glob.js';
@@ -64,6 +65,9 @@ export function createFileListTool(guard: PathGuard) {
       let match: ((relative: string) => boolean) | undefined;
       if (args.pattern !== undefined) {
         if (typeof args.pattern !== 'string') throw new ToolError('INVALID_PATTERN', 'pattern must be a string such as "*.md".');
+        // Security: the policy refuses these already; a direct call to the handler must not get further.
+        const escape = checkPathPattern(args.pattern);
+        if (escape) throw new ToolError('PATH_NOT_ALLOWED', `${escape.reason} (rule ${escape.rule})`, { rule: escape.rule });
         try {
           const matcher = compileGlob(args.pattern);
           match = args.pattern.includes('/') ? matcher : (relative) => matcher(relative.slice(relative.lastIndexOf('/') + 1));

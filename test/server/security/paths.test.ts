@@ -504,6 +504,61 @@ describe('fileAnalyzers', () => {
     expect(await analyzer({ ...args })).toMatchObject({ decision, rule });
   });
 
+  describe('file_list patterns', () => {
+    const listing = async (pattern: unknown) => fileAnalyzers(guard).file_list!({ path: '.', pattern });
+
+    it.each([
+      ['blocks ../* (climbs out of the listed folder)', '../*'],
+      ['blocks a/../../* (.. after a real segment)', 'a/../../*'],
+      ['blocks src/**/../../* (.. after a globstar)', 'src/**/../../*'],
+      ['blocks /etc/* (an absolute path)', '/etc/*'],
+      ['blocks ~/* (home shorthand)', '~/*'],
+      ['blocks C:\\* (a drive letter)', 'C:\\*'],
+      ['blocks C:* (a drive-relative path)', 'C:*'],
+      ['blocks \\\\server\\share\\* (a UNC prefix)', '\\\\server\\share\\*'],
+      ['blocks //server/share/* (a UNC prefix with slashes)', '//server/share/*'],
+      ['blocks \\Windows\\* (absolute on Windows)', '\\Windows\\*'],
+      ['blocks ..\\* (backslash as separator)', '..\\*'],
+      ['blocks \\.\\./* (escaped dots are still ..)', '\\.\\./*'],
+      ['blocks {..,src}/* (.. in a brace alternative)', '{..,src}/*'],
+      ['blocks {/etc,src}/* (absolute in a brace alternative)', '{/etc,src}/*'],
+      ['blocks ．．/* (fullwidth dots)', '\uff0e\uff0e/*'],
+      ['blocks ..／* (fullwidth slash)', '..\uff0f*'],
+      ['blocks ～/* (fullwidth tilde)', '\uff5e/*'],
+      ['blocks ..∕* (U+2215 division slash)', '..\u2215*'],
+    ])('%s', async (_name, pattern) => {
+      const decision = await listing(pattern);
+      expect(decision).toMatchObject({ decision: 'deny', rule: 'path:pattern-escape' });
+      expect(decision.reason).toMatch(/relative to that folder/);
+      expect(decision.reason).toContain('"*.md"');
+    });
+
+    it.each([['*.md'], ['src/**/*.ts'], ['{a,b}.txt'], ['**/*'], ['a..b.txt'], ['..hidden-ish'], ['\\[draft\\]*.md'], ['\\*.txt'], ['.*'], ['\uff41*.md']])(
+      'allows the harmless pattern %s',
+      async (pattern) => {
+        expect(await listing(pattern)).toMatchObject({ decision: 'allow', rule: 'path:inside-root' });
+      },
+    );
+
+    it('says which look-alike characters a folded pattern uses and what it becomes', async () => {
+      const { reason } = await listing('\uff0e\uff0e/*');
+      expect(reason).toContain('U+FF0E');
+      expect(reason).toContain('"../*"');
+    });
+
+    it('names the brace alternative that escapes', async () => {
+      expect((await listing('{src,..}/*')).reason).toContain('"../*"');
+    });
+
+    it('lets a path refusal speak first when both are wrong', async () => {
+      expect(await fileAnalyzers(guard).file_list!({ path: '/', pattern: '../*' })).toMatchObject({ rule: 'path:outside-roots' });
+    });
+
+    it('judges only path arguments: file_read has no pattern to check', async () => {
+      expect(await fileAnalyzers(guard).file_read!({ path: 'notes.txt', pattern: '../*' })).toMatchObject({ decision: 'allow' });
+    });
+  });
+
   it('decide the built-in file tools in the policy engine', async () => {
     const registry = new ToolRegistry();
     const tools = [createFileReadTool(guard), createFileWriteTool(guard), createFileListTool(guard), createFileDeleteTool(guard)];

@@ -20,6 +20,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ToolError } from '../../../server/errors.js';
+import { checkPathPattern } from '../../../server/security/path-pattern.js';
 import { PathGuard, type PathAccess, type PathVerdict } from '../../../server/security/paths.js';
 import { createFileDeleteTool } from '../../../server/tools/builtin/file-delete.js';
 import { createFileListTool } from '../../../server/tools/builtin/file-list.js';
@@ -530,6 +531,80 @@ describe('file_list', () => {
     const outside = await refusal(list({ path: 'outside-link' }));
     expect(outside).toMatchObject({ errorName: 'PATH_NOT_ALLOWED', details: { rule: 'path:outside-roots' } });
     expect((await refusal(list({ path: '.pincer' }))).details).toEqual({ rule: 'path:pincer-data' });
+  });
+});
+
+describe('file_list: patterns that leave the listed folder are refused by the handler too', () => {
+  beforeEach(() => {
+    put('root/a.md', 'a');
+    put('root/b.txt', 'b');
+    put('root/src/x/index.ts', 'i');
+  });
+
+  it.each([
+    ['../*'],
+    ['a/../../*'],
+    ['/etc/*'],
+    ['~/*'],
+    ['C:\\*'],
+    ['\\\\server\\share\\*'],
+    ['{..,src}/*'],
+    ['\uff0e\uff0e/*'],
+  ])('refuses %s with rule path:pattern-escape and the policy\'s message, listing nothing', async (pattern) => {
+    const error = await refusal(list({ path: '.', recursive: true, pattern }));
+    expect(error).toMatchObject({ errorName: 'PATH_NOT_ALLOWED', details: { rule: 'path:pattern-escape' } });
+    expect(error.message).toBe(`${checkPathPattern(pattern)!.reason} (rule path:pattern-escape)`);
+    expect(error.message).not.toContain('OUTSIDE-SECRET');
+  });
+
+  it.each([
+    ['*.md', ['a.md']],
+    ['src/**/*.ts', ['src/x/index.ts']],
+    ['{a,b}.*', ['a.md', 'b.txt']],
+  ])('lists with the harmless pattern %s', async (pattern, expected) => {
+    expect((await list({ path: '.', recursive: true, pattern })).entries.map((e) => e.path)).toEqual(expected);
+  });
+});
+
+describe('file tools: look-alike paths are refused at run time (the handlers re-check with the guard)', () => {
+  // A real folder named with two fullwidth full stops: "．．/outside" is inside the root here, "../outside" normalised.
+  const LOOKALIKE = '\uff0e\uff0e';
+  beforeEach(() => {
+    put(`root/${LOOKALIKE}/outside/secret.txt`, 'LOOKALIKE-INSIDE');
+  });
+
+  it('file_read refuses ．．/outside/secret.txt although it exists inside the root', async () => {
+    const error = await refusal(read({ path: `${LOOKALIKE}/outside/secret.txt` }));
+    expect(error).toMatchObject({ errorName: 'PATH_NOT_ALLOWED', details: { rule: 'path:lookalike' } });
+    expect(error.message).toContain('"../outside/secret.txt"');
+    expect(error.message).not.toContain('LOOKALIKE-INSIDE');
+  });
+
+  it('file_read refuses ．．／．．／etc/passwd', async () => {
+    const error = await refusal(read({ path: '\uff0e\uff0e\uff0f\uff0e\uff0e\uff0fetc/passwd' }));
+    expect(error.details).toEqual({ rule: 'path:lookalike' });
+  });
+
+  it('file_write refuses ．．／outside／new.txt and creates nothing anywhere', async () => {
+    const error = await refusal(write({ path: `${LOOKALIKE}\uff0foutside\uff0fnew.txt`, content: 'x' }));
+    expect(error.details).toEqual({ rule: 'path:lookalike' });
+    expectOutsideUntouched();
+    expect(readdirSync(root).sort()).toEqual(['.pincer', LOOKALIKE]);
+  });
+
+  it('file_delete refuses ．．/outside/secret.txt and leaves it in place', async () => {
+    const error = await refusal(remove({ path: `${LOOKALIKE}/outside/secret.txt` }));
+    expect(error.details).toEqual({ rule: 'path:lookalike' });
+    expect(readFileSync(join(root, LOOKALIKE, 'outside', 'secret.txt'), 'utf8')).toBe('LOOKALIKE-INSIDE');
+  });
+
+  it('file_list refuses ．．/outside', async () => {
+    expect((await refusal(list({ path: `${LOOKALIKE}/outside` }))).details).toEqual({ rule: 'path:lookalike' });
+  });
+
+  it('file_read and file_write still work with a look-alike name that stays inside (ａ．ｂ.txt)', async () => {
+    await write({ path: '\uff41\uff0e\uff42.txt', content: 'fine' });
+    expect(await read({ path: '\uff41\uff0e\uff42.txt' })).toMatchObject({ content: 'fine' });
   });
 });
 
