@@ -608,6 +608,62 @@ describe('file tools: look-alike paths are refused at run time (the handlers re-
   });
 });
 
+describe('file_list: every entry returned is inside the listed folder (asserted in code)', () => {
+  it('returns only entries whose real path is inside the root', async () => {
+    put('root/\uff0e\uff0e/outside/secret.txt', 'x');
+    put('root/src/a.ts', 'a');
+    symlinkSync(out, join(root, 'out-link'));
+    const result = await list({ path: '.', recursive: true, include_hidden: true });
+    expect(result.count).toBeGreaterThan(3);
+    for (const entry of result.entries) {
+      const real = join(realpathSync(join(root, entry.path, '..')), entry.name);
+      expect(real.startsWith(`${root}/`), entry.path).toBe(true);
+    }
+  });
+
+  /** A guard that moves `folder` out of the root when the listing first looks at a name inside `inside`. */
+  function movingGuard(folder: string, inside: string): { guard: PathGuard; moved: () => boolean } {
+    const raced = PathGuard.create({ roots: [root], protectedDirs: [data] });
+    const check = raced.check.bind(raced);
+    const isProtected = raced.isProtected.bind(raced);
+    let armed = false;
+    let moved = false;
+    raced.check = async (path: unknown, access: PathAccess) => {
+      const verdict = await check(path, access);
+      armed = true;
+      return verdict;
+    };
+    raced.isProtected = (real: string) => {
+      if (armed && !moved && real.startsWith(`${join(root, inside)}/`)) {
+        moved = true;
+        renameSync(join(root, folder), join(out, folder));
+      }
+      return isProtected(real);
+    };
+    return { guard: raced, moved: () => moved };
+  }
+
+  it.runIf(process.platform === 'linux')('refuses the listing when the listed folder is moved out of the root while it is read', async () => {
+    put('root/sub/a.txt', 'MOVED-A');
+    put('root/sub/b.txt', 'MOVED-B');
+    const { guard: raced, moved } = movingGuard('sub', 'sub');
+    const error = await refusal(createFileListTool(raced).handler({ path: 'sub' } as never, ctx()));
+    expect(moved()).toBe(true);
+    expect(error).toMatchObject({ errorName: 'PATH_NOT_ALLOWED', details: { rule: 'path:list-escape' } });
+    expect(error.message).not.toContain('a.txt');
+    expect(existsSync(join(out, 'sub', 'a.txt'))).toBe(true);
+  });
+
+  it.runIf(process.platform === 'linux')('refuses a recursive listing when a subfolder is moved out of the root while it is read', async () => {
+    put('root/top.txt', 't');
+    put('root/deep/inner/x.txt', 'x');
+    const { guard: raced, moved } = movingGuard('deep', 'deep/inner');
+    const error = await refusal(createFileListTool(raced).handler({ path: '.', recursive: true } as never, ctx()));
+    expect(moved()).toBe(true);
+    expect(error.details).toEqual({ rule: 'path:list-escape' });
+  });
+});
+
 describe('file_delete', () => {
   it('deletes a file', async () => {
     put('root/old.txt', 'x');
