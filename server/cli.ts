@@ -93,7 +93,7 @@ async function serve(args: string[], out: Out): Promise<number> {
   const { values, positionals } = parse(args, { 'no-auth': { type: 'boolean' } });
   if (positionals.length > 0) throw new UsageError(`serve takes no arguments, got "${positionals.join(' ')}"`);
   const config = configFrom(values);
-  const gateway = createGateway({ config });
+  const gateway = createGateway({ config, log: out.error });
   let address;
   try {
     address = await gateway.listen();
@@ -117,7 +117,10 @@ function waitForSignal(gateway: Gateway, out: Out): Promise<number> {
     let stopping = false;
     const stop = (signal: NodeJS.Signals) => {
       if (stopping) {
-        out.error(`pincer: ${signal} again, stopping now`);
+        // process.exit ends this process only: every tool process (its own group, so the signal did not reach
+        // it) and scratch folder would be left behind. Kill and remove them first, synchronously.
+        const killed = gateway.processes.killAll();
+        out.error(`pincer: ${signal} again, stopping now${killed ? ` (killed the processes of ${killed} running tool call${killed > 1 ? 's' : ''})` : ''}`);
         process.exit(130);
       }
       stopping = true;

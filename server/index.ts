@@ -14,6 +14,7 @@ import { createHttpApp } from './http/app.js';
 import { createAppServer } from './http/server.js';
 import { gatewayOrigins, type Origins } from './http/guards.js';
 import type { Policy } from './policy/policy.js';
+import { describeLeftover, ProcessLedger, ProcessRunner } from './process/index.js';
 import { openStore, type Store } from './store/index.js';
 import { createBuiltins } from './tools/builtin/index.js';
 import { ApprovalBroker } from './approvals/broker.js';
@@ -41,6 +42,8 @@ export interface GatewayOptions {
   desktop?: DesktopBridge;
   /** better-sqlite3 addon built for another runtime (the Electron app). */
   sqliteBinding?: string;
+  /** Where start-up notices go (what an earlier run left running); default standard error. */
+  log?: (line: string) => void;
 }
 
 export interface Gateway {
@@ -55,6 +58,8 @@ export interface Gateway {
   readonly access: ClientAccess;
   /** The owner's run-time settings (GET/PATCH /settings); changes are saved to config.json and apply at once. */
   readonly settings: GatewaySettings;
+  /** Every child process the gateway started (tools, the Python check); `killAll()` is the last resort of a stop. */
+  readonly processes: ProcessRunner;
   /** Starts answering HTTP; resolves with the address actually bound (port 0 picks a free one). */
   listen(): Promise<{ host: string; port: number; url: string }>;
   /** A fresh one-time owner login link for the dashboard. */
@@ -69,6 +74,13 @@ const MAX_PENDING_APPROVALS_PER_CLIENT = 20;
 export function createGateway(options: GatewayOptions): Gateway {
   const { config } = options;
   ensurePrivateDir(config.dataDir);
+  const log = options.log ?? ((line: string) => void process.stderr.write(`${line}\n`));
+  const processes = new ProcessRunner({ ledger: new ProcessLedger(join(config.dataDir, 'run')), warn: (line) => log(`pincer: ${line}`) });
+  // A gateway killed with kill -9 (or crashed) could not stop its children: end them before anything else starts.
+  for (const leftover of processes.recoverLeftovers()) {
+    const line = describeLeftover(leftover);
+    if (line) log(`pincer: ${line}`);
+  }
   const store = openStore(join(config.dataDir, 'pincer.db'), options.sqliteBinding ? { nativeBinding: options.sqliteBinding } : {});
   try {
     // Calls a previous run left open (a crash, kill -9) can never finish now.
@@ -78,7 +90,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     const registry = new ToolRegistry();
     registry.restoreDisabled(store.toolSettings.disabledTools());
     let boundPort: number | undefined;
-    const builtins = createBuiltins({ config, events, desktop: options.desktop, selfPort: () => boundPort });
+    const builtins = createBuiltins({ config, events, desktop: options.desktop, selfPort: () => boundPort, runner: processes });
     for (const tool of [...builtins.tools, ...(options.extraTools ?? [])]) registry.register(tool, 'builtin');
 
     // Approvals from a previous run can never be answered: their calls are gone.
@@ -136,6 +148,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     return {
       config,
       ...parts,
+      processes,
       async listen() {
         if (address) return address;
         server = createAppServer(app);
@@ -164,6 +177,8 @@ export function createGateway(options: GatewayOptions): Gateway {
         const serverClosed = server ? new Promise<void>((resolve) => server!.close(() => resolve())) : Promise.resolve();
         server?.closeIdleConnections();
         await executor.shutdown(graceMs);
+        // Whatever is still running was not started for a call (or outlived it): it ends with the gateway.
+        await processes.stopAll();
         // Answers to the calls that just finished are still being written: let them go out, end the event streams,
         // and only then cut whatever connection is left.
         events.emit('closing');

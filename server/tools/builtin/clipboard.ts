@@ -1,6 +1,6 @@
-import { spawn } from 'node:child_process';
 import type { DesktopBridge } from '../../desktop.js';
 import { ToolError } from '../../errors.js';
+import { defaultRunner, DEFAULT_INHERITED, DESKTOP_SESSION, scrubbedEnvironment, type ProcessRunner } from '../../process/index.js';
 import { defineTool } from '../types.js';
 
 interface ClipboardArgs {
@@ -23,38 +23,46 @@ export function systemClipboard(env: NodeJS.ProcessEnv = process.env, platform =
   return undefined;
 }
 
+const CLIPBOARD_TIMEOUT_MS = 5000;
+
 /** Runs a clipboard program with a time limit; stdin for writes, stdout for reads. */
-function runClipboard(
+async function runClipboard(
+  runner: ProcessRunner,
   [command, args]: [string, string[]],
   input: string | undefined,
   signal: AbortSignal,
-  env: NodeJS.ProcessEnv | undefined,
+  source: NodeJS.ProcessEnv | undefined,
 ): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { stdio: ['pipe', 'pipe', 'pipe'], signal, timeout: 5000, env });
-    let out = '';
-    let err = '';
-    child.stdout.setEncoding('utf8').on('data', (d: string) => {
-      out += d;
-      if (out.length > MAX_CLIPBOARD_BYTES) child.kill('SIGKILL');
+  const run = await runner
+    .run({
+      kind: 'clipboard',
+      command,
+      args,
+      // Security: the allowlist plus what reaches the desktop session, and nothing else of the gateway's environment.
+      env: scrubbedEnvironment({ inherit: [...DEFAULT_INHERITED, ...DESKTOP_SESSION], ...(source && { source }) }),
+      stdin: input ?? '',
+      timeoutMs: CLIPBOARD_TIMEOUT_MS,
+      signal,
+      maxOutputBytes: MAX_CLIPBOARD_BYTES,
+      keep: 'start',
+    })
+    .catch((error: NodeJS.ErrnoException) => {
+      throw error.code === 'ENOENT'
+        ? new ToolError('CLIPBOARD_UNAVAILABLE', `The clipboard program "${command}" is not installed on this machine.`)
+        : new ToolError('CLIPBOARD_FAILED', `The clipboard could not be used: ${error.message}`);
     });
-    child.stderr.setEncoding('utf8').on('data', (d: string) => (err += d));
-    child.on('error', (error: NodeJS.ErrnoException) =>
-      reject(
-        error.code === 'ENOENT'
-          ? new ToolError('CLIPBOARD_UNAVAILABLE', `The clipboard program "${command}" is not installed on this machine.`)
-          : new ToolError('CLIPBOARD_FAILED', `The clipboard could not be used: ${error.message}`),
-      ),
-    );
-    child.on('close', (code) => {
-      if (code === 0) resolve(out);
-      else reject(new ToolError('CLIPBOARD_FAILED', `"${command}" failed (exit ${code})${err.trim() ? `: ${err.trim().slice(0, 200)}` : ''}.`));
-    });
-    child.stdin.end(input ?? '');
-  });
+  if (run.cancelled) throw new ToolError('CALL_CANCELLED', 'The clipboard call was cancelled.');
+  if (run.timedOut) throw new ToolError('CLIPBOARD_FAILED', `"${command}" did not answer within ${CLIPBOARD_TIMEOUT_MS / 1000} s.`);
+  if (run.truncated) throw new ToolError('CLIPBOARD_FAILED', `The clipboard holds more than ${MAX_CLIPBOARD_BYTES} bytes of text.`);
+  if (run.exitCode !== 0) {
+    const err = run.stderr.trim();
+    throw new ToolError('CLIPBOARD_FAILED', `"${command}" failed (${run.signal ?? `exit ${run.exitCode}`})${err ? `: ${err.slice(0, 200)}` : ''}.`);
+  }
+  return run.stdout;
 }
 
-export function createClipboardTool(options: { desktop: DesktopBridge | undefined; env?: NodeJS.ProcessEnv }) {
+export function createClipboardTool(options: { desktop: DesktopBridge | undefined; env?: NodeJS.ProcessEnv; runner?: ProcessRunner }) {
+  const runner = options.runner ?? defaultRunner();
   return defineTool<ClipboardArgs, { text: string } | { written: number }>({
     name: 'clipboard',
     description:
@@ -85,12 +93,12 @@ export function createClipboardTool(options: { desktop: DesktopBridge | undefine
         );
       }
       if (args.action === 'read') {
-        const text = options.desktop ? await options.desktop.readClipboard() : await runClipboard(system!.read, undefined, ctx.signal, options.env);
+        const text = options.desktop ? await options.desktop.readClipboard() : await runClipboard(runner, system!.read, undefined, ctx.signal, options.env);
         return { text };
       }
       const text = args.text!;
       if (options.desktop) await options.desktop.writeClipboard(text);
-      else await runClipboard(system!.write, text, ctx.signal, options.env);
+      else await runClipboard(runner, system!.write, text, ctx.signal, options.env);
       return { written: text.length };
     },
   });

@@ -7,6 +7,7 @@ import { httpAnalyzers } from '../../policy/analyzers/http.js';
 import { pythonAnalyzers } from '../../policy/analyzers/python.js';
 import { shellAnalyzers } from '../../policy/analyzers/shell.js';
 import type { Analyzer } from '../../policy/policy.js';
+import type { ProcessRunner } from '../../process/index.js';
 import type { SubjectOf } from '../../policy/rules.js';
 import { NetGuard } from '../../security/net.js';
 import { PathGuard, type CheckedRoots, type PathAccess } from '../../security/paths.js';
@@ -35,6 +36,8 @@ export interface BuiltinDeps {
   desktop: DesktopBridge | undefined;
   /** The port the gateway listens on, once known: the HTTP tools must never call the gateway itself. */
   selfPort: () => number | undefined;
+  /** Starts every child process of the tools and the Python check, so the gateway can stop them all. */
+  runner: ProcessRunner;
 }
 
 /** The built-in tools, one file each, and the analyzers that judge each call of those that touch the machine. */
@@ -57,13 +60,13 @@ export interface RootsControl {
 const FILE_ACCESS: Record<string, PathAccess> = { file_read: 'read', file_write: 'write', file_list: 'list', file_delete: 'delete' };
 
 export function createBuiltins(deps: BuiltinDeps): Builtins {
-  const { config, events, desktop } = deps;
+  const { config, events, desktop, runner } = deps;
   // Security: the data directory (database, tokens, owner secret, config) is out of bounds for every tool, so no
   // tool can change policy, rules, roots or tokens.
   const paths = configured('roots', () => PathGuard.create({ roots: config.roots, protectedDirs: [config.dataDir] }));
   const net = configured('http_allow', () => new NetGuard({ allow: config.httpAllow, selfPort: deps.selfPort }));
   // The checker and the runner use the same interpreter: what was analysed is what runs.
-  const python = new PythonAnalyzer();
+  const python = new PythonAnalyzer({ runner });
   // The shell analysis knows the roots (wiping one is catastrophic): it is rebuilt with them when they change.
   const shellFor = (roots: readonly string[]) =>
     shellAnalyzers(new ShellAnalyzer({ protectedPaths: [config.dataDir], roots: [...roots] }), paths).run_shell!;
@@ -88,10 +91,10 @@ export function createBuiltins(deps: BuiltinDeps): Builtins {
     createHttpGetTool(net),
     createHttpPostTool(net),
     createWebSearchTool(net, config.webSearch),
-    createRunShellTool({ resolveCwd }),
-    createRunPythonTool(),
+    createRunShellTool({ resolveCwd, runner }),
+    createRunPythonTool({ runner }),
     createNotifyTool({ events, desktop }),
-    createClipboardTool({ desktop }),
+    createClipboardTool({ desktop, runner }),
   ] as AnyTool[];
   const analyzers: Record<string, Analyzer> = {
     ...fileAnalyzers(paths),

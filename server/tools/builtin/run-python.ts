@@ -1,10 +1,7 @@
-import { spawn } from 'node:child_process';
-import { killProcessGroup } from '../../util/process.js';
-import { chmod, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { StringDecoder } from 'node:string_decoder';
 import { ToolError } from '../../errors.js';
+import { defaultRunner, scrubbedEnvironment, type ProcessRunner } from '../../process/index.js';
 import { MAX_PYTHON_CODE_CHARS, PYTHON_PURE_MODULES, resolvePython } from '../../security/python.js';
 import { defineTool } from '../types.js';
 
@@ -36,14 +33,14 @@ export interface RunPythonOptions {
   memoryLimitMb?: number;
   /** Largest file the code may write. Default 64 MiB. */
   maxFileMb?: number;
+  /** Starts the interpreter; default a runner of its own (a gateway passes the one that records and stops its runs). */
+  runner?: ProcessRunner;
 }
 
 export const DEFAULT_PYTHON_TIMEOUT_MS = 30_000;
 export const MIN_PYTHON_TIMEOUT_MS = 100;
 export const MAX_PYTHON_TIMEOUT_MS = 300_000;
 const MAX_STDIN_CHARS = 1_000_000;
-/** After the interpreter exits, how long its pipes may stay open (held by a child that escaped the group). */
-const DRAIN_AFTER_EXIT_MS = 1_000;
 
 /**
  * Sets the limits, then compiles and runs main.py in a fresh __main__. Compiling the file's bytes is exactly what the
@@ -111,6 +108,7 @@ export function createRunPythonTool(options: RunPythonOptions = {}) {
   const outputCap = options.maxOutputBytes ?? 256 * 1024;
   const memoryBytes = (options.memoryLimitMb ?? 1024) * 2 ** 20;
   const fileBytes = (options.maxFileMb ?? 64) * 2 ** 20;
+  const runner = options.runner ?? defaultRunner();
 
   return defineTool<RunPythonArgs, RunPythonResult>({
     name: 'run_python',
@@ -173,118 +171,49 @@ export function createRunPythonTool(options: RunPythonOptions = {}) {
       if (ctx.signal.aborted) throw cancelled();
       let interpreter: string;
       try {
-        interpreter = await resolvePython(python);
+        interpreter = await resolvePython(python, runner);
       } catch (error) {
         throw new ToolError(
           'PYTHON_NOT_AVAILABLE',
           `Python could not be started (${(error as Error).message}). Install Python 3 and make sure "${python}" is on the gateway's PATH.`,
         );
       }
-      const scratch = await mkdtemp(join(tmpdir(), 'pincer-python-'));
-      try {
+      return runner.withScratch('run_python', 'python', async (scratch) => {
         const script = join(scratch, 'main.py');
         await writeFile(script, code, { encoding: 'utf8', mode: 0o600, flag: 'wx' });
         const cpuSeconds = Math.ceil(limitMs / 1000) + 1;
-        return await runContained({
-          interpreter,
-          args: ['-I', '-B', '-u', '-X', 'utf8', '-c', WRAPPER, String(memoryBytes), String(cpuSeconds), String(fileBytes), script],
-          cwd: scratch,
-          stdin,
-          timeoutMs: limitMs,
-          outputCap,
-          signal: ctx.signal,
-          output: ctx.output,
-        });
-      } finally {
-        await removeScratch(scratch);
-      }
-    },
-  });
-}
-
-interface ContainedRun {
-  interpreter: string;
-  args: string[];
-  cwd: string;
-  stdin: string;
-  timeoutMs: number;
-  outputCap: number;
-  signal: AbortSignal;
-  output?: (chunk: string) => void;
-}
-
-function runContained(run: ContainedRun): Promise<RunPythonResult> {
-  return new Promise((resolve, reject) => {
-    if (run.signal.aborted) {
-      reject(cancelled());
-      return;
-    }
-    const started = performance.now();
-    // Security: its own process group (setsid), so a timeout or cancel can kill everything the code started.
-    const child = spawn(run.interpreter, run.args, {
-      cwd: run.cwd,
-      env: scrubbedEnvironment(run.cwd),
-      detached: process.platform !== 'win32',
-      stdio: ['pipe', 'pipe', 'pipe'],
-      windowsHide: true,
-    });
-    const stdout = new CappedText(run.outputCap, 'stdout', run.output);
-    const stderr = new CappedText(run.outputCap, 'stderr', run.output);
-    let timedOut = false;
-    let wasCancelled = false;
-    let exit: { code: number | null; signal: NodeJS.Signals | null } | undefined;
-    let drainTimer: NodeJS.Timeout | undefined;
-
-    const killGroup = () => killProcessGroup(child);
-    const timer = setTimeout(() => {
-      timedOut = true;
-      killGroup();
-    }, run.timeoutMs);
-    const onAbort = () => {
-      wasCancelled = true;
-      killGroup();
-    };
-    run.signal.addEventListener('abort', onAbort, { once: true });
-
-    child.stdout.on('data', (chunk: Buffer) => stdout.push(chunk));
-    child.stderr.on('data', (chunk: Buffer) => stderr.push(chunk));
-    child.stdin.on('error', () => {
-      // The program exited without reading all of stdin; that is its business.
-    });
-    child.on('error', (error) => {
-      clearTimeout(timer);
-      run.signal.removeEventListener('abort', onAbort);
-      reject(new ToolError('PYTHON_NOT_AVAILABLE', `Python could not be started: ${error.message}`));
-    });
-    child.on('exit', (code, signal) => {
-      exit = { code, signal };
-      // Whatever the program left running in its group (a background child) goes with it.
-      killGroup();
-      drainTimer = setTimeout(() => {
-        child.stdout.destroy();
-        child.stderr.destroy();
-      }, DRAIN_AFTER_EXIT_MS);
-    });
-    child.on('close', (code, signal) => {
-      clearTimeout(timer);
-      clearTimeout(drainTimer);
-      run.signal.removeEventListener('abort', onAbort);
-      if (wasCancelled) {
-        reject(cancelled());
-        return;
-      }
-      const status = exit ?? { code, signal };
-      resolve({
-        stdout: stdout.text(),
-        stderr: stderr.text(),
-        exit_code: status.code,
-        signal: status.signal,
-        timed_out: timedOut,
-        truncated: stdout.truncated || stderr.truncated,
-        duration_ms: Math.round(performance.now() - started),
+        const run = await runner
+          .run({
+            kind: 'run_python',
+            command: interpreter,
+            args: ['-I', '-B', '-u', '-X', 'utf8', '-c', WRAPPER, String(memoryBytes), String(cpuSeconds), String(fileBytes), script],
+            cwd: scratch,
+            scratch,
+            env: pythonEnvironment(scratch),
+            stdin,
+            timeoutMs: limitMs,
+            // A timeout is SIGKILL at once: the code may ignore SIGTERM, and nothing of it needs a clean exit.
+            killGraceMs: 0,
+            maxOutputBytes: outputCap,
+            keep: 'start',
+            signal: ctx.signal,
+            ...(ctx.output && { onOutput: ctx.output }),
+          })
+          .catch((error: Error) => {
+            throw new ToolError('PYTHON_NOT_AVAILABLE', `Python could not be started: ${error.message}`);
+          });
+        if (run.cancelled) throw cancelled();
+        return {
+          stdout: run.stdout,
+          stderr: run.stderr,
+          exit_code: run.exitCode,
+          signal: run.signal,
+          timed_out: run.timedOut,
+          truncated: run.truncated,
+          duration_ms: run.durationMs,
+        };
       });
-    });
-    child.stdin.end(run.stdin, 'utf8');
+    },
   });
 }
 
@@ -297,82 +226,18 @@ function cancelled(): ToolError {
  * scratch folder so nothing the code (or a library) writes lands outside it. PYTHON* variables only matter for
  * programs the code starts: `-I` makes this interpreter ignore them.
  */
-function scrubbedEnvironment(scratch: string): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = {
-    PATH: process.env.PATH ?? '/usr/local/bin:/usr/bin:/bin',
-    HOME: scratch,
-    TMPDIR: scratch,
-    TMP: scratch,
-    TEMP: scratch,
-    LANG: 'C.UTF-8',
-    LC_ALL: 'C.UTF-8',
-    PYTHONIOENCODING: 'utf-8',
-    PYTHONDONTWRITEBYTECODE: '1',
-  };
-  if (process.platform === 'win32' && process.env.SYSTEMROOT) env.SYSTEMROOT = process.env.SYSTEMROOT;
-  return env;
-}
-
-/** Best effort: code may have made its own files unreadable (chmod 000) to survive the cleanup. */
-async function removeScratch(folder: string): Promise<void> {
-  try {
-    await rm(folder, { recursive: true, force: true, maxRetries: 2 });
-    return;
-  } catch {
-    await restorePermissions(folder);
-  }
-  await rm(folder, { recursive: true, force: true, maxRetries: 2 }).catch((error: Error) => {
-    console.error(`pincer: could not remove the Python scratch folder ${folder}: ${error.message}`);
+function pythonEnvironment(scratch: string): Record<string, string> {
+  return scrubbedEnvironment({
+    inherit: ['PATH', 'SYSTEMROOT'],
+    set: {
+      HOME: scratch,
+      TMPDIR: scratch,
+      TMP: scratch,
+      TEMP: scratch,
+      LANG: 'C.UTF-8',
+      LC_ALL: 'C.UTF-8',
+      PYTHONIOENCODING: 'utf-8',
+      PYTHONDONTWRITEBYTECODE: '1',
+    },
   });
-}
-
-async function restorePermissions(folder: string): Promise<void> {
-  const pending = [folder];
-  while (pending.length > 0) {
-    const dir = pending.pop()!;
-    await chmod(dir, 0o700).catch(() => undefined);
-    const entries = await readdir(dir, { withFileTypes: true }).catch(() => []);
-    for (const entry of entries) if (entry.isDirectory()) pending.push(join(dir, entry.name));
-  }
-}
-
-/** Collects one stream up to a byte cap, streaming what it keeps; the rest is read and dropped so the child never blocks. */
-class CappedText {
-  truncated = false;
-  #kept = '';
-  #bytes = 0;
-  readonly #decoder = new StringDecoder('utf8');
-
-  constructor(
-    private readonly cap: number,
-    private readonly name: string,
-    private readonly output?: (chunk: string) => void,
-  ) {}
-
-  push(chunk: Buffer): void {
-    if (this.truncated) return;
-    const room = this.cap - this.#bytes;
-    const kept = chunk.length > room ? chunk.subarray(0, room) : chunk;
-    this.#bytes += kept.length;
-    const text = this.#decoder.write(kept);
-    this.#kept += text;
-    if (text) this.#emit(text);
-    if (kept.length < chunk.length) {
-      this.truncated = true;
-      this.#emit(`\n[pincer: ${this.name} cut at ${this.cap} bytes]\n`);
-    }
-  }
-
-  /** What was kept; a character cut in half by the cap is dropped rather than shown as U+FFFD. */
-  text(): string {
-    return this.truncated ? this.#kept : this.#kept + this.#decoder.end();
-  }
-
-  #emit(text: string): void {
-    try {
-      this.output?.(text);
-    } catch {
-      // a broken listener must not break the run
-    }
-  }
 }

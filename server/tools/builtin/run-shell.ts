@@ -1,8 +1,7 @@
 import { existsSync } from 'node:fs';
 import { ToolError } from '../../errors.js';
-import { shellEnvironment } from '../shell/environment.js';
-import { plainText } from '../shell/output-buffer.js';
-import { runInPty } from '../shell/pty-run.js';
+import { defaultRunner, scrubbedEnvironment, type ProcessRunner } from '../../process/index.js';
+import { plainText } from '../shell/plain-text.js';
 import { defineTool } from '../types.js';
 
 export interface RunShellOptions {
@@ -12,6 +11,8 @@ export interface RunShellOptions {
   maxOutputBytes?: number;
   /** The shell that runs the command with `-c`; default bash. */
   shell?: string;
+  /** Starts the command; default a runner of its own (a gateway passes the one that records and stops its runs). */
+  runner?: ProcessRunner;
 }
 
 export interface RunShellArgs {
@@ -38,9 +39,24 @@ export const MAX_TIMEOUT_MS = 600_000;
 const DEFAULT_TIMEOUT_MS = 30_000;
 const DEFAULT_MAX_OUTPUT = 256 * 1024;
 
+/**
+ * Fixed variables of every command. Pagers are `cat`, so `git log` or `man` cannot stop and wait (or offer `!sh`)
+ * in the terminal; git never prompts for credentials.
+ */
+const SHELL_VARIABLES: Record<string, string> = {
+  TERM: 'xterm-256color',
+  PAGER: 'cat',
+  GIT_PAGER: 'cat',
+  MANPAGER: 'cat',
+  SYSTEMD_PAGER: '',
+  GIT_TERMINAL_PROMPT: '0',
+  LESSSECURE: '1',
+};
+
 export function createRunShellTool(options: RunShellOptions) {
   const maxOutputBytes = options.maxOutputBytes ?? DEFAULT_MAX_OUTPUT;
   const shell = options.shell ?? (existsSync('/bin/bash') ? '/bin/bash' : 'bash');
+  const runner = options.runner ?? defaultRunner();
   return defineTool<RunShellArgs, RunShellResult>({
     name: 'run_shell',
     description: [
@@ -48,7 +64,8 @@ export function createRunShellTool(options: RunShellOptions) {
       'Read-only commands (ls, cat, grep, find, git status/log/diff, wc, head, jq…) run at once; anything that',
       'changes files, runs code, uses the network or cannot be checked waits for the owner to approve it, and a few',
       'destructive commands are always refused. Prefer one plain command over scripts, substitutions and pipes into',
-      'interpreters. Standard input is empty; the environment is minimal (no credentials); pagers are disabled.',
+      'interpreters. Standard input is empty; the environment is minimal (no credentials); pagers are disabled;',
+      'TMPDIR is a private folder deleted when the command ends.',
       `The command runs in "cwd" (inside an allowed folder). It is stopped with everything it started after timeout_ms;`,
       'the result then has timed_out: true. Long output keeps its start and end (truncated: true).',
       'Result: output (as the terminal showed it), output_plain (without colour codes, when different), exit_code,',
@@ -84,25 +101,40 @@ export function createRunShellTool(options: RunShellOptions) {
       const where = await options.resolveCwd(cwd);
       if (!where.ok) throw new ToolError('CWD_NOT_ALLOWED', where.message, { cwd: cwd ?? null });
       if (ctx.signal.aborted) throw new ToolError('CALL_CANCELLED', 'The call was cancelled before the command started.');
-      const run = await runInPty({
-        file: shell,
-        // Standard input is /dev/null, so a program waiting for input reads end-of-file instead of hanging until the
-        // timeout. The first shell stays as the command's parent and keeps the terminal open until the command has
-        // exited: a program that closes its output before exiting (GNU cat does) would otherwise see the terminal
-        // hang up under it and be reported as killed by SIGHUP. Its HUP trap is a handler, not an ignore, so the
-        // command itself still gets the default.
-        args: ['-c', 'trap : HUP; "$0" "$@" </dev/null', shell, '-c', command],
-        cwd: where.path,
-        env: shellEnvironment(),
-        timeoutMs: timeout_ms ?? DEFAULT_TIMEOUT_MS,
-        maxOutputBytes,
-        signal: ctx.signal,
-        ...(ctx.output ? { onOutput: ctx.output } : {}),
-      });
-      const plain = plainText(run.output);
+      // TMPDIR is a scratch folder of this call, removed with everything in it when the call ends.
+      const run = await runner.withScratch('run_shell', 'shell-tmp', (scratch) =>
+        runner.run({
+          kind: 'run_shell',
+          command: shell,
+          // Standard input is /dev/null, so a program waiting for input reads end-of-file instead of hanging until
+          // the timeout. The first shell stays as the command's parent and keeps the terminal open until the command
+          // has exited: a program that closes its output before exiting (GNU cat does) would otherwise see the
+          // terminal hang up under it and be reported as killed by SIGHUP. Its HUP trap is a handler, not an ignore,
+          // so the command itself still gets the default.
+          args: ['-c', 'trap : HUP; "$0" "$@" </dev/null', shell, '-c', command],
+          cwd: where.path,
+          scratch,
+          // Security: a short allowlist, so the gateway's token, API keys and cloud credentials never reach a command.
+          env: scrubbedEnvironment({ set: { ...SHELL_VARIABLES, TMPDIR: scratch } }),
+          terminal: { cols: 160, rows: 48 },
+          timeoutMs: timeout_ms ?? DEFAULT_TIMEOUT_MS,
+          maxOutputBytes,
+          keep: 'ends',
+          signal: ctx.signal,
+          ...(ctx.output ? { onOutput: ctx.output } : {}),
+          // A background job that double-forks out of the session is still found by the tag in its environment.
+          tag: true,
+          watch: true,
+        }).catch((error: Error) => {
+          throw new ToolError('SPAWN_FAILED', `The shell could not be started: ${error.message}`);
+        }),
+      );
+      if (run.cancelled) throw new ToolError('CALL_CANCELLED', 'The command was stopped because the call was cancelled.');
+      const output = run.stdout.replace(/\r\n/g, '\n');
+      const plain = plainText(output);
       return {
-        output: run.output,
-        ...(plain !== run.output ? { output_plain: plain } : {}),
+        output,
+        ...(plain !== output ? { output_plain: plain } : {}),
         exit_code: run.exitCode,
         ...(run.signal ? { signal: run.signal } : {}),
         timed_out: run.timedOut,

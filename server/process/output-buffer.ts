@@ -1,0 +1,116 @@
+/**
+ * What to keep of output past the cap: `start` keeps the first bytes (a program's output read top-down), `ends`
+ * keeps the first and the last halves (the start says what ran, the end how it ended) with a marker saying how
+ * much was left out in between.
+ */
+export type KeepPolicy = 'start' | 'ends';
+
+/**
+ * One output stream, capped: memory stays bounded however much a program writes; the rest is counted and dropped,
+ * never left unread (a child blocked on a full pipe would hang until its timeout).
+ */
+export class OutputBuffer {
+  readonly #head: Buffer[] = [];
+  #headBytes = 0;
+  readonly #tail: Buffer[] = [];
+  #tailBytes = 0;
+  #total = 0;
+  readonly #headLimit: number;
+  readonly #tailLimit: number;
+
+  constructor(
+    readonly limit: number,
+    readonly keep: KeepPolicy = 'ends',
+  ) {
+    this.#headLimit = keep === 'start' ? limit : Math.floor(limit / 2);
+    this.#tailLimit = limit - this.#headLimit;
+  }
+
+  push(chunk: string | Buffer): void {
+    let bytes = typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : chunk;
+    this.#total += bytes.length;
+    if (this.#headBytes < this.#headLimit) {
+      const take = Math.min(this.#headLimit - this.#headBytes, bytes.length);
+      this.#head.push(bytes.subarray(0, take));
+      this.#headBytes += take;
+      bytes = bytes.subarray(take);
+    }
+    if (bytes.length === 0 || this.#tailLimit === 0) return;
+    this.#tail.push(bytes);
+    this.#tailBytes += bytes.length;
+    while (this.#tail.length > 1 && this.#tailBytes - this.#tail[0]!.length >= this.#tailLimit) {
+      this.#tailBytes -= this.#tail.shift()!.length;
+    }
+  }
+
+  /** Bytes written in all, kept or not. */
+  get bytes(): number {
+    return this.#total;
+  }
+
+  get truncated(): boolean {
+    return this.#total > this.limit;
+  }
+
+  text(): string {
+    const head = Buffer.concat(this.#head);
+    const tail = Buffer.concat(this.#tail);
+    if (!this.truncated) return Buffer.concat([head, tail]).toString('utf8');
+    // Cut on character boundaries: never half of a UTF-8 sequence at either side of the cut.
+    let headEnd = head.length;
+    while (headEnd > 0 && (head[headEnd - 1]! & 0xc0) === 0x80) headEnd--;
+    if (headEnd > 0 && head[headEnd - 1]! >= 0xc0) headEnd--;
+    if (headEnd < head.length && head.length - headEnd === sequenceLength(head[headEnd]!)) headEnd = head.length;
+    if (this.keep === 'start') return head.subarray(0, headEnd).toString('utf8');
+    let tailStart = Math.max(0, tail.length - this.#tailLimit);
+    while (tailStart < tail.length && (tail[tailStart]! & 0xc0) === 0x80) tailStart++;
+    const kept = headEnd + (tail.length - tailStart);
+    const marker = `\n[… ${this.#total - kept} bytes of output left out …]\n`;
+    return head.subarray(0, headEnd).toString('utf8') + marker + tail.subarray(tailStart).toString('utf8');
+  }
+}
+
+/** Bytes in the UTF-8 sequence a lead byte starts. */
+function sequenceLength(lead: number): number {
+  if (lead >= 0xf0) return 4;
+  if (lead >= 0xe0) return 3;
+  if (lead >= 0xc0) return 2;
+  return 1;
+}
+
+/**
+ * Hands a stream's output to a live listener as text, up to `limit` bytes, then says once that it stops there.
+ * Characters split across chunks are joined first; a failing listener never breaks the run.
+ */
+export class LiveOutput {
+  #sent = 0;
+  #open = true;
+  readonly #decoder = new TextDecoder('utf-8');
+
+  constructor(
+    readonly limit: number,
+    readonly listener: (chunk: string) => void,
+    readonly stopNote: string,
+  ) {}
+
+  push(chunk: string | Buffer): void {
+    if (!this.#open) return;
+    const text = typeof chunk === 'string' ? chunk : this.#decoder.decode(chunk, { stream: true });
+    if (!text) return;
+    this.#sent += Buffer.byteLength(text);
+    if (this.#sent <= this.limit) {
+      this.#emit(text);
+      return;
+    }
+    this.#open = false;
+    this.#emit(this.stopNote);
+  }
+
+  #emit(text: string): void {
+    try {
+      this.listener(text);
+    } catch {
+      // a broken listener must not break the run
+    }
+  }
+}
