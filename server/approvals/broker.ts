@@ -219,11 +219,26 @@ function scopesFor(request: ApprovalRequest): PendingApproval['scopes'] {
       scopes.push({ scope: 'prefix', pattern: words, label: `commands starting with "${words}"` });
     }
   }
-  if (subject.path) {
+  const outside = subject.outside ?? [];
+  if (outside.length > 0) {
+    // A command that reads outside the roots: the grant names the folder it reads (run_shell's folder rules cover
+    // such reads only when the command is otherwise read-only).
+    const folder = commonFolder(outside.map((p) => p.folder));
+    if (folder !== '/') scopes.push({ scope: 'folder', pattern: folder, label: `reading anything in ${folder}` });
+  } else if (subject.path) {
     const folder = tool === 'run_shell' || tool === 'file_list' ? subject.path : dirname(subject.path);
     scopes.push({ scope: 'folder', pattern: folder, label: `anything in ${folder}` });
   }
   if (subject.host) scopes.push({ scope: 'host', pattern: subject.host, label: `anything on ${subject.host}` });
   scopes.push({ scope: 'tool', pattern: null, label: `every ${tool} call` });
   return scopes;
+}
+
+/** The deepest folder that holds all of these. */
+function commonFolder(folders: readonly string[]): string {
+  let common = folders[0] ?? '/';
+  for (const folder of folders) {
+    while (common !== '/' && folder !== common && !folder.startsWith(common.endsWith('/') ? common : `${common}/`)) common = dirname(common);
+  }
+  return common;
 }

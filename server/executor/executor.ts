@@ -139,7 +139,7 @@ export class Executor {
       return this.#refuse(record, t0, new GatewayError('POLICY_DENIED', 403, refusalMessage(decision), { rule: decision.rule }), 'denied');
     }
     if (decision.decision === 'ask') {
-      const approved = await this.#askOwner(tool, args, record, request, t0);
+      const approved = await this.#askOwner(tool, args, record, request, t0, decision);
       if (approved) return approved;
     }
 
@@ -156,6 +156,7 @@ export class Executor {
     record: CallRecord,
     request: CallRequest,
     t0: number,
+    decision: PolicyDecision,
   ): Promise<CallOutcome | undefined> {
     const broker = this.options.approvals;
     const rule = { rule: record.rule };
@@ -172,7 +173,7 @@ export class Executor {
         rawArguments: args,
         risk: tool.definition.risk,
         decision: { decision: 'ask', rule: record.rule!, reason: record.reason! },
-        subject: this.options.subjectOf ? await this.options.subjectOf(tool.definition.name, args) : {},
+        subject: decision.subject ?? (this.options.subjectOf ? await this.options.subjectOf(tool.definition.name, args) : {}),
       });
     } catch (error) {
       if (error instanceof GatewayError) return this.#refuse(record, t0, error, 'denied');

@@ -19,6 +19,8 @@ export class PolicyEngine implements Policy {
   async decide(input: PolicyInput): Promise<PolicyDecision> {
     const analyzer = input.tool.source === 'builtin' ? this.#analyzers.get(input.tool.definition.name) : undefined;
     const base = analyzer ? await analyzer(input.arguments) : riskDecision(input.tool);
-    return this.rules ? this.rules.apply(input.tool.definition.name, input.arguments, base) : base;
+    if (!this.rules) return base;
+    const decided = await this.rules.apply(input.tool.definition.name, input.arguments, base);
+    return base.subject && decided.subject === undefined ? { ...decided, subject: base.subject } : decided;
   }
 }

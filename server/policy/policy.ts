@@ -9,6 +9,29 @@ export interface PolicyDecision {
   rule: string;
   /** Written for a person: why, and what they can do about it. */
   reason: string;
+  /** What the call touches, as the analyzer found it (resolved once, for rules and the approval's scopes). */
+  subject?: Subject;
+}
+
+/** A path outside the roots that a command reads or writes. */
+export interface OutsidePath {
+  /** Real path (symlinks followed). */
+  path: string;
+  access: 'read' | 'write';
+  /** The folder an "always allow this folder" grant names: the path itself when it is a folder, else its parent. */
+  folder: string;
+}
+
+/** What a call touches, for rules scoped to a folder, a host or a command prefix. */
+export interface Subject {
+  /** Resolved absolute path (file tools) or working folder (run_shell). */
+  path?: string;
+  host?: string;
+  command?: string;
+  /** run_shell: paths outside the roots the command names. */
+  outside?: OutsidePath[];
+  /** run_shell: what the command would be if it read nothing outside the roots (a folder grant covers only that). */
+  otherwise?: Decision;
 }
 
 export interface PolicyInput {

@@ -3,15 +3,9 @@ import { isAbsolute, resolve, sep } from 'node:path';
 import { GatewayError } from '../errors.js';
 import { cacheKey } from '../executor/cache.js';
 import { RULE_EFFECTS, RULE_SCOPES, type Rule, type RuleEffect, type RuleScope, type Store } from '../store/index.js';
-import { allow, ask, deny, type PolicyDecision } from './policy.js';
+import { allow, ask, deny, type PolicyDecision, type Subject } from './policy.js';
 
-/** What a call touches, for rules scoped to a folder, a host or a command prefix. */
-export interface Subject {
-  /** Resolved absolute path (file tools) or working folder (run_shell). */
-  path?: string;
-  host?: string;
-  command?: string;
-}
+export type { Subject } from './policy.js';
 
 export interface RuleChange {
   change: 'added' | 'removed';
@@ -58,7 +52,7 @@ export class RuleBook {
   async apply(tool: string, args: Record<string, unknown>, base: PolicyDecision, now = Date.now()): Promise<PolicyDecision> {
     const live = this.#rules.filter((r) => (r.tool === tool || r.tool === '*') && (r.expires_at === null || Date.parse(r.expires_at) > now));
     if (live.length === 0) return base;
-    const subject = live.some((r) => r.scope !== 'tool' && r.scope !== 'exact') ? await this.subjectOf(tool, args) : {};
+    const subject = live.some((r) => r.scope !== 'tool' && r.scope !== 'exact') ? (base.subject ?? (await this.subjectOf(tool, args))) : {};
     const matching = live.filter((r) => matches(r, tool, args, subject));
     const denyRule = matching.find((r) => r.effect === 'deny');
     if (denyRule) return deny(`rule:${denyRule.id}`, `Your rule ${describe(denyRule)} refuses this call. Remove the rule to allow such calls again.`);
@@ -186,8 +180,18 @@ function matches(rule: Rule, tool: string, args: Record<string, unknown>, subjec
       const prefix = rule.pattern!.split(' ');
       return prefix.every((word, i) => words[i] === word);
     }
-    case 'folder':
-      return subject.path !== undefined && (subject.path === rule.pattern || subject.path.startsWith(rule.pattern!.endsWith(sep) ? rule.pattern! : rule.pattern + sep));
+    case 'folder': {
+      const inFolder = (path: string) => path === rule.pattern || path.startsWith(rule.pattern!.endsWith(sep) ? rule.pattern! : rule.pattern + sep);
+      const here = subject.path !== undefined && inFolder(subject.path);
+      const outside = subject.outside ?? [];
+      // A deny names a folder never to touch: any path in it counts.
+      if (rule.effect === 'deny') return here || outside.some((p) => inFolder(p.path));
+      if (outside.length === 0) return here;
+      // Security: a command that reads outside the roots is covered only when every such path is in the folder, and
+      // either it runs in the folder too or it is otherwise read-only — a grant for a folder to read never vouches
+      // for a write or a script elsewhere, and a grant for the working folder never opens the rest of the disk.
+      return outside.every((p) => p.access === 'read' && inFolder(p.path)) && (here || subject.otherwise === 'allow');
+    }
     case 'host':
       return subject.host !== undefined && subject.host === rule.pattern;
   }

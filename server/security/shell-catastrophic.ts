@@ -16,7 +16,8 @@ export type Catastrophe =
   | 'shutdown'
   | 'kill-all'
   | 'exfiltration'
-  | 'reverse-shell';
+  | 'reverse-shell'
+  | 'trust-file-write';
 
 export interface Found {
   what: Catastrophe;

@@ -52,7 +52,8 @@ function distinctiveName(folder: string): string | undefined {
  * Security: the data folder holds the gateway's token and call history; a command that names it (directly, via
  * `~`/`$HOME`, a relative path from a root, a glob, or inside a script string) could read or replace them.
  */
-export function namesProtectedPath(word: Word, paths: ShellPaths, cwdGuesses: readonly string[] = []): boolean {
+export function namesProtectedPath(word: Word, paths: ShellPaths, cwdGuesses: readonly string[] = []): 'names' | 'reaches' | undefined {
+  let reaches = false;
   const bases = [...paths.roots, ...cwdGuesses];
   for (const folder of paths.protectedPaths) {
     // Case-insensitive: on macOS and Windows disks `~/.PINCER` is the same folder.
@@ -62,19 +63,23 @@ export function namesProtectedPath(word: Word, paths: ShellPaths, cwdGuesses: re
     const texts = [...word.guesses, word.text];
     for (const text of texts) {
       const t = text.toLowerCase();
-      if (t.includes(lower)) return true;
-      if (fromHome && [`~/${fromHome}`, `$home/${fromHome}`, `\${home}/${fromHome}`].some((s) => t.includes(s))) return true;
+      if (t.includes(lower)) return 'names';
+      if (fromHome && [`~/${fromHome}`, `$home/${fromHome}`, `\${home}/${fromHome}`].some((s) => t.includes(s))) return 'names';
       for (const candidate of absoluteCandidates(text, paths, bases)) {
         const c = candidate.toLowerCase();
-        if (isWithin(c, lower)) return true;
-        if (hasGlob(c) && globReaches(c, lower)) return true;
+        if (isWithin(c, lower)) return 'names';
+        if (hasGlob(c) && globReaches(c, lower)) {
+          // `/*` lists the folder that holds the data; `/home/*/.pin*` names it.
+          if (c.split('/').length >= lower.split('/').length) return 'names';
+          reaches = true;
+        }
       }
       if (name && t.split(/[/=@:,\s'"]+/).some((segment) => segment === name || (hasGlob(segment) && globToRegExp(segment).test(name)))) {
-        return true;
+        return 'names';
       }
     }
   }
-  return false;
+  return reaches ? 'reaches' : undefined;
 }
 
 /** Does a glob path match the folder or something inside it? */
@@ -228,5 +233,34 @@ export function criticalTarget(value: string, paths: ShellPaths, cwdGuesses: rea
     const kind = criticalFolder(dir, paths);
     if (kind) return kind;
   }
+  return undefined;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Files the system trusts
+
+/**
+ * Security: files that decide who may log in, who is root, what name resolves where, and what runs at boot or on a
+ * timer. A write to one is a takeover of the machine (a new root user, an SSH key, a cron job, a service), so it is
+ * refused outright rather than offered for approval. Reading them keeps its own rules.
+ */
+const TRUST_FILES: ReadonlyArray<[RegExp, string]> = [
+  [/^\/etc\/(?:passwd|shadow|gshadow|group|subuid|subgid)-?$/, 'the system\'s user and password database'],
+  [/^\/etc\/(?:sudoers|doas\.conf)$|^\/etc\/sudoers\.d(?:\/|$)/, 'the sudo rules (who may act as root)'],
+  [/^\/etc\/hosts$/, 'the host name table (where names such as localhost resolve)'],
+  [/^\/etc\/(?:pam\.d|security)(?:\/|$)|^\/etc\/pam\.conf$/, 'the login modules (PAM)'],
+  [/^\/(?:etc|run|usr\/lib|lib|usr\/local\/lib)\/systemd(?:\/|$)|^\/etc\/init\.d(?:\/|$)|^\/etc\/rc\.local$/, 'service definitions that start at boot'],
+  [/\/\.config\/systemd(?:\/|$)/, 'user services that start at login'],
+  [/^\/etc\/(?:crontab|anacrontab)$|^\/etc\/cron\.[a-z]+(?:\/|$)|^\/var\/spool\/cron(?:\/|$)/, 'scheduled jobs (cron)'],
+  [/(?:^|\/)\.ssh\/(?:authorized_keys2?|rc|environment)$/, 'the SSH keys allowed to log in'],
+  [/^\/etc\/ssh\/sshd_config(?:\.d(?:\/|$)|$)/, 'the SSH server\'s settings'],
+  [/^\/etc\/ld\.so\.(?:preload|conf)$|^\/etc\/ld\.so\.conf\.d(?:\/|$)/, 'the libraries loaded into every program'],
+  [/^\/etc\/(?:profile|bash\.bashrc|environment|zshenv|zsh\/zshenv)$|^\/etc\/profile\.d(?:\/|$)/, 'every user\'s login shell start-up'],
+];
+
+/** What trusted system file a written path is (after `~` and symlinks), if any. */
+export function trustFile(real: string): string | undefined {
+  const normal = normalizeAbsolute(real);
+  for (const [pattern, what] of TRUST_FILES) if (pattern.test(normal)) return what;
   return undefined;
 }

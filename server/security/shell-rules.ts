@@ -8,9 +8,12 @@ import type { Catastrophe } from './shell-catastrophic.js';
  * ask    shell:unparseable, shell:too-complex, shell:unknown-program, shell:modifies-files, shell:network,
  *        shell:privilege, shell:dynamic-program, shell:dynamic-argument, shell:substitution, shell:expansion,
  *        shell:eval, shell:nested-shell, shell:interpreter, shell:write-redirect, shell:wrapper,
- *        shell:dangerous-flag, shell:not-read-only, shell:env-assignment, shell:secret-read, shell:pincer-data
- * deny   shell:catastrophic:<wipe-root | wipe-home | wipe-workspace | permissions | mkfs | block-device-write |
- *        fork-bomb | shutdown | kill-all | exfiltration | reverse-shell>
+ *        shell:dangerous-flag, shell:not-read-only, shell:env-assignment, shell:secret-read,
+ *        shell:pincer-data-within (reads through a folder that holds Pincer's data), shell:outside-roots,
+ *        shell:git-config
+ * deny   shell:pincer-data (names Pincer's data folder), shell:lookalike-path,
+ *        shell:catastrophic:<wipe-root | wipe-home | wipe-workspace | permissions | mkfs | block-device-write |
+ *        fork-bomb | shutdown | kill-all | exfiltration | reverse-shell | trust-file-write>
  */
 
 export type AskRule =
@@ -33,7 +36,9 @@ export type AskRule =
   | 'not-read-only'
   | 'env-assignment'
   | 'secret-read'
-  | 'pincer-data';
+  | 'pincer-data-within'
+  | 'outside-roots'
+  | 'git-config';
 
 const APPROVE = 'Approve it if you expected this command, or add a rule that allows it.';
 
@@ -41,8 +46,12 @@ const ADVICE: Partial<Record<AskRule, string>> = {
   unparseable: 'Approve it only if you can read it yourself, or ask for the command in plain bash.',
   'too-complex': 'Approve it only if you have read it yourself, or ask for a simpler command.',
   'secret-read': 'Approve it only if you mean to show this secret to the assistant.',
-  'pincer-data':
+  'pincer-data-within':
     "Pincer's own folder holds its token and call history and is off limits to tools; approve only if you really mean it.",
+  'outside-roots':
+    'Approve it if the assistant should read there; "always allow" with the folder scope lets it read that folder from now on.',
+  'git-config':
+    "A repository's own settings can make git run any program; approve only if you trust whoever wrote this repository.",
   'dynamic-program': 'Approve it if you know what will run, or ask for the command with the program written out.',
   'dynamic-argument': 'Approve it if you know the value, or ask for the command with the value written out.',
 };
@@ -58,6 +67,24 @@ export function denyRule(what: Catastrophe, why: string): PolicyDecision {
   );
 }
 
+/** Security: the data folder holds the gateway's token, database and settings; no command may name it. */
+export function denyPincerData(why: string): PolicyDecision {
+  return deny(
+    'shell:pincer-data',
+    `${sentence(why)} Pincer's own folder holds its token, call history and settings, and no tool may touch it, even with ` +
+      'approval; the owner changes settings from the dashboard or the CLI.',
+  );
+}
+
+/** Security: a look-alike spelling (`．．／`) is a traversal waiting for the next program that normalises it. */
+export function denyLookalike(written: string, becomes: string): PolicyDecision {
+  return deny(
+    'shell:lookalike-path',
+    `"${written}" uses look-alike characters that normalise to "${becomes}", which leads out of the allowed folders or ` +
+      "into Pincer's data folder. Pincer never runs this, even with approval; write the path with plain characters.",
+  );
+}
+
 export function readOnly(programs: readonly string[]): PolicyDecision {
   if (programs.length === 0) return allow('shell:read-only', 'The command runs nothing that changes anything.');
   const list = [...new Set(programs)].slice(0, 8).join(', ');
@@ -70,4 +97,7 @@ function sentence(text: string): string {
 }
 
 /** Which of several asks speaks for the command: the most specific concern first. */
-export const ASK_PRIORITY: readonly string[] = ['shell:pincer-data', 'shell:secret-read', 'shell:unparseable'];
+export const ASK_PRIORITY: readonly string[] = ['shell:pincer-data-within', 'shell:secret-read', 'shell:unparseable', 'shell:git-config'];
+
+/** Asks a transparent wrapper (`timeout 5 cat …`) passes on under their own rule rather than its own. */
+export const KEEPS_OWN_RULE: readonly string[] = [...ASK_PRIORITY, 'shell:outside-roots'];

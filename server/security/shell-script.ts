@@ -16,6 +16,7 @@ import {
   normalizeAbsolute,
   secretIn,
   secretInText,
+  trustFile,
   type ShellPaths,
 } from './shell-paths.js';
 import {
@@ -33,7 +34,11 @@ import {
   SHELLS,
   short,
 } from './shell-programs.js';
-import { ASK_PRIORITY, askRule, denyRule, readOnly } from './shell-rules.js';
+import { hostileGitSetting } from './git-config.js';
+import { operandsOf, gitDirectories } from './shell-operands.js';
+import { absoluteFrom, isFolder, judgeWord, linkOut, lookalikeEscape, placeOf, realPath } from './shell-outside.js';
+import { ASK_PRIORITY, askRule, denyLookalike, denyPincerData, denyRule, KEEPS_OWN_RULE, readOnly } from './shell-rules.js';
+import { writesOf } from './shell-writes.js';
 import { evaluateWord, literalWord, type Word, type WordScope } from './shell-words.js';
 import { commandsInOptions, WRAPPERS, type WrapperSpec } from './shell-wrappers.js';
 
@@ -99,13 +104,27 @@ const SYSTEM_BIN = new Set(['/bin', '/usr/bin', '/usr/local/bin', '/sbin', '/usr
 const HARMLESS_TARGETS = /^\/dev\/(?:null|stdout|stderr|tty|fd\/\d+|zero)$/;
 const PAGERS_AND_EDITORS = /^(?:less|more|most|pg|man|info|vi|vim|nvim|view|vimdiff|nano|pico|emacs|emacsclient|ed|ex)$/;
 
+/** A path outside the roots that the command reads or writes, for the approval card and folder grants. */
+export interface OutsidePath {
+  path: string;
+  access: 'read' | 'write';
+  /** The folder an "always allow this folder" grant would name: the path itself when it is a folder. */
+  folder: string;
+}
+
 /** Reads one command line (and the scripts nested in it) for one `analyze` call. */
 export class Reader {
   nodes = 0;
+  /** Paths outside the roots the command names, real (symlinks followed). */
+  readonly outside = new Map<string, OutsidePath>();
+  /** Whether anything but reading outside the roots made the command ask or refuse. */
+  otherConcerns = false;
 
   constructor(
     readonly parser: Parser,
     readonly paths: ShellPaths,
+    /** The real folder the command starts in. */
+    readonly cwd: string,
   ) {}
 
   /** Analyzes a script; continuation lines are read both as the grammar reads them and as bash joins them. */
@@ -202,7 +221,13 @@ class Script {
   }
 
   push(decision: PolicyDecision): void {
+    if (decision.decision !== 'allow' && decision.rule !== 'shell:outside-roots') this.reader.otherConcerns = true;
     this.decisions.push(decision);
+  }
+
+  /** Folders a relative path may be read from: where the command starts, and where a `cd` in the line went. */
+  get bases(): string[] {
+    return [this.reader.cwd, ...this.cwdGuesses];
   }
 
   /** The verdict: deny over ask over allow; among asks, the most specific concern speaks. */
@@ -487,7 +512,7 @@ class Script {
       const secret = before.find((f) => f.readsSecret)?.readsSecret;
       if (secret) this.push(askRule('secret-read', `The command opens files named by a command that lists ${secret}`));
       if (before.some((f) => f.mentionsProtected)) {
-        this.push(askRule('pincer-data', "The command opens files named by a command that lists Pincer's data folder"));
+        this.push(askRule('pincer-data-within', "The command opens files named by a command that lists Pincer's data folder"));
       }
     }
     for (let j = 0; j < all.length; j++) {
@@ -569,6 +594,7 @@ class Script {
     for (const d of destinations) merge(facts, this.walk(d));
     const word = evaluateWord(destination, this.scope);
     if (namesProtectedPath(word, this.paths, this.cwdGuesses)) this.push(this.pincerData(word));
+    this.lookalike(word);
     const value = word.value;
     const duplicate = (operator === '>&' || operator === '<&') && (destination.type === 'number' || value === '-' || /^\d+-?$/.test(value ?? ''));
     if (duplicate) return facts;
@@ -582,6 +608,7 @@ class Script {
       return facts;
     }
     if (operator === '<') {
+      this.operand(word, 'read', 'The command');
       const secret = secretIn(word, this.paths, this.cwdGuesses);
       if (secret) {
         facts.readsSecret = secret;
@@ -591,6 +618,8 @@ class Script {
       return facts;
     }
     // Everything else writes: > >> >| &> &>> <> and >& to a file name.
+    this.trustWrite('The command', word, []);
+    if (value !== undefined) this.operand(word, 'write', 'The command');
     if (value === undefined) {
       this.push(askRule('write-redirect', `The command writes to a file whose name is only known at run time (${short(word.text, 40)})`));
     } else if (value.startsWith('/') && HARMLESS_TARGETS.test(normalizeAbsolute(value))) {
@@ -651,12 +680,15 @@ class Script {
     if (!name) return facts;
     const args = words.slice(1);
     for (const word of words) if (namesProtectedPath(word, this.paths, this.cwdGuesses)) this.push(this.pincerData(word));
+    for (const word of words) this.lookalike(word);
 
     // Catastrophes are judged on every name the program could have, wherever it lives (`/tmp/x/rm` too).
     const candidates = name.value !== undefined ? [name.value] : name.guesses.filter(Boolean);
     for (const candidate of candidates) {
-      const found = catastrophe(posix.basename(candidate).toLowerCase(), args, this.paths, this.cwdGuesses);
+      const program = posix.basename(candidate).toLowerCase();
+      const found = catastrophe(program, args, this.paths, this.cwdGuesses);
       if (found) this.push(denyRule(found.what, found.why));
+      this.trustWrites(program, args);
     }
 
     if (name.value === undefined || name.split) {
@@ -686,7 +718,7 @@ class Script {
       const targets = args.filter((w) => !w.value?.startsWith('-'));
       const folders = targets.length <= 1 ? [literalWord('.'), ...targets] : targets;
       if (folders.some((w) => holdsProtectedPath(w, this.paths, this.cwdGuesses))) {
-        this.push(askRule('pincer-data', `${program} would read through Pincer's data folder`));
+        this.push(askRule('pincer-data-within', `${program} would read through Pincer's data folder`));
       }
       if (folders.some((w) => holdsSecrets(w, this.paths, this.cwdGuesses))) {
         facts.readsSecret ??= 'a folder that holds keys and credentials';
@@ -706,15 +738,121 @@ class Script {
     if (this.functions.has(value)) return facts; // its body was checked where it is defined
     this.programs.push(program);
     const classified = this.classify(program, args, stdin);
+    if (readOnlyCheck(program) && !WRAPPERS.has(program) && !SHELLS.has(program)) this.readsOutside(program, args);
+    if (program === 'git') this.gitConfig(args);
     merge(facts, classified);
     facts.output = classified.output;
     return facts;
   }
 
+  // -------------------------------------------------------------------------------------------------------------
+  // Where paths lead
+
+  /** Security: a read-only command may read only inside the roots, as the file tools may (SPEC §5). */
+  readsOutside(program: string, args: Word[]): void {
+    const { paths, recursive, followsLinks } = operandsOf(program, args);
+    for (const word of paths) this.operand(word, 'read', program);
+    if (!followsLinks) return;
+    for (const word of recursive) {
+      const judged = judgeWord(word, this.paths, this.bases);
+      if (judged === 'too-many') continue; // already asked for by operand()
+      for (const { real, place } of judged) {
+        if (place !== 'inside') continue;
+        const out = linkOut(real, this.paths);
+        if (out === 'too-many') {
+          this.push(askRule('too-complex', `${program} follows symbolic links through ${short(word.text, 40)}, a folder too large to check where each link leads`));
+        } else if (out?.place === 'protected') {
+          this.push(denyPincerData(`${program} follows a symbolic link under ${short(word.text, 40)} into Pincer's data folder (${out.real})`));
+        } else if (out !== undefined) {
+          this.outsidePath(out.real, 'read', `${program} follows a symbolic link under ${short(word.text, 40)} to ${out.real}`);
+        }
+      }
+    }
+  }
+
+  /** Judges one path a command reads or writes: Pincer's data is refused, outside the roots is noted (and asks, for reads). */
+  operand(word: Word, access: 'read' | 'write', program: string): void {
+    const judged = judgeWord(word, this.paths, this.bases);
+    if (judged === 'too-many') {
+      this.push(askRule('too-complex', `${short(word.text, 40)} matches too many files to check where each one leads`));
+      return;
+    }
+    for (const { real, place } of judged) {
+      const shown = word.value === real ? real : `${short(word.text, 50)} (${real})`;
+      if (place === 'protected') this.push(denyPincerData(`${program} would ${access} ${shown}, inside Pincer's data folder`));
+      else if (place === 'outside') this.outsidePath(real, access, `${program} would ${access} ${shown}`);
+    }
+  }
+
+  outsidePath(real: string, access: 'read' | 'write', what: string): void {
+    const known = this.reader.outside.get(real);
+    if (!known || known.access === 'read') this.reader.outside.set(real, { path: real, access, folder: isFolder(real) ? real : posix.dirname(real) });
+    if (access === 'read') {
+      this.push(askRule('outside-roots', `${what}, which is outside the folders Pincer may use (${this.paths.roots.join(', ')})`));
+    }
+  }
+
+  /** Security: `．．／．．／etc` is a traversal waiting for the next program that normalises it. */
+  lookalike(word: Word): void {
+    const becomes = lookalikeEscape(word, this.paths, this.bases);
+    if (becomes !== undefined) this.push(denyLookalike(short(word.text, 60), becomes));
+  }
+
+  /** Writes to the system's trust files (users, sudo, hosts, PAM, services, cron, authorized_keys) are refused. */
+  trustWrites(program: string, args: Word[]): void {
+    const writes = writesOf(program, args);
+    if (writes.accountTool) {
+      this.push(denyRule('trust-file-write', `${program} rewrites the system's user, password or sudo database`));
+    }
+    if (writes.installsCrontab) {
+      this.push(denyRule('trust-file-write', 'crontab with a file (or "-") installs a timetable of commands that then run on their own'));
+    }
+    for (const target of writes.targets) this.trustWrite(program, target, writes.sourceNames);
+  }
+
+  trustWrite(program: string, target: Word, sourceNames: readonly string[]): void {
+    const texts = target.value !== undefined ? [target.value] : target.guesses.filter(Boolean);
+    for (const text of texts) {
+      for (const absolute of absoluteFrom(text, this.paths.home, this.bases)) {
+        const real = realPath(absolute);
+        for (const path of [real, normalizeAbsolute(absolute), ...sourceNames.map((n) => posix.join(real, n))]) {
+          const what = trustFile(path);
+          if (what) {
+            this.push(denyRule('trust-file-write', `${program} would write to ${path}, ${what}`));
+            return;
+          }
+        }
+      }
+    }
+  }
+
+  /** Security: a repository's own settings (core.fsmonitor, diff.external, filters…) make git run programs. */
+  gitConfig(args: Word[]): void {
+    const moved = gitDirectories(args);
+    const starts = moved.length > 0 ? moved.flatMap((w) => absoluteFrom(w.value ?? '.', this.paths.home, this.bases)) : this.bases;
+    for (const start of new Set(starts.map(realPath))) {
+      if (placeOf(start, this.paths) === 'protected') continue;
+      const hostile = hostileGitSetting(start);
+      if (hostile) {
+        this.push(
+          askRule('git-config', `The repository's settings (${hostile.file}) set ${hostile.key} = ${short(hostile.value, 60)}, which makes git run that program`),
+        );
+        return;
+      }
+    }
+  }
+
   trackCd(args: Word[]): void {
     const target = args.find((w) => !w.value?.startsWith('-'));
-    if (!target) this.cwdGuesses.push(this.paths.home);
-    else for (const guess of target.guesses) if (guess.startsWith('/')) this.cwdGuesses.push(normalizeAbsolute(guess));
+    if (!target) {
+      this.cwdGuesses.push(this.paths.home);
+      return;
+    }
+    const from = this.cwdGuesses[this.cwdGuesses.length - 1] ?? this.reader.cwd;
+    for (const guess of target.guesses) {
+      if (guess.startsWith('/')) this.cwdGuesses.push(normalizeAbsolute(guess));
+      else if (guess !== '' && guess !== '-') this.cwdGuesses.push(normalizeAbsolute(posix.resolve(from, guess)));
+    }
   }
 
   classify(program: string, args: Word[], stdin: Stdin | undefined): Facts {
@@ -772,6 +910,8 @@ class Script {
         return values.join(' ').replace(/\\n/g, '\n');
       case 'cat':
         return values.length === 0 ? stdin?.text : undefined;
+      case 'find':
+        return findPrints(values);
       case 'base64':
       case 'base32':
         if (values.some((v) => /^-[^-]*d|^--decode$/.test(v)) && stdin) {
@@ -1020,14 +1160,14 @@ class Script {
       return facts;
     }
     if (program === 'xargs') facts.consumesNames = true;
-    const innerArgs = program === 'xargs' ? [...inner, { ...literalWord(''), value: undefined, text: '(input lines)', split: true, dynamic: true }] : inner;
+    const innerArgs = program === 'xargs' ? xargsCommand(args.slice(0, i), inner, stdin) : inner;
     const { value: innerFacts, decisions } = this.collect(() =>
       spec.joinsScript && !scripts.length ? this.joined(innerArgs) : this.argv(innerArgs, program === 'xargs' ? undefined : stdin),
     );
     merge(facts, innerFacts);
     if (spec.transparent && !bad) {
       for (const d of decisions) {
-        this.push(d.decision === 'ask' && !ASK_PRIORITY.includes(d.rule) && d.rule !== 'shell:wrapper' ? this.rewordForWrapper(program, d) : d);
+        this.push(d.decision === 'ask' && !KEEPS_OWN_RULE.includes(d.rule) && d.rule !== 'shell:wrapper' ? this.rewordForWrapper(program, d) : d);
       }
     } else {
       if (!privileged) this.push(askRule('wrapper', `${program} ${spec.why ?? 'runs another command'}: ${short(inner.map((w) => w.text).join(' '), 50)}`));
@@ -1074,16 +1214,53 @@ class Script {
     const secret = secretInText(text, this.paths);
     if (secret) this.push(askRule('secret-read', `The here-document names ${secret}`));
     if (namesProtectedPath(literalWord(text), this.paths, this.cwdGuesses)) {
-      this.push(askRule('pincer-data', "The here-document names Pincer's data folder"));
+      this.push(denyPincerData("The here-document names Pincer's data folder"));
     }
   }
 
+  /** Naming the data folder (or something in it) is refused; a glob over a folder that holds it (`ls /*`) asks. */
   pincerData(word: Word): PolicyDecision {
-    return askRule('pincer-data', `The command names Pincer's data folder (${short(word.text, 50)})`);
+    return namesProtectedPath(word, this.paths, this.cwdGuesses) === 'reaches'
+      ? askRule('pincer-data-within', `The command lists a folder that holds Pincer's data folder (${short(word.text, 50)})`)
+      : denyPincerData(`The command names Pincer's data folder (${short(word.text, 50)})`);
   }
 }
 
 function rank(decision: PolicyDecision): number {
+  // Among refusals, a catastrophe says most about what the command would do.
+  if (decision.decision === 'deny') return decision.rule.startsWith('shell:catastrophic:') ? -2 : -1;
   const i = ASK_PRIORITY.indexOf(decision.rule);
   return i === -1 ? ASK_PRIORITY.length : i;
+}
+
+/** The folders an unfiltered `find` prints first (its starting points), or undefined when tests pick what it prints. */
+function findPrints(values: string[]): string | undefined {
+  const starts: string[] = [];
+  let i = 0;
+  while (i < values.length && /^-[HLP]$/.test(values[i]!)) i++;
+  for (; i < values.length && !/^[-(!),]/.test(values[i]!); i++) starts.push(values[i]!);
+  const tests = values.slice(i).filter((v) => /^-/.test(v) && !/^-(?:maxdepth|mindepth|depth|xdev|mount|print0?|type|xtype|follow|noleaf|ignore_readdir_race|daystart)$/.test(v));
+  if (tests.length > 0) return undefined;
+  return `${(starts.length > 0 ? starts : ['.']).join('\n')}\n`;
+}
+
+/**
+ * The command xargs runs, with the input lines as its last words (or in place of the -I replace string). When the
+ * input is known (`echo / | xargs rm -rf`), those are the words, so the command is judged as what it is.
+ */
+function xargsCommand(options: Word[], inner: Word[], stdin: Stdin | undefined): Word[] {
+  const input = stdin?.text.trim();
+  const values = options.map((w) => w.value ?? '');
+  let replace: string | undefined;
+  values.forEach((v, i) => {
+    if (v === '-I') replace = values[i + 1];
+    else if (/^-I./.test(v)) replace = v.slice(2);
+    else if (v === '-i' || v === '--replace') replace = '{}';
+    else if (/^(?:-i|--replace=)./.test(v)) replace = v.replace(/^(?:-i|--replace=)/, '');
+  });
+  if (input !== undefined && replace !== undefined) {
+    const lines = input.split('\n');
+    return inner.map((w) => (w.value?.includes(replace!) ? { ...literalWord(w.value.replaceAll(replace!, lines[0] ?? '')), guesses: lines.map((l) => w.value!.replaceAll(replace!, l)) } : w));
+  }
+  return [...inner, { ...literalWord(''), value: undefined, text: '(input lines)', guesses: [input ?? ''], split: true, dynamic: true }];
 }

@@ -2,7 +2,7 @@ import { realpathSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { resolve } from 'node:path';
 import type { Parser } from 'web-tree-sitter';
-import type { PolicyDecision } from '../policy/policy.js';
+import type { Decision, PolicyDecision } from '../policy/policy.js';
 import { loadBashParser } from './shell-parser.js';
 import { normalizeAbsolute, type ShellPaths } from './shell-paths.js';
 import { askRule } from './shell-rules.js';
@@ -31,7 +31,11 @@ export class ShellAnalyzer {
     this.#paths = { home, roots: withRealPaths(options.roots), protectedPaths: withRealPaths(options.protectedPaths) };
   }
 
-  async analyze(command: string): Promise<PolicyDecision> {
+  /**
+   * Judges a command that starts in `cwd` (a real folder; default: the first root). The verdict's subject lists the
+   * paths outside the roots it names, and what it would be without them (for folder grants).
+   */
+  async analyze(command: string, cwd?: string): Promise<PolicyDecision> {
     let parser: Parser;
     try {
       parser = await (this.#parser ??= loadBashParser());
@@ -39,7 +43,11 @@ export class ShellAnalyzer {
       this.#parser = undefined;
       return askRule('unparseable', `The shell parser could not be loaded (${(error as Error).message}), so the command cannot be checked`);
     }
-    return new Reader(parser, this.#paths).script(command, 0).decision;
+    const reader = new Reader(parser, this.#paths, cwd ?? this.#paths.roots[0] ?? '/');
+    const verdict = reader.script(command, 0).decision;
+    const outside = [...reader.outside.values()];
+    const otherwise: Decision = verdict.decision === 'deny' ? 'deny' : reader.otherConcerns ? 'ask' : 'allow';
+    return { ...verdict, subject: { command, ...(cwd ? { path: cwd } : {}), outside, otherwise } };
   }
 }
 

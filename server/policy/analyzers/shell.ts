@@ -9,9 +9,11 @@ import { strictest, type Analyzer } from '../policy.js';
 export function shellAnalyzers(analyzer: ShellAnalyzer, paths?: PathGuard): Record<string, Analyzer> {
   return {
     run_shell: async (args) => {
-      const command = await analyzer.analyze(typeof args.command === 'string' ? args.command : String(args.command ?? ''));
-      if (args.cwd === undefined || !paths) return command;
-      return strictest([command, (await paths.check(args.cwd, 'list')).decision]);
+      const text = typeof args.command === 'string' ? args.command : String(args.command ?? '');
+      const folder = paths ? await paths.check(args.cwd ?? paths.roots[0], 'list') : undefined;
+      const command = await analyzer.analyze(text, folder?.resolved);
+      if (args.cwd === undefined || !folder) return command;
+      return { ...strictest([command, folder.decision]), ...(command.subject ? { subject: command.subject } : {}) };
     },
   };
 }

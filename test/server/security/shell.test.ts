@@ -24,7 +24,7 @@ async function expectDecision(command: string, decision: 'allow' | 'ask' | 'deny
   });
   expect(verdict.reason.length).toBeGreaterThan(20);
   if (decision === 'ask') expect(verdict.reason).toMatch(/Approve|approve|ask for/);
-  if (decision === 'deny') expect(verdict.reason).toMatch(/never runs this.*run it yourself/);
+  if (decision === 'deny') expect(verdict.reason).toMatch(/even with approval/);
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -68,7 +68,6 @@ const READ_ONLY_CONTROLS: string[] = [
   'du -sh .',
   'diff a.txt b.txt',
   'sort data.txt | uniq -c | sort -rn | head',
-  'cut -d: -f1 /etc/passwd',
   'tr a-z A-Z < notes.txt',
   'stat package.json',
   'file *',
@@ -101,8 +100,6 @@ const READ_ONLY_CONTROLS: string[] = [
   'wc -w <<< "hello world"',
   'x=5; echo $x',
   'echo $((2 + 3))',
-  'ls ~/.ssh',
-  'cat ~/.ssh/id_rsa.pub',
   'set -euo pipefail; ls',
   'systemctl status nginx',
   'docker ps',
@@ -290,16 +287,29 @@ const SECRETS_AND_PINCER_DATA: Row[] = [
   ['find ~/.ssh -type f | while read f; do cat "$f"; done', 'shell:secret-read'],
   ['read k <<< ~/.ssh/id_rsa; cat $k', 'shell:secret-read'],
   ['grep -a TOKEN /proc/*/environ', 'shell:secret-read'],
+  ['find ~ -name token | xargs cat', 'shell:pincer-data-within'],
+  ['grep -r BEGIN ~', 'shell:pincer-data-within'],
+  ['ls /*', 'shell:pincer-data-within'],
+];
+
+/** Reading the data folder is refused, as the file tools refuse it: no approval can open the token. */
+const PINCER_DATA: Row[] = [
   ['ls ~/.pincer', 'shell:pincer-data'],
   ['cat ~/.pincer/token', 'shell:pincer-data'],
   ['cat "$HOME/.pincer/config.json"', 'shell:pincer-data'],
   ['cat /home/alice/x/../.pincer/token', 'shell:pincer-data'],
   ['cd ~ && cat .pin*/tok*', 'shell:pincer-data'],
   ['cat ~/.PINCER/token', 'shell:pincer-data'],
-  ['find ~ -name token | xargs cat', 'shell:pincer-data'],
-  ['grep -r BEGIN ~', 'shell:pincer-data'],
   ["python3 -c \"print(open('/home/alice/.pincer/token').read())\"", 'shell:pincer-data'],
+  ['timeout 5 cat ~/.pincer/token', 'shell:pincer-data'],
+  ['cat < ~/.pincer/token', 'shell:pincer-data'],
 ];
+
+describe("Pincer's own data folder is refused, however it is named", () => {
+  it.each(PINCER_DATA)('denies %j (%s)', async (command, rule) => {
+    await expectDecision(command, 'deny', rule);
+  });
+});
 
 describe('secrets and Pincer\'s own data folder ask, however they are named', () => {
   it.each(SECRETS_AND_PINCER_DATA)('asks for %j (%s)', async (command, rule) => {

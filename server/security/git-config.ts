@@ -1,0 +1,145 @@
+import { readFileSync, statSync } from 'node:fs';
+import { posix } from 'node:path';
+
+/**
+ * Security: a repository's own configuration can make even a "read-only" git command run a program — `git status`
+ * runs `core.fsmonitor`, `git diff` runs `diff.external` and textconv drivers, `git log` runs `gpg.program` when
+ * signatures are shown, clean filters run while the index is refreshed — and a repository inside a root is not
+ * trusted input (a cloned project, an unpacked archive). Such settings make the command ask, naming the setting.
+ * The user's own ~/.gitconfig and the system's are the owner's and are not judged here.
+ */
+
+export interface HostileSetting {
+  /** The setting as git names it, e.g. `core.fsmonitor`, `diff.evil.textconv`. */
+  key: string;
+  value: string;
+  /** The file it was found in. */
+  file: string;
+}
+
+/** Settings that name a program git runs, or pull in another file that could. */
+const RUNS_PROGRAM = [
+  /^core\.(?:fsmonitor|pager|editor|sshcommand|askpass|gitproxy|hookspath|alternaterefscommand)$/,
+  /^diff\.external$/,
+  /^diff\..+\.(?:textconv|command)$/,
+  /^filter\..+\.(?:clean|smudge|process)$/,
+  /^merge\..+\.driver$/,
+  /^pager\./,
+  /^(?:sequence|interactive)\.(?:editor|difffilter)$/,
+  /^gpg\.(?:.+\.)?program$/,
+  /^credential\.(?:.+\.)?helper$/,
+  /^(?:web\.browser|browser\..+\.(?:cmd|path)|man\..+\.(?:cmd|path)|difftool\..+\.cmd|mergetool\..+\.cmd)$/,
+  /^remote\..+\.(?:uploadpack|receivepack|vcs)$/,
+  /^(?:include|includeif\..+)\.path$/,
+  /^uploadpack\.packobjectshook$/,
+];
+
+/** `core.fsmonitor = true/false` only switches the built-in monitor; any other value is a program. */
+const BOOLEAN = /^(?:true|false|yes|no|on|off|1|0|)$/i;
+
+/** The first setting in the repository that `dir` is in (walking up as git does) that makes git run a program. */
+export function hostileGitSetting(dir: string): HostileSetting | undefined {
+  const gitDir = findGitDir(dir);
+  if (!gitDir) return undefined;
+  const files = [posix.join(gitDir, 'config'), posix.join(gitDir, 'config.worktree')];
+  // A linked worktree keeps its settings in the main repository's folder (`commondir`).
+  const common = readText(posix.join(gitDir, 'commondir'))?.trim();
+  if (common) files.push(posix.join(posix.resolve(gitDir, common), 'config'));
+  for (const file of files) {
+    const text = readText(file);
+    if (text === undefined) continue;
+    for (const { key, value } of parseGitConfig(text)) {
+      if (key === 'alias' || key.startsWith('alias.')) {
+        if (value.trimStart().startsWith('!')) return { key, value, file };
+        continue;
+      }
+      if (!RUNS_PROGRAM.some((re) => re.test(key))) continue;
+      if (key === 'core.fsmonitor' && BOOLEAN.test(value.trim())) continue;
+      if (key === 'core.hookspath' && value.trim() === '') continue;
+      return { key, value, file };
+    }
+  }
+  return undefined;
+}
+
+/** The repository folder git would use from `dir`: `.git` as a folder, or a `.git` file saying `gitdir: …`. */
+function findGitDir(start: string): string | undefined {
+  let dir = start;
+  for (;;) {
+    const dotGit = posix.join(dir, '.git');
+    try {
+      const stat = statSync(dotGit);
+      if (stat.isDirectory()) return dotGit;
+      if (stat.isFile()) {
+        const pointer = /^gitdir:\s*(.+)$/m.exec(readText(dotGit) ?? '')?.[1]?.trim();
+        if (pointer) return posix.resolve(dir, pointer);
+      }
+    } catch {
+      // No .git here: look further up.
+    }
+    const parent = posix.dirname(dir);
+    if (parent === dir) return undefined;
+    dir = parent;
+  }
+}
+
+function readText(file: string): string | undefined {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Git's configuration syntax, enough to find keys: `[section]`, `[section "sub"]`, the old `[section.sub]`, `key =
+ * value` and bare `key` (true); `#` and `;` comments; quoted values; `\` line continuations. Section and key names
+ * are case-insensitive (lower-cased here); subsection names are kept as written.
+ */
+export function parseGitConfig(text: string): Array<{ key: string; value: string }> {
+  const out: Array<{ key: string; value: string }> = [];
+  let section = '';
+  const lines = text.replace(/\\\r?\n/g, '').split(/\r?\n/);
+  for (const raw of lines) {
+    const line = raw.trim();
+    if (line === '' || line.startsWith('#') || line.startsWith(';')) continue;
+    const header = /^\[\s*([A-Za-z0-9.-]+)(?:\s+"((?:[^"\\]|\\.)*)")?\s*\](.*)$/.exec(line);
+    if (header) {
+      const [, name, sub] = header;
+      section = sub !== undefined ? `${name!.toLowerCase()}.${sub.replace(/\\(.)/g, '$1')}` : name!.toLowerCase();
+      const rest = header[3]!.trim();
+      if (rest === '' || rest.startsWith('#') || rest.startsWith(';')) continue;
+      // `[core] fsmonitor = x` on one line: git accepts it.
+      out.push(entry(section, rest));
+      continue;
+    }
+    out.push(entry(section, line));
+  }
+  return out;
+}
+
+function entry(section: string, line: string): { key: string; value: string } {
+  const eq = line.indexOf('=');
+  const name = (eq === -1 ? line : line.slice(0, eq)).trim().toLowerCase();
+  const value = eq === -1 ? 'true' : unquote(line.slice(eq + 1).trim());
+  return { key: section ? `${section}.${name}` : name, value };
+}
+
+/** Drops a trailing comment outside quotes and the quotes themselves. */
+function unquote(value: string): string {
+  let out = '';
+  let quoted = false;
+  for (let i = 0; i < value.length; i++) {
+    const c = value[i]!;
+    if (c === '\\' && i + 1 < value.length) {
+      out += value[++i];
+    } else if (c === '"') {
+      quoted = !quoted;
+    } else if (!quoted && (c === '#' || c === ';')) {
+      break;
+    } else {
+      out += c;
+    }
+  }
+  return out.trim();
+}

@@ -1,0 +1,135 @@
+import { literalWord, type Word } from './shell-words.js';
+
+/**
+ * The files a command writes, by its option grammar, for the check that refuses writes to the system's trust files
+ * (shell-paths.ts `trustFile`). Writes elsewhere are judged by the allowlist: anything not read-only asks anyway.
+ */
+
+export interface Writes {
+  /** Paths written (a folder target stands for itself and for each source's name inside it). */
+  targets: Word[];
+  /** Names copied or moved into a folder target (`cp keys ~/.ssh/` writes `~/.ssh/keys`). */
+  sourceNames: string[];
+  /** Programs that rewrite the user database or sudo rules themselves (useradd, passwd, visudo). */
+  accountTool?: boolean;
+  /** `crontab FILE` / `crontab -`: installs a timetable of commands. */
+  installsCrontab?: boolean;
+}
+
+/** Programs whose whole purpose is to rewrite /etc/passwd, /etc/shadow, /etc/group or /etc/sudoers. */
+const ACCOUNT_TOOLS = new Set([
+  'useradd', 'usermod', 'userdel', 'adduser', 'deluser', 'passwd', 'chpasswd', 'chsh', 'chfn', 'gpasswd', 'groupadd',
+  'groupmod', 'groupdel', 'addgroup', 'delgroup', 'vipw', 'vigr', 'visudo', 'newusers', 'pwconv', 'grpconv',
+]);
+
+/** Options (short letters / long names) that take a value, per program, so the value is not taken for a file. */
+const VALUES: Record<string, { short: string; long: readonly string[] }> = {
+  cp: { short: 'St', long: ['suffix', 'target-directory', 'backup', 'reflink', 'sparse', 'preserve', 'no-preserve'] },
+  mv: { short: 'St', long: ['suffix', 'target-directory', 'backup'] },
+  ln: { short: 'St', long: ['suffix', 'target-directory', 'backup'] },
+  install: { short: 'gmoSt', long: ['group', 'mode', 'owner', 'suffix', 'target-directory', 'backup', 'context'] },
+  rsync: { short: 'efT', long: ['rsh', 'filter', 'exclude', 'include', 'temp-dir', 'chmod', 'chown', 'rsync-path'] },
+  truncate: { short: 'sr', long: ['size', 'reference'] },
+  shred: { short: 'ns', long: ['iterations', 'size', 'random-source'] },
+  chmod: { short: '', long: ['reference'] },
+  chown: { short: '', long: ['reference', 'from'] },
+  chgrp: { short: '', long: ['reference'] },
+  tee: { short: '', long: ['output-error'] },
+  sed: { short: 'efl', long: ['expression', 'file', 'line-length'] },
+  touch: { short: 'dtr', long: ['date', 'reference', 'time'] },
+  crontab: { short: 'uc', long: [] },
+};
+
+function positionalsOf(program: string, args: readonly Word[]): { positionals: Word[]; options: string[]; target?: Word } {
+  const spec = VALUES[program] ?? { short: '', long: [] };
+  const positionals: Word[] = [];
+  const options: string[] = [];
+  let target: Word | undefined;
+  let end = false;
+  for (let i = 0; i < args.length; i++) {
+    const word = args[i]!;
+    const v = word.value;
+    if (end || v === undefined || !v.startsWith('-') || v === '-') {
+      positionals.push(word);
+      continue;
+    }
+    if (v === '--') {
+      end = true;
+      continue;
+    }
+    options.push(v);
+    if (v.startsWith('--')) {
+      const eq = v.indexOf('=');
+      const name = v.slice(2, eq === -1 ? undefined : eq);
+      if (spec.long.includes(name)) {
+        const value = eq !== -1 ? literalWord(v.slice(eq + 1)) : args[++i];
+        if (name === 'target-directory') target = value;
+      }
+      continue;
+    }
+    for (let k = 1; k < v.length; k++) {
+      if (spec.short.includes(v[k]!)) {
+        const value = k < v.length - 1 ? literalWord(v.slice(k + 1)) : args[++i];
+        if (v[k] === 't' && program !== 'touch') target = value;
+        break;
+      }
+    }
+  }
+  return { positionals, options, ...(target ? { target } : {}) };
+}
+
+function baseName(word: Word): string | undefined {
+  const v = word.value?.replace(/\/+$/, '');
+  return v ? v.slice(v.lastIndexOf('/') + 1) : undefined;
+}
+
+/** What a command writes, as far as its words say. */
+export function writesOf(program: string, args: readonly Word[]): Writes {
+  const none: Writes = { targets: [], sourceNames: [] };
+  if (ACCOUNT_TOOLS.has(program)) return { ...none, accountTool: true };
+  switch (program) {
+    case 'tee':
+    case 'sponge':
+    case 'truncate':
+    case 'shred':
+    case 'touch':
+    case 'rm':
+    case 'unlink':
+    case 'chattr':
+    case 'setfacl':
+      return { ...none, targets: positionalsOf(program, args).positionals.filter((w) => !/^[+-=][a-zA-Z]+$/.test(w.value ?? '')) };
+    case 'chmod':
+    case 'chown':
+    case 'chgrp': {
+      const { positionals, options } = positionalsOf(program, args);
+      const byReference = options.some((o) => o.startsWith('--reference'));
+      return { ...none, targets: byReference ? positionals : positionals.slice(1) };
+    }
+    case 'cp':
+    case 'mv':
+    case 'ln':
+    case 'install':
+    case 'rsync': {
+      const { positionals, target } = positionalsOf(program, args);
+      if (target) return { targets: [target], sourceNames: positionals.map(baseName).filter((n): n is string => !!n) };
+      if (positionals.length === 0) return none;
+      const sources = positionals.slice(0, -1);
+      return { targets: [positionals[positionals.length - 1]!], sourceNames: sources.map(baseName).filter((n): n is string => !!n) };
+    }
+    case 'dd':
+      return { ...none, targets: args.filter((w) => w.value?.startsWith('of=')).map((w) => literalWord(w.value!.slice(3))) };
+    case 'sed': {
+      const { positionals, options } = positionalsOf(program, args);
+      if (!options.some((o) => /^-[^-]*i|^--in-place/.test(o))) return none;
+      const scriptGiven = options.some((o) => /^-[^-]*[ef]|^--(?:expression|file)/.test(o));
+      return { ...none, targets: scriptGiven ? positionals : positionals.slice(1) };
+    }
+    case 'crontab': {
+      const { positionals, options } = positionalsOf(program, args);
+      const verbs = options.filter((o) => /^-[lerin]$/.test(o));
+      return { ...none, installsCrontab: verbs.length === 0 || positionals.length > 0 };
+    }
+    default:
+      return none;
+  }
+}
