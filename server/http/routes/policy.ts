@@ -10,7 +10,8 @@ export function policyRoutes(executor: Executor): Router {
     const body = namedCall(req.body);
     const who = identityOf(res);
     const decision = await executor.dryRun({ tool: body.name, arguments: body.arguments, client: who.name, owner: who.kind === 'owner' });
-    res.json(decision);
+    // The contract's three fields: the subject is the gateway's own working state.
+    res.json({ decision: decision.decision, rule: decision.rule, reason: decision.reason });
   });
   return router;
 }
