@@ -12,6 +12,7 @@ import { EventBus } from './events/bus.js';
 import { Executor } from './executor/executor.js';
 import { createHttpApp } from './http/app.js';
 import { createAppServer } from './http/server.js';
+import { defaultConnectionLimits, type ConnectionLimits } from './http/connection-limits.js';
 import { gatewayOrigins, type Origins } from './http/guards.js';
 import type { Policy } from './policy/policy.js';
 import { describeLeftover, ProcessLedger, ProcessRunner } from './process/index.js';
@@ -44,6 +45,8 @@ export interface GatewayOptions {
   sqliteBinding?: string;
   /** Where start-up notices go (what an earlier run left running); default standard error. */
   log?: (line: string) => void;
+  /** Connection cap and timeouts; the defaults are sized from the open-file limit (tests set small ones). */
+  connectionLimits?: Partial<ConnectionLimits>;
 }
 
 export interface Gateway {
@@ -151,12 +154,9 @@ export function createGateway(options: GatewayOptions): Gateway {
       processes,
       async listen() {
         if (address) return address;
-        server = createAppServer(app);
         // Receiving a request (headers and body, at most 1 MiB) is bounded, so a client that never stops sending
         // cannot hold a connection; answering is not: a slow tool or an approval can take minutes.
-        server.requestTimeout = 60_000;
-        server.headersTimeout = 30_000;
-        server.keepAliveTimeout = 10_000;
+        server = createAppServer(app, { ...defaultConnectionLimits(), ...options.connectionLimits });
         await new Promise<void>((resolve, reject) => {
           server!.once('error', reject);
           server!.listen(config.port, config.host, () => resolve());

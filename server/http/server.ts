@@ -1,8 +1,11 @@
-import { createServer, IncomingMessage, ServerResponse, type Server } from 'node:http';
+import { createServer, IncomingMessage, maxHeaderSize, ServerResponse, STATUS_CODES, type Server } from 'node:http';
+import type { Duplex } from 'node:stream';
 import type { Express } from 'express';
+import { defaultConnectionLimits, type ConnectionLimits } from './connection-limits.js';
 
 /**
- * The HTTP server for an Express app, with requests and responses born with the app's prototypes.
+ * The HTTP server for an Express app, with requests and responses born with the app's prototypes, its connections
+ * capped and timed (connection-limits.ts), and the errors Node answers itself (431, 408, 400) in the envelope.
  *
  * Express gives each request and response its app's prototype by calling Object.setPrototypeOf on them as they
  * arrive. V8 handles objects whose prototype changed after creation badly: every request's objects then survive
@@ -13,7 +16,7 @@ import type { Express } from 'express';
  *
  * Mounting another Express app (app.use(subApp)) would swap prototypes again for its requests; routers do not.
  */
-export function createAppServer(app: Express): Server {
+export function createAppServer(app: Express, limits: ConnectionLimits = defaultConnectionLimits()): Server {
   class AppRequest extends IncomingMessage {}
   class AppResponse extends ServerResponse<AppRequest> {}
   // Once per app, on the classes' prototype objects: the chain becomes AppRequest.prototype → Express's request
@@ -22,5 +25,75 @@ export function createAppServer(app: Express): Server {
   Object.setPrototypeOf(AppResponse.prototype, app.response);
   app.request = AppRequest.prototype as unknown as Express['request'];
   app.response = AppResponse.prototype as unknown as Express['response'];
-  return createServer({ IncomingMessage: AppRequest, ServerResponse: AppResponse }, app);
+  const server = createServer(
+    {
+      IncomingMessage: AppRequest,
+      ServerResponse: AppResponse,
+      connectionsCheckingInterval: limits.checkIntervalMs,
+      headersTimeout: limits.headersTimeoutMs,
+      requestTimeout: limits.requestTimeoutMs,
+      keepAliveTimeout: limits.keepAliveTimeoutMs,
+    },
+    app,
+  );
+  // Security: past the cap Node closes a new connection at once. A flood of idle sockets is then refused at the
+  // door instead of taking the descriptors the database and the tools need; those it holds time out (above).
+  server.maxConnections = limits.maxConnections;
+  server.on('clientError', answerClientError);
+  return server;
+}
+
+/** What Node would answer in plain text, as the gateway's envelope. */
+const CLIENT_ERRORS: Record<string, { status: number; name: string; message: string }> = {
+  HPE_HEADER_OVERFLOW: {
+    status: 431,
+    name: 'HEADERS_TOO_LARGE',
+    message: `The request headers are larger than the gateway accepts (${maxHeaderSize} bytes); send fewer or smaller headers.`,
+  },
+  HPE_CHUNK_EXTENSIONS_OVERFLOW: {
+    status: 413,
+    name: 'PAYLOAD_TOO_LARGE',
+    message: 'The chunk extensions of the request body are larger than the gateway accepts.',
+  },
+  ERR_HTTP_REQUEST_TIMEOUT: {
+    status: 408,
+    name: 'REQUEST_TIMEOUT',
+    message: 'The request did not arrive in time; the connection is closed. Send the whole request at once.',
+  },
+};
+const MALFORMED = { status: 400, name: 'INVALID_REQUEST', message: 'The request is not valid HTTP/1.1; the connection is closed.' };
+
+const rawResponses = new Map<string, Buffer>();
+
+function rawResponse(code: string | undefined): Buffer {
+  const key = code !== undefined && code in CLIENT_ERRORS ? code : '';
+  let raw = rawResponses.get(key);
+  if (!raw) {
+    const { status, name, message } = CLIENT_ERRORS[key] ?? MALFORMED;
+    const body = JSON.stringify({ success: false, error: { name, code: status, message, details: {} } });
+    raw = Buffer.from(
+      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\n` +
+        'Content-Type: application/json; charset=utf-8\r\n' +
+        `Content-Length: ${Buffer.byteLength(body)}\r\n` +
+        'Cache-Control: no-store\r\n' +
+        'X-Content-Type-Options: nosniff\r\n' +
+        'Connection: close\r\n\r\n' +
+        body,
+    );
+    rawResponses.set(key, raw);
+  }
+  return raw;
+}
+
+/**
+ * Node's own answer to a request it cannot parse or that timed out, with a JSON body. Like Node, it answers only
+ * when no response has started on the socket: bytes written after part of another response would corrupt it.
+ */
+function answerClientError(error: NodeJS.ErrnoException, socket: Duplex): void {
+  const inFlight = (socket as Duplex & { _httpMessage?: ServerResponse | null })._httpMessage;
+  if (error.code === 'ECONNRESET' || !socket.writable || inFlight?.headersSent) {
+    socket.destroy();
+    return;
+  }
+  socket.end(rawResponse(error.code), () => socket.destroy());
 }

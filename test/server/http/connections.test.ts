@@ -1,0 +1,152 @@
+/**
+ * Connections that never become requests: the cap that keeps idle sockets from using up the gateway's file
+ * descriptors, the timeouts that free them, and the errors Node answers itself, in the envelope.
+ * Real gateway on 127.0.0.1, raw sockets.
+ */
+import { connect, type Socket } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { afterEach, describe, expect, it } from 'vitest';
+import { defaultConnectionLimits, maxConnectionsFor, openFileLimit } from '../../../server/http/connection-limits.js';
+import { startGateway, type TestGateway } from '../../helpers/gateway.js';
+
+let tg: TestGateway | undefined;
+const sockets: Socket[] = [];
+
+afterEach(async () => {
+  for (const socket of sockets.splice(0)) socket.destroy();
+  await tg?.close();
+  tg = undefined;
+});
+
+async function until(check: () => boolean, what: string, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await sleep(10);
+  }
+}
+
+/** A raw connection that records what the gateway sends and whether it closed. */
+interface Raw {
+  socket: Socket;
+  text: string;
+  closed: boolean;
+  connected: boolean;
+}
+
+function open(port: number, send?: string): Raw {
+  const raw: Raw = { socket: connect(port, '127.0.0.1'), text: '', closed: false, connected: false };
+  sockets.push(raw.socket);
+  raw.socket.setEncoding('latin1');
+  raw.socket.on('connect', () => {
+    raw.connected = true;
+    if (send !== undefined) raw.socket.write(send);
+  });
+  raw.socket.on('data', (chunk: string) => (raw.text += chunk));
+  raw.socket.on('error', () => {});
+  raw.socket.on('close', () => (raw.closed = true));
+  return raw;
+}
+
+/** Status, headers and parsed JSON body of a raw HTTP response. */
+function parse(text: string): { status: number; headers: string; body: { success: boolean; error: { name: string; code: number; message: string } } } {
+  const split = text.indexOf('\r\n\r\n');
+  const head = text.slice(0, split);
+  return { status: Number(head.split(' ')[1]), headers: head.toLowerCase(), body: JSON.parse(text.slice(split + 4)) };
+}
+
+describe('errors Node answers itself carry the envelope', () => {
+  it('431 HEADERS_TOO_LARGE for request headers over the limit', async () => {
+    tg = await startGateway();
+    const raw = open(tg.port, `GET /health HTTP/1.1\r\nHost: 127.0.0.1:${tg.port}\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`);
+    await until(() => raw.closed, 'the gateway to close the connection');
+    const answer = parse(raw.text);
+    expect(answer.status).toBe(431);
+    expect(answer.headers).toContain('content-type: application/json');
+    expect(answer.headers).toContain('connection: close');
+    expect(answer.body).toMatchObject({ success: false, error: { name: 'HEADERS_TOO_LARGE', code: 431 } });
+    expect(answer.body.error.message).toMatch(/headers/);
+  });
+
+  it('400 INVALID_REQUEST for a request line that is not HTTP', async () => {
+    tg = await startGateway();
+    const raw = open(tg.port, 'HELLO THERE\r\n\r\n');
+    await until(() => raw.closed, 'the gateway to close the connection');
+    const answer = parse(raw.text);
+    expect(answer.status).toBe(400);
+    expect(answer.body).toMatchObject({ success: false, error: { name: 'INVALID_REQUEST', code: 400 } });
+  });
+
+  it('408 REQUEST_TIMEOUT for a connection that never finishes its request head', async () => {
+    tg = await startGateway({}, { connectionLimits: { headersTimeoutMs: 300, checkIntervalMs: 100 } });
+    const silent = open(tg.port);
+    const slow = open(tg.port, `GET /health HTTP/1.1\r\nHost: 127.0.0.1:${tg.port}\r\n`);
+    await until(() => silent.closed && slow.closed, 'both connections to be closed');
+    for (const raw of [silent, slow]) {
+      const answer = parse(raw.text);
+      expect(answer.status).toBe(408);
+      expect(answer.body).toMatchObject({ success: false, error: { name: 'REQUEST_TIMEOUT', code: 408 } });
+    }
+  });
+});
+
+describe('idle connections cannot lock everyone out', () => {
+  it('past the cap new connections are closed at once; the idle ones time out and real requests get in again', async () => {
+    tg = await startGateway({}, { connectionLimits: { maxConnections: 10, headersTimeoutMs: 600, checkIntervalMs: 100 } });
+    const idle: Raw[] = [];
+    for (let i = 0; i < 10; i++) idle.push(open(tg.port));
+    await until(() => idle.every((raw) => raw.connected), 'the idle connections');
+    // Let the gateway accept them all before the ones over the cap arrive.
+    await sleep(50);
+    const over: Raw[] = [];
+    for (let i = 0; i < 5; i++) over.push(open(tg.port));
+    // Over the cap: closed without a byte, long before any timeout.
+    await until(() => over.every((raw) => raw.closed), 'the connections over the cap to be closed', 500);
+    expect(over.map((raw) => raw.text)).toEqual(['', '', '', '', '']);
+    expect(idle.some((raw) => raw.closed)).toBe(false);
+
+    // The idle ones are answered 408 and closed after the headers timeout, which frees their places.
+    await until(() => idle.every((raw) => raw.closed), 'the idle connections to time out', 5_000);
+    for (const raw of idle) expect(parse(raw.text).status).toBe(408);
+    const health = await fetch(`${tg.url}/health`);
+    expect(health.status).toBe(200);
+  });
+
+  it('the gateway keeps well below its open-file limit', () => {
+    const limit = openFileLimit();
+    const cap = defaultConnectionLimits().maxConnections;
+    if (limit !== undefined) expect(cap).toBeLessThanOrEqual(limit / 2);
+    expect(cap).toBeGreaterThan(0);
+  });
+});
+
+describe('sizing the cap from the open-file limit', () => {
+  const limits = (soft: string, hard = soft) =>
+    [
+      'Limit                     Soft Limit           Hard Limit           Units     ',
+      'Max cpu time              unlimited            unlimited            seconds   ',
+      `Max open files            ${soft.padEnd(21)}${hard.padEnd(21)}files     `,
+      'Max locked memory         8388608              8388608              bytes     ',
+    ].join('\n');
+
+  it('reads the soft limit from /proc/self/limits', () => {
+    expect(openFileLimit(() => limits('20000'))).toBe(20_000);
+    expect(openFileLimit(() => limits('1024', '1048576'))).toBe(1024);
+  });
+
+  it('knows nothing where the limits cannot be read', () => {
+    expect(
+      openFileLimit(() => {
+        throw new Error('ENOENT');
+      }),
+    ).toBeUndefined();
+    expect(openFileLimit(() => 'nothing useful')).toBeUndefined();
+  });
+
+  it('gives connections half the descriptors, keeping some for everything else', () => {
+    expect(maxConnectionsFor(20_000)).toBe(10_000);
+    expect(maxConnectionsFor(1024)).toBe(512);
+    expect(maxConnectionsFor(100)).toBe(36);
+    expect(maxConnectionsFor(undefined)).toBe(1024);
+  });
+});
