@@ -4,14 +4,18 @@ import type { ClientAccess } from '../../policy/access.js';
 import { toAnthropicTool, toOpenAITool, toolSummary } from '../../tools/formats.js';
 import type { ToolRegistry } from '../../tools/registry.js';
 import { identityOf, requireOwner } from '../identity.js';
+import { SerialisedToolLists, sendJsonBytes } from '../tool-lists.js';
 
 export function toolRoutes(registry: ToolRegistry, access: ClientAccess): Router {
   const router = Router();
+  const openAI = new SerialisedToolLists((tools, warning) => ({ tools: tools.map(toOpenAITool), ...(warning && { warning }) }));
+  const anthropic = new SerialisedToolLists((tools, warning) => ({ tools: tools.map(toAnthropicTool), ...(warning && { warning }) }));
 
-  /** What this caller may use: the owner sees everything; a client its own tool set, capped by its profile. */
-  const visible = (res: Response) => {
+  /** This caller's list in `format`: the owner sees everything; a client its own tool set, capped by its profile. */
+  const sendList = (res: Response, format: SerialisedToolLists) => {
     const who = identityOf(res);
-    return access.visible(registry, who.name, who.kind === 'owner');
+    const { tools, warning } = access.visible(registry, who.name, who.kind === 'owner');
+    sendJsonBytes(res, format.body(`${who.kind}:${who.name}`, tools, warning));
   };
 
   router.get('/tools', (_req, res) => {
@@ -24,15 +28,8 @@ export function toolRoutes(registry: ToolRegistry, access: ClientAccess): Router
     res.json({ tools, count: tools.length, paused: access.paused });
   });
 
-  router.get('/tools/openai', (_req, res) => {
-    const { tools, warning } = visible(res);
-    res.json({ tools: tools.map(toOpenAITool), ...(warning && { warning }) });
-  });
-
-  router.get('/tools/anthropic', (_req, res) => {
-    const { tools, warning } = visible(res);
-    res.json({ tools: tools.map(toAnthropicTool), ...(warning && { warning }) });
-  });
+  router.get('/tools/openai', (_req, res) => sendList(res, openAI));
+  router.get('/tools/anthropic', (_req, res) => sendList(res, anthropic));
 
   router.get('/tools/:name', (req, res) => {
     const tool = registry.get(req.params.name);
