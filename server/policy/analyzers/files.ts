@@ -26,12 +26,13 @@ export function fileAnalyzers(guard: PathGuard): Record<string, Analyzer> {
   for (const [tool, access] of Object.entries(ACCESS)) {
     const patterns = PATH_PATTERNS[tool] ?? [];
     analyzers[tool] = async (args) => {
-      const decisions = [(await guard.check(args.path, access)).decision];
+      const verdict = await guard.check(args.path, access);
+      const decisions = [verdict.decision];
       for (const name of patterns) {
         const refusal = checkPathPattern(args[name]);
         if (refusal) decisions.push(refusal);
       }
-      return strictest(decisions);
+      return { ...strictest(decisions), subject: verdict.resolved === undefined ? {} : { path: verdict.resolved } };
     };
   }
   return analyzers;

@@ -1,6 +1,6 @@
 import type { PincerConfig } from '../../config/config.js';
-import type { NetGuard } from '../../security/net.js';
-import { allow, ask, type Analyzer } from '../policy.js';
+import type { NetGuard, UrlVerdict } from '../../security/net.js';
+import { allow, ask, type Analyzer, type PolicyDecision } from '../policy.js';
 
 /**
  * Policy for the HTTP tools. The URL is judged by NetGuard (the same check the tool repeats when it connects):
@@ -9,23 +9,33 @@ import { allow, ask, type Analyzer } from '../policy.js';
  */
 export function httpAnalyzers(net: NetGuard, webSearch?: PincerConfig['webSearch']): Record<string, Analyzer> {
   return {
-    http_get: async (args) => (await net.checkUrl(args.url)).decision,
+    http_get: async (args) => withHost(await net.checkUrl(args.url)),
     http_post: async (args) => {
-      const { decision } = await net.checkUrl(args.url);
+      const verdict = await net.checkUrl(args.url);
+      const decision = withHost(verdict);
       if (decision.decision !== 'allow' || decision.rule === 'url:allowlisted') return decision;
       // Security: a POST can carry files or secrets the model has read out to any server (exfiltration).
       const host = hostOf(args.url);
-      return ask(
-        'url:post',
-        `http_post would send data to ${host}, outside this machine. Approve it if you expect this upload; to let posts to a ` +
-          'service you trust run without asking, add its host to "http_allow" in config.json.',
-      );
+      return {
+        ...ask(
+          'url:post',
+          `http_post would send data to ${host}, outside this machine. Approve it if you expect this upload; to let posts to a ` +
+            'service you trust run without asking, add its host to "http_allow" in config.json.',
+        ),
+        subject: decision.subject,
+      };
     },
     web_search: () =>
       webSearch
         ? allow('web-search:query', `web_search sends the query to the configured ${webSearch.provider} provider.`)
         : allow('web-search:not-configured', 'No search provider is configured; web_search will only answer that it is not configured.'),
   };
+}
+
+/** The verdict with the host it is about, for host rules and the approval's scopes. */
+function withHost(verdict: UrlVerdict): PolicyDecision {
+  const host = verdict.url?.hostname.toLowerCase().replace(/^\[|\]$/g, '');
+  return { ...verdict.decision, subject: host ? { host } : {} };
 }
 
 function hostOf(url: unknown): string {
