@@ -136,7 +136,15 @@ function expandGlob(absolute: string): string[] | 'too-many' {
     }
     current = next;
   }
-  return current;
+  // Like bash, only names that exist: `*/notes.txt` is the folders that hold a notes.txt.
+  return current.filter((path) => {
+    try {
+      lstatSync(path);
+      return true;
+    } catch {
+      return false;
+    }
+  });
 }
 
 /**
