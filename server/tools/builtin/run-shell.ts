@@ -51,6 +51,11 @@ const SHELL_VARIABLES: Record<string, string> = {
   SYSTEMD_PAGER: '',
   GIT_TERMINAL_PROMPT: '0',
   LESSSECURE: '1',
+  // Security: a repository's own `core.fsmonitor` runs a program on every `git status`; settings given this way
+  // beat every config file. (The policy also asks before git runs in a repository with such settings.)
+  GIT_CONFIG_COUNT: '1',
+  GIT_CONFIG_KEY_0: 'core.fsmonitor',
+  GIT_CONFIG_VALUE_0: 'false',
 };
 
 export function createRunShellTool(options: RunShellOptions) {
