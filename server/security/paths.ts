@@ -25,7 +25,7 @@ import { codeExecutionMatch, secretFileMatch } from './path-rules.js';
  * - path:lookalike       deny  look-alike characters (`．．／`, U+2215 `∕`, fullwidth `～`, `Ｃ：`…) that a later
  *                              normaliser (NFKC, Windows best-fit) would turn into a path outside the roots, into the
  *                              data directory, a `~` or drive path, or a root delete; one whose folded form stays
- *                              inside a root keeps its normal verdict
+ *                              inside a root gets the stricter of its own verdict and the folded form's
  * - path:delete-root     deny  deleting a root itself or a folder that contains one
  * - path:symlink-write   deny  writing to a path whose last component is a symlink, wherever it points
  * - path:code-execution  ask   writing or deleting a file something runs without being asked (git hooks and
@@ -129,8 +129,14 @@ export class PathGuard {
     if (typeof input !== 'string' || verdict.decision.decision === 'deny') return verdict;
     const folded = lookalikeForm(input);
     if (folded === undefined) return verdict;
-    const escape = await this.#foldedEscape(folded, access, roots);
-    if (escape === undefined) return verdict;
+    const foldedVerdict = await this.#judge(folded, access, roots);
+    const escape = this.#foldedEscape(foldedVerdict.decision, folded, roots);
+    if (escape === undefined) {
+      // Once normalised, `.git／hooks／pre-commit` is a git hook: the stricter of the two verdicts holds.
+      return foldedVerdict.decision.decision === 'ask' && verdict.decision.decision === 'allow'
+        ? { ...verdict, decision: foldedVerdict.decision }
+        : verdict;
+    }
     const characters = describeLookalikes(input) || 'look-alike characters';
     return {
       decision: deny(
@@ -148,8 +154,7 @@ export class PathGuard {
    * when it stays inside a root. The folded path is judged like any other; a form the walk cannot resolve (`..`
    * after a missing folder) is judged lexically instead, so it cannot slip through as merely invalid.
    */
-  async #foldedEscape(folded: string, access: PathAccess, roots: readonly string[]): Promise<string | undefined> {
-    const { decision } = await this.#judge(folded, access, roots);
+  #foldedEscape(decision: PolicyDecision, folded: string, roots: readonly string[]): string | undefined {
     switch (decision.rule) {
       case 'path:outside-roots':
         return 'is outside the allowed folders';

@@ -571,3 +571,10 @@ describe('fileAnalyzers', () => {
     expect(await decide('file_list', { path: 'src' })).toMatchObject({ decision: 'allow' });
   });
 });
+
+describe('a look-alike path that stays inside a root gets the stricter verdict of the two spellings', () => {
+  it('writing ".git／hooks／pre-commit" asks as writing the git hook would', async () => {
+    const verdict = await guard.check('.git／hooks／pre-commit', 'write');
+    expect([verdict.decision.decision, verdict.decision.rule]).toEqual(['ask', 'path:code-execution']);
+  });
+});
