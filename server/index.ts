@@ -13,6 +13,7 @@ import { Executor } from './executor/executor.js';
 import { createHttpApp } from './http/app.js';
 import { createAppServer } from './http/server.js';
 import { defaultConnectionLimits, type ConnectionLimits } from './http/connection-limits.js';
+import { EventStreams, type StreamLimits } from './http/event-streams.js';
 import { gatewayOrigins, type Origins } from './http/guards.js';
 import type { Policy } from './policy/policy.js';
 import { describeLeftover, ProcessLedger, ProcessRunner } from './process/index.js';
@@ -47,6 +48,8 @@ export interface GatewayOptions {
   log?: (line: string) => void;
   /** Connection cap and timeouts; the defaults are sized from the open-file limit (tests set small ones). */
   connectionLimits?: Partial<ConnectionLimits>;
+  /** Bounds of the GET /events streams (tests set small ones). */
+  streamLimits?: Partial<StreamLimits>;
 }
 
 export interface Gateway {
@@ -55,6 +58,8 @@ export interface Gateway {
   readonly executor: Executor;
   readonly store: Store;
   readonly events: EventBus;
+  /** The open GET /events streams: how many, how far behind. */
+  readonly streams: EventStreams;
   readonly credentials: Credentials;
   readonly approvals: ApprovalBroker;
   readonly rules: RuleBook;
@@ -135,7 +140,8 @@ export function createGateway(options: GatewayOptions): Gateway {
       setApprovalTimeoutS: (seconds) => approvals.setTimeoutMs(seconds * 1000),
       address: () => address?.url ?? `http://${urlHost(config.host)}:${config.port}`,
     });
-    const parts = { registry, executor, store, events, credentials, approvals, rules, access, settings };
+    const streams = new EventStreams(events, options.streamLimits);
+    const parts = { registry, executor, store, events, streams, credentials, approvals, rules, access, settings };
     const app = createHttpApp({
       ...parts,
       version: VERSION,

@@ -8,6 +8,7 @@ import type { Store } from '../store/index.js';
 import type { ToolRegistry } from '../tools/registry.js';
 import { jsonBody } from './body.js';
 import { dashboardRoutes } from './dashboard.js';
+import type { EventStreams } from './event-streams.js';
 import { hostGuard, originGuard, securityHeaders, type Origins } from './guards.js';
 import { identify } from './identity.js';
 import { authRoutes } from './routes/auth.js';
@@ -32,6 +33,8 @@ export interface HttpDeps {
   executor: Executor;
   store: Store;
   events: EventBus;
+  /** The open GET /events streams. */
+  streams: EventStreams;
   credentials: Credentials;
   approvals: ApprovalBroker;
   rules: RuleBook;
@@ -77,7 +80,7 @@ export function createHttpApp(deps: HttpDeps): express.Express {
   app.use(settingsRoutes(deps.settings, deps.events));
   app.use(policyRoutes(deps.executor));
   app.use(callRoutes(deps.store, deps.executor));
-  app.use(eventRoutes(deps.events, deps.version, deps.credentials));
+  app.use(eventRoutes(deps.events, deps.streams, deps.version, deps.credentials));
   app.use(statsRoutes(deps.store, deps.registry, deps.executor.cache));
   app.use(openApiRoutes(deps.registry, deps.access, deps.version));
 

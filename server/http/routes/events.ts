@@ -1,15 +1,11 @@
 import { Router } from 'express';
 import type { Credentials } from '../../auth/credentials.js';
-import type { EventBus, GatewayEvents } from '../../events/bus.js';
+import type { EventBus } from '../../events/bus.js';
+import type { EventStreams } from '../event-streams.js';
 import { identityOf } from '../identity.js';
 
-const HEARTBEAT_MS = 15_000;
-
-/** The events a stream carries, each under its own SSE event name. */
-const STREAMED = ['call', 'approval', 'tools', 'rules', 'output', 'notify'] as const satisfies readonly (keyof GatewayEvents)[];
-
 /** Server-Sent Events: calls, tool changes, live output and notifications as they happen. */
-export function eventRoutes(events: EventBus, version: string, credentials: Credentials): Router {
+export function eventRoutes(events: EventBus, streams: EventStreams, version: string, credentials: Credentials): Router {
   const router = Router();
 
   router.get('/events', (req, res) => {
@@ -19,36 +15,25 @@ export function eventRoutes(events: EventBus, version: string, credentials: Cred
       Connection: 'keep-alive',
       'X-Accel-Buffering': 'no',
     });
-    res.write(`retry: 2000\nevent: hello\ndata: ${JSON.stringify({ version })}\n\n`);
-
-    const listeners = STREAMED.map((name) => {
-      const listener = (data: unknown) => res.write(`event: ${name}\ndata: ${JSON.stringify(data)}\n\n`);
-      events.on(name, listener);
-      return [name, listener] as const;
-    });
-    const onClosing = () => res.end();
-    events.once('closing', onClosing);
 
     // Security: a token's rights are checked when a request starts, and a stream lasts for days. When the client's
     // token is revoked (here, or by the CLI, seen at the next heartbeat), its stream ends.
     const who = identityOf(res);
     const issue = who.kind === 'client' ? credentials.clientIssue(who.name) : undefined;
     const revoked = () => who.kind === 'client' && credentials.clientIssue(who.name) !== issue;
-    const onClients = ({ reason }: { reason: string }) => {
-      if (reason === `client:${who.name}` && revoked()) res.end();
-    };
-    if (who.kind === 'client') events.on('tools', onClients);
-    // Comments keep proxies and idle timers from closing a quiet stream.
-    const heartbeat = setInterval(() => (revoked() ? res.end() : res.write(': keep-alive\n\n')), HEARTBEAT_MS);
-    heartbeat.unref();
+    // Subscribed before "hello" is written: a reader that has seen hello misses nothing after it.
+    const end = streams.add(res, revoked);
+    res.write(`retry: 2000\nevent: hello\ndata: ${JSON.stringify({ version })}\n\n`);
 
+    if (who.kind === 'client') {
+      const onClients = ({ reason }: { reason: string }) => {
+        if (reason === `client:${who.name}` && revoked()) end();
+      };
+      events.on('tools', onClients);
+      res.once('close', () => events.off('tools', onClients));
+    }
+    // The server's idle timeout is for connections between requests; a quiet stream is not idle.
     req.socket.setTimeout(0);
-    res.once('close', () => {
-      clearInterval(heartbeat);
-      for (const [name, listener] of listeners) events.off(name, listener);
-      events.off('closing', onClosing);
-      events.off('tools', onClients);
-    });
   });
 
   return router;

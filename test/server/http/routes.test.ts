@@ -1100,7 +1100,11 @@ describe('GET /events', () => {
     const started = await stream.next((e) => e.event === 'call' && e.data.call.id === made.call_id && e.data.phase === 'started');
     const finished = await stream.next((e) => e.event === 'call' && e.data.call.id === made.call_id && e.data.phase === 'succeeded');
     expect(started.data.call).toMatchObject({ tool: 'calculate', status: 'running', client: 'default' });
-    expect(finished.data.call).toMatchObject({ tool: 'calculate', status: 'succeeded', result: { result: 8 } });
+    expect(finished.data.call).toMatchObject({ tool: 'calculate', status: 'succeeded', preview: '9-1', decision: 'allow', cache_hit: false });
+    // The event is what a live row shows; the result is one GET /calls/{id} away.
+    expect(finished.data.call).not.toHaveProperty('result');
+    expect(finished.data.call).not.toHaveProperty('arguments');
+    expect(await read(await tg.api(`/calls/${made.call_id}`))).toMatchObject({ result: { result: 8 } });
     const mine = stream.events.filter((e) => e.event === 'call' && e.data.call.id === made.call_id).map((e) => e.data.phase);
     expect(mine).toEqual(['started', 'succeeded']);
   });
@@ -1115,7 +1119,8 @@ describe('GET /events', () => {
     );
     expect((await stream.next((e) => e.event === 'call' && e.data.call.id === refused.call_id)).data.phase).toBe('failed');
     const signEvent = await stream.next((e) => e.event === 'call' && e.data.call.id === signIn.call_id && e.data.phase === 'started');
-    expect(signEvent.data.call.arguments.password).toBe('[REDACTED]');
+    expect(signEvent.data.call.preview).toContain('[REDACTED]');
+    expect(JSON.stringify(signEvent.data)).not.toContain('p4ssw0rd-in-event');
   });
 
   it('sends pending, then denied, for a call that waited for an approval that never came', async () => {

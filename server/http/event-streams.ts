@@ -1,0 +1,223 @@
+import type { ServerResponse } from 'node:http';
+import type { EventBus, GatewayEvents } from '../events/bus.js';
+import { liveCall } from './live-call.js';
+
+/** The bus events GET /events carries, each under its own SSE event name. */
+export const STREAMED = ['call', 'approval', 'tools', 'rules', 'output', 'notify'] as const satisfies readonly (keyof GatewayEvents)[];
+
+export interface StreamLimits {
+  /**
+   * Bytes a viewer may have waiting in this process (written to its response, not yet taken by the kernel) before
+   * it is ended. The kernel's socket buffers hold a few megabytes more before anything waits here.
+   */
+  maxQueuedBytes: number;
+  /** Shortest time between two writes to the viewers: events that come faster go out together. */
+  flushGapMs: number;
+  /** How long an ended laggard gets to take its last bytes (the reset event among them) before it is cut off. */
+  lingerMs: number;
+  /** Comments that keep proxies and idle timers from closing a quiet stream; also when revoked tokens are noticed. */
+  heartbeatMs: number;
+}
+
+export const DEFAULT_STREAM_LIMITS: StreamLimits = {
+  maxQueuedBytes: 1024 * 1024,
+  // At most 20 writes a second per viewer; a dashboard redraws no faster than that.
+  flushGapMs: 50,
+  lingerMs: 5000,
+  heartbeatMs: 15_000,
+};
+
+export interface StreamStats {
+  viewers: number;
+  /** Viewers ended for falling behind whose connection is not closed yet. */
+  lingering: number;
+  /** The most bytes any viewer (open or lingering) has waiting in this process right now. */
+  queuedBytes: number;
+  /** The most bytes any viewer ever had waiting just after a write: the bound, as it held. */
+  peakQueuedBytes: number;
+  /** Viewers ended because they fell too far behind. */
+  endedBehind: number;
+}
+
+interface Viewer {
+  res: ServerResponse;
+  /** Checked at every heartbeat: true ends the stream (its token was revoked meanwhile). */
+  expired: () => boolean;
+}
+
+const KEEP_ALIVE = Buffer.from(': keep-alive\n\n');
+const RESET = Buffer.from(
+  `event: reset\ndata: ${JSON.stringify({
+    reason: 'behind',
+    message: 'This stream fell too far behind and was ended. Reconnect, and fetch what you missed from GET /calls.',
+    catch_up: '/calls',
+  })}\n\n`,
+);
+
+/**
+ * The fan-out of bus events to every open GET /events stream.
+ *
+ * Each event is serialised once, whatever the number of viewers, and the `call` event carries only what a live row
+ * shows (see live-call.ts). Events are gathered and written to all viewers together, at most once per flushGapMs,
+ * so a burst of calls costs each viewer one write instead of one per event. A viewer's unsent bytes are bounded:
+ * one that does not read (a stalled tab, a stuck client) gets a final `reset` event and is ended instead of
+ * growing the gateway's memory. The bus is listened to only while a viewer is open, so with none the executor
+ * builds no events at all.
+ */
+export class EventStreams {
+  readonly #viewers = new Set<Viewer>();
+  readonly #lingering = new Set<ServerResponse>();
+  #batch: Buffer[] = [];
+  #batchBytes = 0;
+  #flushTimer: NodeJS.Timeout | undefined;
+  #flushQueued: NodeJS.Immediate | undefined;
+  #lastFlush = -Infinity;
+  #heartbeat: NodeJS.Timeout | undefined;
+  #unsubscribe: (() => void) | undefined;
+  #peakQueued = 0;
+  #endedBehind = 0;
+  readonly limits: StreamLimits;
+
+  constructor(
+    private readonly events: EventBus,
+    limits: Partial<StreamLimits> = {},
+  ) {
+    this.limits = { ...DEFAULT_STREAM_LIMITS, ...limits };
+  }
+
+  /**
+   * Streams every event from now on to `res`, whose headers are written. Returns the function that ends the stream.
+   * The stream leaves by itself when its connection closes.
+   */
+  add(res: ServerResponse, expired: () => boolean): () => void {
+    const viewer: Viewer = { res, expired };
+    this.#viewers.add(viewer);
+    if (!this.#unsubscribe) this.#subscribe();
+    res.once('close', () => this.#remove(viewer));
+    return () => this.#end(viewer);
+  }
+
+  stats(): StreamStats {
+    let queued = 0;
+    for (const { res } of this.#viewers) queued = Math.max(queued, res.writableLength);
+    for (const res of this.#lingering) queued = Math.max(queued, res.writableLength);
+    return {
+      viewers: this.#viewers.size,
+      lingering: this.#lingering.size,
+      queuedBytes: queued,
+      peakQueuedBytes: this.#peakQueued,
+      endedBehind: this.#endedBehind,
+    };
+  }
+
+  #subscribe(): void {
+    const offs = STREAMED.map((name) => {
+      const listener = (data: GatewayEvents[typeof name][0]) => this.#publish(name, data);
+      this.events.on(name, listener);
+      return () => this.events.off(name, listener);
+    });
+    const onClosing = () => {
+      this.#flush();
+      for (const viewer of [...this.#viewers]) this.#end(viewer);
+    };
+    this.events.on('closing', onClosing);
+    offs.push(() => this.events.off('closing', onClosing));
+    this.#heartbeat = setInterval(() => this.#beat(), this.limits.heartbeatMs);
+    this.#heartbeat.unref();
+    this.#unsubscribe = () => {
+      for (const off of offs) off();
+      clearInterval(this.#heartbeat);
+    };
+  }
+
+  #publish(name: (typeof STREAMED)[number], data: unknown): void {
+    // Only what goes over the wire gets smaller: in-process listeners keep the whole record.
+    const payload = name === 'call' ? callEvent(data as GatewayEvents['call'][0]) : data;
+    const chunk = Buffer.from(`event: ${name}\ndata: ${JSON.stringify(payload)}\n\n`);
+    this.#batch.push(chunk);
+    this.#batchBytes += chunk.length;
+    this.#schedule();
+  }
+
+  #schedule(): void {
+    if (this.#flushTimer || this.#flushQueued) return;
+    const wait = this.#lastFlush + this.limits.flushGapMs - performance.now();
+    // After a quiet spell the event goes out at once, with whatever else this turn of the event loop publishes.
+    if (wait <= 0) this.#flushQueued = setImmediate(() => this.#flush());
+    else this.#flushTimer = setTimeout(() => this.#flush(), wait);
+  }
+
+  #flush(): void {
+    clearTimeout(this.#flushTimer);
+    clearImmediate(this.#flushQueued);
+    this.#flushTimer = this.#flushQueued = undefined;
+    if (this.#batch.length === 0) return;
+    this.#lastFlush = performance.now();
+    // One buffer for everyone: every viewer's queue holds a reference to it, not a copy.
+    const chunk = this.#batch.length === 1 ? this.#batch[0]! : Buffer.concat(this.#batch, this.#batchBytes);
+    this.#batch = [];
+    this.#batchBytes = 0;
+    for (const viewer of this.#viewers) this.#write(viewer, chunk);
+  }
+
+  #write(viewer: Viewer, chunk: Buffer): void {
+    const { res } = viewer;
+    // A viewer that has not taken what it was sent before is ended rather than sent more: what waits for it is
+    // bounded by maxQueuedBytes plus one batch.
+    if (res.writableLength > this.limits.maxQueuedBytes) {
+      this.#behind(viewer);
+      return;
+    }
+    res.write(chunk);
+    const queued = res.writableLength;
+    if (queued > this.#peakQueued) this.#peakQueued = queued;
+  }
+
+  #beat(): void {
+    for (const viewer of [...this.#viewers]) {
+      if (viewer.expired()) this.#end(viewer);
+      else this.#write(viewer, KEEP_ALIVE);
+    }
+  }
+
+  /** Ends a viewer that fell behind: it is told to reconnect and catch up from GET /calls. */
+  #behind(viewer: Viewer): void {
+    this.#endedBehind++;
+    this.#end(viewer, RESET);
+  }
+
+  /**
+   * Ends a stream after what it was sent (and `last`). A reader that takes nothing would hold its connection and
+   * the bytes waiting for it forever: after lingerMs it is cut off.
+   */
+  #end(viewer: Viewer, last?: Buffer): void {
+    this.#remove(viewer);
+    const { res } = viewer;
+    if (res.writableEnded || res.destroyed) return;
+    this.#lingering.add(res);
+    if (last) res.end(last);
+    else res.end();
+    const cutOff = setTimeout(() => res.destroy(), this.limits.lingerMs);
+    cutOff.unref();
+    res.once('close', () => {
+      clearTimeout(cutOff);
+      this.#lingering.delete(res);
+    });
+  }
+
+  #remove(viewer: Viewer): void {
+    if (!this.#viewers.delete(viewer) || this.#viewers.size > 0) return;
+    // The last viewer left: stop listening, so calls build no events for nobody.
+    this.#unsubscribe?.();
+    this.#unsubscribe = undefined;
+    clearTimeout(this.#flushTimer);
+    clearImmediate(this.#flushQueued);
+    this.#flushTimer = this.#flushQueued = undefined;
+    this.#batch = [];
+    this.#batchBytes = 0;
+  }
+}
+
+function callEvent({ phase, call }: GatewayEvents['call'][0]) {
+  return { phase, call: liveCall(call) };
+}
