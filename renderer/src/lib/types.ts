@@ -24,6 +24,30 @@ export interface CallRecord {
   duration_ms: number | null;
 }
 
+/**
+ * A call as a live row shows it: what `call` events carry, and what the call log keeps of every call. The whole
+ * record (arguments, result, the error's message) is `GET /calls/{id}`.
+ */
+export interface LiveCall {
+  id: string;
+  tool: string;
+  client: string;
+  via: string;
+  status: CallStatus;
+  error: { name: string } | null;
+  http_status: number | null;
+  decision: string | null;
+  rule: string | null;
+  /** The policy's reason, possibly cut short. */
+  reason: string | null;
+  cache_hit: boolean;
+  started_at: string;
+  finished_at: string | null;
+  duration_ms: number | null;
+  /** The arguments in one line, at most 240 characters. */
+  preview: string;
+}
+
 export interface CallPage {
   calls: CallRecord[];
   next_cursor: string | null;
@@ -171,7 +195,7 @@ export interface GatewayErrorBody {
 /** Server-Sent Events, by event name. */
 export interface GatewayEvents {
   hello: { version: string };
-  call: { phase: CallPhase; call: CallRecord };
+  call: { phase: CallPhase; call: LiveCall };
   approval: { phase: 'requested' | 'resolved' | 'expired'; approval: Approval };
   tools: { reason: string; names: string[] };
   rules: { change: 'added' | 'removed'; rule: Rule };

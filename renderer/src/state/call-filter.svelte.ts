@@ -1,5 +1,5 @@
 import { wordMatcher } from '../lib/search';
-import type { CallRecord, CallStatus } from '../lib/types';
+import type { CallStatus, LiveCall } from '../lib/types';
 
 export type StatusFilter = '' | CallStatus | 'cached';
 
@@ -19,7 +19,7 @@ export class CallFilter {
   }
 
   /** A predicate for the current filter (read it inside a derivation so it follows the filter). */
-  predicate(): (call: CallRecord) => boolean {
+  predicate(): (call: LiveCall) => boolean {
     const { tool, client, status } = this;
     const matches = wordMatcher(this.text);
     return (call) =>
@@ -30,16 +30,16 @@ export class CallFilter {
   }
 }
 
-/** How much of a big result free-text search looks at. */
-const SEARCHED_CHARS = 20_000;
-const haystacks = new WeakMap<CallRecord, string>();
+const haystacks = new WeakMap<LiveCall, string>();
 
-/** The text a search matches against: tool, client, arguments, result, error, decision; built once per record. */
-function haystack(call: CallRecord): string {
+/**
+ * The text a search matches against: what the row shows (tool, client, arguments in one line, error, decision and
+ * its reason); built once per row. Results and error messages are in the details, fetched when a row is opened.
+ */
+function haystack(call: LiveCall): string {
   let text = haystacks.get(call);
   if (text === undefined) {
-    const result = call.result === null || call.result === undefined ? '' : JSON.stringify(call.result).slice(0, SEARCHED_CHARS);
-    text = [call.id, call.tool, call.client, call.via, JSON.stringify(call.arguments ?? null), result, call.error?.name, call.error?.message, call.rule, call.reason]
+    text = [call.id, call.tool, call.client, call.via, call.preview, call.error?.name, call.rule, call.reason]
       .filter(Boolean)
       .join('\n')
       .toLowerCase();

@@ -1,9 +1,9 @@
-import type { CallRecord } from '../lib/types';
+import type { LiveCall } from '../lib/types';
 
 /** What the pause reads of the call log. */
 interface ArrivingCalls {
   /** The live list, newest first. */
-  readonly calls: CallRecord[];
+  readonly calls: LiveCall[];
   /** Arrival number of everything in `calls`. */
   readonly mark: number;
   arrivalOf(id: string): number;
@@ -15,13 +15,13 @@ interface ArrivingCalls {
  */
 export class CallPause {
   paused = $state(false);
-  #frozen = $state.raw<CallRecord[]>([]);
+  #frozen = $state.raw<LiveCall[]>([]);
   #mark = $state(0);
 
   constructor(private readonly log: ArrivingCalls) {}
 
   /** The list to show: the snapshot while paused, else the live calls. */
-  get shown(): CallRecord[] {
+  get shown(): LiveCall[] {
     return this.paused ? this.#frozen : this.log.calls;
   }
 

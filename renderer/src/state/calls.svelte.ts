@@ -1,5 +1,6 @@
 import { describeError } from '../lib/api';
-import type { CallRecord, GatewayEvents } from '../lib/types';
+import { toLiveCall } from '../lib/live-call';
+import type { GatewayEvents, LiveCall } from '../lib/types';
 import { fetchCall, fetchRecent, fetchSince } from './call-history';
 import { CallFilter } from './call-filter.svelte';
 import { CallPause } from './call-pause.svelte';
@@ -16,11 +17,11 @@ const MAX_OPEN_LOOKUPS = 50;
 const MIN_PUBLISH_GAP_MS = 120;
 
 /** Whether a call has yet to finish: running, or waiting for the owner. */
-export function isOpen(call: CallRecord): boolean {
+export function isOpen(call: Pick<LiveCall, 'status'>): boolean {
   return call.status === 'running' || call.status === 'pending';
 }
 
-function newestFirst(a: CallRecord, b: CallRecord): number {
+function newestFirst(a: LiveCall, b: LiveCall): number {
   return a.started_at < b.started_at ? 1 : a.started_at > b.started_at ? -1 : a.id < b.id ? 1 : a.id > b.id ? -1 : 0;
 }
 
@@ -30,12 +31,14 @@ function uniqueSorted(values: Iterable<string>): string[] {
 
 /**
  * The calls the dashboard has seen, newest first: the recent history, then every `call` event from the gateway,
- * updated in place as calls finish. Changes reach the published list in batches (one render per animation frame at
- * most), so a burst of calls costs one render. After the stream drops it fetches what it missed.
+ * updated in place as calls finish. Each is kept as its live row (arguments in one line, no result): an opened row
+ * fetches the whole record. Changes reach the published list in batches (one render per animation frame at most),
+ * so a burst of calls costs one render. After the stream drops, or the gateway ends it for falling behind, it
+ * fetches what it missed.
  */
 export class CallLog {
   /** Newest first, at most MAX_CALLS; replaced whole on change. */
-  calls = $state.raw<CallRecord[]>([]);
+  calls = $state.raw<LiveCall[]>([]);
   /** True until the first history page has arrived (or failed). */
   loading = $state(true);
   error = $state<string | null>(null);
@@ -46,7 +49,7 @@ export class CallLog {
   /** How many of the kept calls match the filter. */
   readonly matched = $derived(this.filter.active ? this.calls.filter(this.filter.predicate()).length : this.calls.length);
 
-  #byId = new Map<string, CallRecord>();
+  #byId = new Map<string, LiveCall>();
   /** When each call first reached this page, in arrival order: tells "new since" without comparing lists. */
   #arrival = new Map<string, number>();
   #seq = 0;
@@ -106,7 +109,7 @@ export class CallLog {
 
   async #loadFirst(): Promise<void> {
     try {
-      for (const call of await fetchRecent(INITIAL_PAGE)) this.#upsert(call);
+      for (const call of await fetchRecent(INITIAL_PAGE)) this.#upsert(toLiveCall(call));
       this.#loaded = true;
       this.error = null;
     } catch (error) {
@@ -121,17 +124,17 @@ export class CallLog {
     try {
       const known = [...this.#byId.values()];
       const newest = known.reduce((max, c) => (c.started_at > max ? c.started_at : max), '');
-      await fetchSince(newest, MAX_CALLS, (calls) => calls.forEach((call) => this.#upsert(call)));
+      await fetchSince(newest, MAX_CALLS, (calls) => calls.forEach((call) => this.#upsert(toLiveCall(call))));
       const open = known.filter((c) => isOpen(c) && c.started_at < newest && isOpen(this.#byId.get(c.id) ?? c));
       const now = await Promise.all(open.slice(0, MAX_OPEN_LOOKUPS).map((c) => fetchCall(c.id)));
-      for (const call of now) if (call) this.#upsert(call);
+      for (const call of now) if (call) this.#upsert(toLiveCall(call));
       this.error = null;
     } catch (error) {
       this.error = `Could not fetch the calls made while the connection was down: ${describeError(error)}`;
     }
   }
 
-  #upsert(call: CallRecord): void {
+  #upsert(call: LiveCall): void {
     const old = this.#byId.get(call.id);
     // Events and fetched pages can cross: a finished call never goes back to running.
     if (old && !isOpen(old) && isOpen(call)) return;

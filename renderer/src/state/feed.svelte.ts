@@ -107,6 +107,14 @@ export class GatewayFeed {
         this.#backoff = Math.min(this.#backoff * 2, MAX_BACKOFF_MS);
       }
     });
+    // The gateway ends a stream that fell too far behind (a tab that was busy for long) with `reset`: reconnect
+    // at once, and the reconnect listeners fetch what was missed.
+    source.addEventListener('reset', () => {
+      if (this.#source !== source) return;
+      source.close();
+      this.#status = 'reconnecting';
+      this.#open();
+    });
     for (const name of EVENT_NAMES) {
       source.addEventListener(name, (event) => {
         const handlers = this.#handlers.get(name);

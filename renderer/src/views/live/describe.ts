@@ -1,4 +1,6 @@
-import type { CallRecord } from '../../lib/types';
+import type { LiveCall } from '../../lib/types';
+
+export { argumentsPreview } from '../../lib/live-call';
 
 export type DecisionTone = 'allow' | 'ask' | 'deny' | 'none';
 
@@ -16,8 +18,11 @@ function ruleLabel(rule: string | null): string {
   return rule.startsWith('rule:') ? `rule ${rule.slice(5)}` : rule;
 }
 
+/** What the decision label reads of a call: a live row and a whole record both have it. */
+export type DecisionFacts = Pick<LiveCall, 'status' | 'error' | 'decision' | 'rule' | 'reason'>;
+
 /** How the policy (and the owner, for asked calls) decided a call. */
-export function describeDecision(call: CallRecord): DecisionLook {
+export function describeDecision(call: DecisionFacts): DecisionLook {
   const rule = call.rule ?? '';
   const title = [call.decision, call.rule, call.reason].filter(Boolean).join(' · ');
   switch (call.decision) {
@@ -43,25 +48,6 @@ export function describeDecision(call: CallRecord): DecisionLook {
         title: call.error ? `Refused before the policy ran (${call.error.name}).` : 'No policy decision recorded.',
       };
   }
-}
-
-const MAX_PREVIEW = 240;
-
-function previewValue(value: unknown): string {
-  if (typeof value === 'string') return value.replace(/\s+/g, ' ');
-  if (value === null || typeof value !== 'object') return String(value);
-  const text = JSON.stringify(value);
-  return text.length > 80 ? `${text.slice(0, 79)}…` : text;
-}
-
-/** The arguments in one line ("command: ls -la · cwd: src"), for the collapsed row. */
-export function argumentsPreview(args: unknown): string {
-  if (args === null || args === undefined) return '';
-  if (typeof args !== 'object' || Array.isArray(args)) return previewValue(args).slice(0, MAX_PREVIEW);
-  // Empty strings are mostly schema defaults filled in; they only crowd the line.
-  const entries = Object.entries(args).filter(([, v]) => v !== '');
-  const text = entries.length === 1 ? previewValue(entries[0]![1]) : entries.map(([k, v]) => `${k}: ${previewValue(v)}`).join(' · ');
-  return text.length > MAX_PREVIEW ? `${text.slice(0, MAX_PREVIEW - 1)}…` : text;
 }
 
 /** Result fields that hold what a terminal printed; shown as a terminal, colours included. */

@@ -1,5 +1,5 @@
 import { SvelteSet } from 'svelte/reactivity';
-import type { CallRecord } from '../../lib/types';
+import type { LiveCall } from '../../lib/types';
 import type { CallLog } from '../../state/calls.svelte';
 
 /**
@@ -43,13 +43,13 @@ export class ReadingHold {
   }
 
   /** The calls to show: all of them, or those that arrived before the hold. */
-  visible(calls: CallRecord[]): CallRecord[] {
+  visible(calls: LiveCall[]): LiveCall[] {
     const mark = this.mark;
     return mark === null ? calls : calls.filter((c) => this.log.arrivalOf(c.id) <= mark);
   }
 
   /** How many calls matching `predicate` wait above the list. */
-  waiting(calls: CallRecord[], predicate: (call: CallRecord) => boolean): number {
+  waiting(calls: LiveCall[], predicate: (call: LiveCall) => boolean): number {
     const mark = this.mark;
     if (mark === null) return 0;
     let n = 0;
