@@ -71,7 +71,7 @@ export async function stopChild(child: ChildProcess, signal: NodeJS.Signals, gra
   return { ...(await exit), killed: timedOut };
 }
 
-export type ServerMode = 'http' | 'express' | 'express-mw' | 'pincer';
+export type ServerMode = 'http' | 'http-tools' | 'express' | 'express-mw' | 'pincer';
 
 export interface ServerChild {
   mode: ServerMode;

@@ -8,6 +8,9 @@ export const LOOPBACK = '127.0.0.1';
 /** The route every target is loaded on; the bare servers answer it whatever the body. */
 export const BENCH_PATH = '/tools/calculate/execute';
 
+/** The tool list an OpenAI-style assistant fetches before a turn. */
+export const TOOLS_PATH = '/tools/openai';
+
 /** The body every target receives. */
 export const BENCH_BODY = JSON.stringify({ expression: '(1+2)*3' });
 

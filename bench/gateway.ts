@@ -9,7 +9,10 @@
  * Each server runs in its own child process (dist/bench/servers.js); the load generator (autocannon) runs here.
  * Per target: a warm-up at 32 connections, then the fixed duration at 32 connections and at 1 connection, then a
  * sequential one-client loop with Node's http client for sub-millisecond p99. After Pincer: history rows must equal
- * the calls it answered. Then the start-up bar: `pincer serve` → /health, idle RSS, SIGINT → exit 0.
+ * the calls it answered. Then live events (bench/events.ts): calculate @32 with 0 and with 20 GET /events viewers
+ * open, and 200 viewers while calls come at a steady 200/s (every viewer must get every event; call p99); and
+ * GET /tools/openai @32 against bare Node http building the same list each time. Then the start-up bar:
+ * `pincer serve` → /health, idle RSS, SIGINT → exit 0.
  *
  * Options: --duration N (seconds, default 5, or BENCH_DURATION), --warmup N (default 1), --sequential N (seconds of
  * the one-client loop, default 5: a p99 over some ten thousand calls), --profile (run the server children under
@@ -28,7 +31,8 @@ import { dirname, join, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { killAllChildren, makeTempDir, removeTempDir, startServer, type ServerMode } from './children.js';
-import { BENCH_BODY, BENCH_PATH } from './common.js';
+import { BENCH_BODY, BENCH_PATH, TOOLS_PATH } from './common.js';
+import { benchEvents, benchToolList, type EventsResult, type ToolListResult } from './events.js';
 import {
   probe,
   runAutocannon,
@@ -56,6 +60,12 @@ const BARS = {
   p99At1Ms: 2,
   healthMs: 1000,
   idleRssMiB: 150,
+  /** calculate @32 with 20 /events viewers open, as a share of the same with none. */
+  viewers20VsNone: 0.5,
+  /** Call p99 with 200 viewers open and calls at a steady 200/s. */
+  viewers200P99Ms: 20,
+  /** GET /tools/openai @32, as a share of bare Node http building the same list on every request. */
+  toolListVsHttp: 0.75,
 } as const;
 
 interface Options {
@@ -63,7 +73,7 @@ interface Options {
   warmup: number;
   sequential: number;
   profile: boolean;
-  /** Parts to run (default all): http, express, pincer, startup. */
+  /** Parts to run (default all): http, express, pincer, events, tools, startup. */
   only: Set<string>;
 }
 
@@ -74,7 +84,7 @@ function positiveSeconds(value: string | undefined, name: string, fallback: numb
   return n;
 }
 
-const PARTS = ['http', 'express', 'pincer', 'startup'];
+const PARTS = ['http', 'express', 'pincer', 'events', 'tools', 'startup'];
 
 function parseOnly(value: string | undefined): Set<string> {
   if (value === undefined) return new Set(PARTS);
@@ -258,6 +268,39 @@ function resultsTable(results: TargetResult[]): string {
   );
 }
 
+/** The events and tools runs, each against the run it is compared with. */
+function extrasTable({ events, tools }: Extras): string | undefined {
+  type ExtraRow = { name: string; conns: string; run: WithCpu<LoadResult | SequentialResult | EventsResult['paced']>; base: number | null };
+  const rows: ExtraRow[] = [];
+  if (events) {
+    rows.push({ name: 'calculate, no viewer', conns: '32', run: events.noViewers, base: null });
+    rows.push({ name: 'calculate, 20 viewers', conns: '32', run: events.withViewers, base: events.noViewers.requestsPerSecond });
+    rows.push({ name: `calculate at ${events.paced.rate}/s, 200 viewers`, conns: 'paced', run: events.paced, base: null });
+  }
+  if (tools) {
+    rows.push({ name: `bare http ${TOOLS_PATH}`, conns: '32', run: tools.ceiling.c32, base: null });
+    rows.push({ name: `Pincer ${TOOLS_PATH}`, conns: '32', run: tools.pincer.c32, base: tools.ceiling.c32.requestsPerSecond });
+  }
+  if (rows.length === 0) return undefined;
+  return table(
+    ['run', 'conns', 'req/s', 'p50 ms', 'p99 ms', 'non-2xx', 'errors', 'lost', 'vs row above', 'srv CPU/req', 'other load'],
+    rows.map(({ name, conns, run, base }) => [
+      name,
+      conns,
+      fmtInt(run.requestsPerSecond),
+      fmtMs(run.latencyMs.p50),
+      fmtMs(run.latencyMs.p99),
+      String(run.non2xx),
+      String(run.errors),
+      String(run.unanswered),
+      base === null ? '' : fmtPct(run.requestsPerSecond / base),
+      run.serverCpuUsPerRequest === null ? '-' : `${fmtInt(run.serverCpuUsPerRequest)} µs`,
+      run.otherLoadCores === null ? '-' : run.otherLoadCores.toFixed(2),
+    ]),
+    new Set([2, 3, 4, 5, 6, 7, 8, 9, 10]),
+  );
+}
+
 interface Verdict {
   name: string;
   text: string;
@@ -271,7 +314,20 @@ interface Verdict {
 const isNoisy = (...runs: (WithCpu<Counts> | undefined)[]) =>
   runs.some((run) => run !== undefined && run.otherLoadCores !== null && run.otherLoadCores > NOISE_CORES);
 
-function verdicts(results: TargetResult[], accounting: Accounting | undefined, startup: StartupResult | undefined): Verdict[] {
+interface Extras {
+  events: EventsResult | undefined;
+  tools: ToolListResult | undefined;
+}
+
+/** Every load run of the events and tools parts, for the non-2xx / error / lost totals. */
+function extraRuns({ events, tools }: Extras): Counts[] {
+  return [
+    ...(events ? [events.warmup, events.noViewers, events.withViewers, events.paced] : []),
+    ...(tools ? [tools.ceiling.warmup, tools.ceiling.c32, tools.pincer.warmup, tools.pincer.c32] : []),
+  ];
+}
+
+function verdicts(results: TargetResult[], accounting: Accounting | undefined, startup: StartupResult | undefined, extras: Extras): Verdict[] {
   const by = (key: ServerMode) => results.find((r) => r.key === key);
   const out: Verdict[] = [];
   const pincer = by('pincer');
@@ -298,7 +354,56 @@ function verdicts(results: TargetResult[], accounting: Accounting | undefined, s
       text: `Pincer p99 @1 = ${fmtMs(p99)} ms (bar ≤ ${BARS.p99At1Ms} ms)  [sequential http.request loop, ${fmtInt(pincer.sequential.latencyMs.samples)} calls; autocannon @1: p99 ${fmtMs(pincer.c1.latencyMs.p99)} ms]`,
     });
   }
-  const all = results.flatMap((r) => [r.warmup, r.c32, r.c1, r.sequential]);
+  const { events, tools } = extras;
+  if (events) {
+    const ratio = events.withViewers.requestsPerSecond / events.noViewers.requestsPerSecond;
+    const v = events.viewers20;
+    out.push({
+      name: 'viewers_20_vs_none_at_32',
+      value: ratio,
+      bar: `>= ${BARS.viewers20VsNone * 100} % (and every viewer fed, none reset)`,
+      ok: ratio >= BARS.viewers20VsNone && v.complete,
+      noisy: isNoisy(events.noViewers, events.withViewers),
+      text:
+        `calculate @32 with 20 /events viewers = ${(ratio * 100).toFixed(1)} % of none (bar ≥ ${BARS.viewers20VsNone * 100} %)` +
+        `  [${fmtInt(events.withViewers.requestsPerSecond)} vs ${fmtInt(events.noViewers.requestsPerSecond)} req/s; least a viewer read ${fmtInt(v.minBytes / 1024)} KiB; resets ${v.resets}, ended ${v.ended}]`,
+    });
+    const m = events.viewers200;
+    out.push({
+      name: 'viewers_200_every_event',
+      value: m.minCallEvents,
+      bar: `= 2 × calls for every viewer (started + succeeded), none reset`,
+      ok: m.complete,
+      text:
+        `200 viewers, calls at ${events.paced.rate}/s: every viewer got every event: ${m.complete ? 'yes' : 'NO'}` +
+        `  [${fmtInt(m.expectedCalls)} calls → ${fmtInt(2 * m.expectedCalls)} call events each; viewers got ${fmtInt(m.minCallEvents)}–${fmtInt(m.maxCallEvents)}; resets ${m.resets}, ended ${m.ended}; last event ${fmtInt(m.settleMs)} ms after the last answer]`,
+    });
+    const p99 = events.paced.latencyMs.p99;
+    out.push({
+      name: 'viewers_200_call_p99_ms',
+      value: p99,
+      bar: `<= ${BARS.viewers200P99Ms} ms`,
+      ok: p99 <= BARS.viewers200P99Ms,
+      noisy: isNoisy(events.paced),
+      text:
+        `200 viewers, calls at ${events.paced.rate}/s: call p99 = ${fmtMs(p99)} ms (bar ≤ ${BARS.viewers200P99Ms} ms)` +
+        `  [p50 ${fmtMs(events.paced.latencyMs.p50)} ms, max ${fmtMs(events.paced.latencyMs.max)} ms; ${fmtInt(events.paced.responses)} calls; generator late p99 ${fmtMs(events.paced.lateMs.p99)} ms]`,
+    });
+  }
+  if (tools) {
+    const ratio = tools.pincer.c32.requestsPerSecond / tools.ceiling.c32.requestsPerSecond;
+    out.push({
+      name: 'tool_list_vs_http_at_32',
+      value: ratio,
+      bar: `>= ${BARS.toolListVsHttp * 100} %`,
+      ok: ratio >= BARS.toolListVsHttp,
+      noisy: isNoisy(tools.pincer.c32, tools.ceiling.c32),
+      text:
+        `GET ${TOOLS_PATH} @32 = ${(ratio * 100).toFixed(1)} % of bare http building the list each time (bar ≥ ${BARS.toolListVsHttp * 100} %)` +
+        `  [${fmtInt(tools.pincer.c32.requestsPerSecond)} vs ${fmtInt(tools.ceiling.c32.requestsPerSecond)} req/s; ${fmtInt(tools.bytes)} bytes]`,
+    });
+  }
+  const all = [...results.flatMap((r) => [r.warmup, r.c32, r.c1, r.sequential]), ...extraRuns(extras)];
   const non2xx = all.reduce((n, c) => n + c.non2xx, 0) + results.filter((r) => r.probe.status < 200 || r.probe.status >= 300).length;
   const errors = all.reduce((n, c) => n + c.errors, 0);
   const lost = all.reduce((n, c) => n + c.unanswered, 0);
@@ -350,11 +455,16 @@ function verdicts(results: TargetResult[], accounting: Accounting | undefined, s
 }
 
 /** Runs behind the throughput and latency verdicts during which other processes used a noticeable share of the CPUs. */
-function noiseWarnings(results: TargetResult[]): string[] {
+function noiseWarnings(results: TargetResult[], { events, tools }: Extras): string[] {
   const watched: [string, WithCpu<Counts & { otherLoadCores?: number | null }> | undefined][] = [
     ['Express @32', results.find((r) => r.key === 'express')?.c32],
     ['Pincer @32', results.find((r) => r.key === 'pincer')?.c32],
     ['Pincer 1 seq', results.find((r) => r.key === 'pincer')?.sequential],
+    ['calculate @32 no viewer', events?.noViewers],
+    ['calculate @32 20 viewers', events?.withViewers],
+    ['calculate paced 200 viewers', events?.paced],
+    [`bare http ${TOOLS_PATH} @32`, tools?.ceiling.c32],
+    [`Pincer ${TOOLS_PATH} @32`, tools?.pincer.c32],
   ];
   return watched.flatMap(([name, run]) =>
     run && run.otherLoadCores !== null && run.otherLoadCores > NOISE_CORES ? [`${name}: ${run.otherLoadCores.toFixed(2)} cores`] : [],
@@ -368,12 +478,16 @@ async function main(): Promise<number> {
   try {
     options = parseOptions(process.argv.slice(2), process.env);
   } catch (error) {
-    process.stderr.write(`bench: ${(error as Error).message}\nusage: npm run bench -- [--duration N] [--warmup N] [--sequential N] [--profile] [--only http,express,pincer,startup]\n`);
+    process.stderr.write(`bench: ${(error as Error).message}\nusage: npm run bench -- [--duration N] [--warmup N] [--sequential N] [--profile] [--only http,express,pincer,events,tools,startup]\n`);
     return 2;
   }
 
   // Everything is bounded: a run that takes far longer than planned is stopped with its children.
-  const plannedS = TARGETS.length * (options.warmup + 2 * options.duration + options.sequential) + 5;
+  const plannedS =
+    TARGETS.length * (options.warmup + 2 * options.duration + options.sequential) +
+    (options.warmup + 3 * options.duration + 15) +
+    2 * (options.warmup + options.duration) +
+    5;
   const budgetMs = (plannedS * 2 + 120) * 1000;
   const watchdog = setTimeout(() => {
     process.stderr.write(`bench: still running after ${budgetMs / 1000} s (planned ~${plannedS} s); stopping.\n`);
@@ -398,6 +512,9 @@ async function main(): Promise<number> {
 
   const results: TargetResult[] = [];
   for (const spec of TARGETS) if (options.only.has(spec.key)) results.push(await benchTarget(spec, options, profileDir));
+  const extras: Extras = { events: undefined, tools: undefined };
+  if (options.only.has('events')) extras.events = await benchEvents(options);
+  if (options.only.has('tools')) extras.tools = await benchToolList(options);
   let startup: StartupResult | undefined;
   if (options.only.has('startup')) {
     progress('start-up: pincer serve');
@@ -407,7 +524,7 @@ async function main(): Promise<number> {
 
   const pincer = results.find((r) => r.key === 'pincer');
   const accounting = pincer ? account(pincer) : undefined;
-  const checks = verdicts(results, accounting, startup);
+  const checks = verdicts(results, accounting, startup, extras);
 
   const lines: string[] = [];
   lines.push(resultsTable(results));
@@ -417,10 +534,18 @@ async function main(): Promise<number> {
   lines.push('and timeouts; lost: requests sent but never answered (0 means the drain was clean and the accounting exact);');
   lines.push('srv CPU/req: the server process\'s user+system CPU time during the run (/proc, 10 ms ticks) ÷ responses;');
   lines.push('other load: CPU used meanwhile by every process but the server and the load generator, in cores (of 2): noise.');
+  const more = extrasTable(extras);
+  if (more) {
+    lines.push('');
+    lines.push(more);
+    lines.push('');
+    lines.push('viewers: GET /events streams read by a separate process; paced: one call every 1/rate s, sent on time whether or');
+    lines.push('not earlier ones were answered (open loop), p50/p99 from each call\'s start to the end of its answer.');
+  }
   lines.push(`load average after: ${loadAfter.map((l) => l.toFixed(2)).join(' ')}`);
   lines.push('');
   for (const check of checks) lines.push(`${`${verdict(check.ok)}${check.noisy ? '?' : ''}`.padEnd(7)}  ${check.text}${check.noisy ? '  (noisy run)' : ''}`);
-  const noisy = noiseWarnings(results);
+  const noisy = noiseWarnings(results, extras);
   if (noisy.length) {
     lines.push('');
     lines.push(
@@ -450,6 +575,8 @@ async function main(): Promise<number> {
     bars: BARS,
     targets: results,
     accounting: accounting ?? null,
+    events: extras.events ?? null,
+    tool_list: extras.tools ?? null,
     startup: startup ?? null,
     verdicts: checks,
     all_bars_met: missed.length === 0,

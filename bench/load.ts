@@ -17,7 +17,8 @@ export interface LoadTarget {
   port: number;
   path: string;
   headers: Record<string, string>;
-  body: string;
+  /** The request body; undefined makes the request a GET. */
+  body: string | undefined;
 }
 
 export interface Counts {
@@ -72,9 +73,9 @@ export function runAutocannon(target: LoadTarget, connections: number, seconds: 
     const instance = autocannon(
       {
         url: `http://${LOOPBACK}:${target.port}${target.path}`,
-        method: 'POST',
+        method: target.body === undefined ? 'GET' : 'POST',
         headers: target.headers,
-        body: target.body,
+        ...(target.body !== undefined && { body: target.body }),
         connections,
         pipelining: 1,
         // The run is ended by the drain below; autocannon's own clock is only a backstop.
@@ -146,8 +147,7 @@ export interface SequentialResult extends Counts {
  */
 export async function runSequential(target: LoadTarget, seconds: number): Promise<SequentialResult> {
   const agent = new Agent({ keepAlive: true, maxSockets: 1 });
-  const body = Buffer.from(target.body);
-  const headers = { ...target.headers, 'content-length': String(body.length) };
+  const { method, body, headers } = requestParts(target);
   const latencies: number[] = [];
   const counts = emptyCounts();
   const started = performance.now();
@@ -158,7 +158,7 @@ export async function runSequential(target: LoadTarget, seconds: number): Promis
       counts.sent++;
       try {
         const status = await new Promise<number>((resolve, reject) => {
-          const req = request({ host: LOOPBACK, port: target.port, path: target.path, method: 'POST', headers, agent }, (res) => {
+          const req = request({ host: LOOPBACK, port: target.port, path: target.path, method, headers, agent }, (res) => {
             res.resume();
             res.once('end', () => resolve(res.statusCode ?? 0));
             res.once('error', reject);
@@ -191,31 +191,117 @@ export async function runSequential(target: LoadTarget, seconds: number): Promis
   };
 }
 
+export interface PacedResult extends Counts {
+  kind: 'paced';
+  /** Requests scheduled per second. */
+  rate: number;
+  windowSeconds: number;
+  requestsPerSecond: number;
+  /** From each request's start to the end of its response. */
+  latencyMs: LatencySummary;
+  /** How late the generator sent requests behind their schedule (its own event loop), in ms: p99 and max. */
+  lateMs: { p99: number; max: number };
+}
+
+/**
+ * An open-loop load: one request every 1/rate seconds for `seconds`, each sent when its time comes whether or not
+ * the earlier ones were answered (on a keep-alive pool of up to `sockets` connections), then waits for the last
+ * answers. Unlike autocannon's closed loop, a slow server does not slow the requests down: it shows in the latency.
+ */
+export async function runPaced(target: LoadTarget, rate: number, seconds: number, sockets = 64): Promise<PacedResult> {
+  const agent = new Agent({ keepAlive: true, maxSockets: sockets });
+  const { method, body, headers } = requestParts(target);
+  const latencies: number[] = [];
+  const counts = emptyCounts();
+  const total = Math.round(rate * seconds);
+  const started = performance.now();
+  const answers: Promise<void>[] = [];
+  const late: number[] = [];
+  const one = (due: number) =>
+    new Promise<void>((resolve) => {
+      const t0 = performance.now();
+      late.push(t0 - due);
+      counts.sent++;
+      const req = request({ host: LOOPBACK, port: target.port, path: target.path, method, headers, agent }, (res) => {
+        res.resume();
+        res.once('end', () => {
+          latencies.push(performance.now() - t0);
+          counts.responses++;
+          const status = res.statusCode ?? 0;
+          if (status >= 200 && status < 300) counts.ok2xx++;
+          else counts.non2xx++;
+          counts.statusCodes[String(status)] = (counts.statusCodes[String(status)] ?? 0) + 1;
+          resolve();
+        });
+        res.once('error', () => {
+          counts.errors++;
+          resolve();
+        });
+      });
+      req.once('error', () => {
+        counts.errors++;
+        resolve();
+      });
+      req.setTimeout(10_000, () => req.destroy(new Error('request timed out')));
+      req.end(body);
+    });
+  try {
+    for (let i = 0; i < total; i++) {
+      const due = started + (i * 1000) / rate;
+      const wait = due - performance.now();
+      if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+      answers.push(one(due));
+    }
+    await Promise.all(answers);
+  } finally {
+    agent.destroy();
+  }
+  const windowSeconds = (performance.now() - started) / 1000;
+  counts.unanswered = counts.sent - counts.responses - counts.errors;
+  return {
+    kind: 'paced',
+    rate,
+    windowSeconds,
+    requestsPerSecond: counts.responses / windowSeconds,
+    latencyMs: summarize(latencies),
+    lateMs: (({ p99, max }) => ({ p99, max }))(summarize(late)),
+    ...counts,
+  };
+}
+
+/** Method, body bytes and headers (with the body's length) of a target's request. */
+function requestParts(target: LoadTarget): { method: string; body: Buffer | undefined; headers: Record<string, string> } {
+  if (target.body === undefined) return { method: 'GET', body: undefined, headers: target.headers };
+  const body = Buffer.from(target.body);
+  return { method: 'POST', body, headers: { ...target.headers, 'content-length': String(body.length) } };
+}
+
 /** One request, its status and parsed body: the sanity check before loading a target. */
-export function probe(target: LoadTarget): Promise<{ status: number; body: unknown }> {
+export function probe(target: LoadTarget): Promise<{ status: number; body: unknown; bytes: number }> {
   return new Promise((resolve, reject) => {
-    const body = Buffer.from(target.body);
+    const { method, body, headers } = requestParts(target);
     const req = request(
       {
         host: LOOPBACK,
         port: target.port,
         path: target.path,
-        method: 'POST',
-        headers: { ...target.headers, 'content-length': String(body.length) },
+        method,
+        headers,
         agent: false,
       },
       (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));
         res.once('end', () => {
-          const text = Buffer.concat(chunks).toString('utf8');
+          const bytes = Buffer.concat(chunks);
+          const text = bytes.toString('utf8');
           let parsed: unknown = text;
           try {
             parsed = JSON.parse(text);
           } catch {
             // keep the text
           }
-          resolve({ status: res.statusCode ?? 0, body: parsed });
+          resolve({ status: res.statusCode ?? 0, body: parsed, bytes: bytes.length });
         });
         res.once('error', reject);
       },
@@ -233,8 +319,10 @@ export function probe(target: LoadTarget): Promise<{ status: number; body: unkno
  */
 export type WithCpu<T> = T & { serverCpuMs: number | null; serverCpuUsPerRequest: number | null; otherLoadCores: number | null };
 
-export async function withServerCpu<T extends Counts>(pid: number, run: () => Promise<T>): Promise<WithCpu<T>> {
+/** `helpers`: processes of the benchmark's own besides this one (the /events viewers), not counted as noise. */
+export async function withServerCpu<T extends Counts>(pid: number, run: () => Promise<T>, helpers: number[] = []): Promise<WithCpu<T>> {
   const before = cpuTimeMs(pid);
+  const helpersBefore = helpers.map(cpuTimeMs);
   const machineBefore = machineBusyMs();
   const selfBefore = process.cpuUsage();
   const t0 = performance.now();
@@ -243,11 +331,12 @@ export async function withServerCpu<T extends Counts>(pid: number, run: () => Pr
   const self = process.cpuUsage(selfBefore);
   const machineAfter = machineBusyMs();
   const after = cpuTimeMs(pid);
+  const helpersMs = helpers.reduce((sum, helper, i) => sum + (cpuTimeMs(helper) ?? 0) - (helpersBefore[i] ?? 0), 0);
   const serverCpuMs = before === null || after === null ? null : after - before;
   const otherMs =
     serverCpuMs === null || machineBefore === null || machineAfter === null
       ? null
-      : machineAfter - machineBefore - serverCpuMs - (self.user + self.system) / 1000;
+      : machineAfter - machineBefore - serverCpuMs - helpersMs - (self.user + self.system) / 1000;
   return {
     ...result,
     serverCpuMs,

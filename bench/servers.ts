@@ -4,6 +4,9 @@
  *   node dist/bench/servers.js http                 bare Node http answering fixed JSON (the ceiling)
  *   node dist/bench/servers.js express              bare Express 5 + express.json() answering fixed JSON (the bar)
  *   node dist/bench/servers.js pincer <data-dir>    a real gateway (createGateway) on that data directory
+ *   node dist/bench/servers.js http-tools <data-dir> bare Node http answering GET /tools/openai with the list the
+ *                                                    default client gets from Pincer, built (mapped and serialised)
+ *                                                    on every request: the ceiling for Pincer's tool list
  *
  * Protocol (stdout, one JSON object per line):
  *   on ready:    {"ready":true,"mode":…,"port":N,"pid":N[,"token":"…"]}
@@ -30,7 +33,8 @@ import { createAppServer } from '../server/http/server.js';
 import { gatewayOrigins, hostGuard, originGuard, securityHeaders, type Origins } from '../server/http/guards.js';
 import { identify } from '../server/http/identity.js';
 import { openStore } from '../server/store/index.js';
-import { BENCH_PATH, FIXED_RESULT, LOOPBACK } from './common.js';
+import { toOpenAITool } from '../server/tools/formats.js';
+import { BENCH_PATH, FIXED_RESULT, LOOPBACK, TOOLS_PATH } from './common.js';
 
 function send(message: Record<string, unknown>, then?: () => void): void {
   process.stdout.write(`${JSON.stringify(message)}\n`, then);
@@ -84,6 +88,29 @@ async function bareExpress(): Promise<() => Promise<Record<string, unknown>>> {
   send({ ready: true, mode: 'express', port, pid: process.pid });
   return async () => {
     await closeServer(server);
+    return { stopped: true };
+  };
+}
+
+async function bareHttpToolList(dataDir: string | undefined): Promise<() => Promise<Record<string, unknown>>> {
+  if (!dataDir) fail('http-tools mode needs a data directory argument');
+  // A gateway that never listens, only to hold the same registered tools the Pincer target lists.
+  const gateway = createGateway({ config: loadConfig({ flags: { dataDir, port: 0 }, env: {} }) });
+  const { tools } = gateway.access.visible(gateway.registry, 'default', false);
+  const server = createServer((req, res) => {
+    if (req.url !== TOOLS_PATH) {
+      res.writeHead(404).end();
+      return;
+    }
+    const body = Buffer.from(JSON.stringify({ tools: tools.map(toOpenAITool) }));
+    res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'content-length': body.length });
+    res.end(body);
+  });
+  const port = await listen(server);
+  send({ ready: true, mode: 'http-tools', port, pid: process.pid });
+  return async () => {
+    await closeServer(server);
+    await gateway.close(1000);
     return { stopped: true };
   };
 }
@@ -159,6 +186,7 @@ async function pincer(dataDir: string | undefined, flags: string[]): Promise<() 
 const [mode, dataDir, ...flags] = process.argv.slice(2);
 const modes: Record<string, () => Promise<() => Promise<Record<string, unknown>>>> = {
   http: bareHttp,
+  'http-tools': () => bareHttpToolList(dataDir),
   express: bareExpress,
   'express-mw': () => expressWithPincerMiddleware(dataDir),
   pincer: () => pincer(dataDir, flags),
