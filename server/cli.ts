@@ -134,8 +134,10 @@ function waitForSignal(gateway: Gateway, out: Out): Promise<number> {
         },
       );
     };
-    process.once('SIGINT', stop);
-    process.once('SIGTERM', stop);
+    // Not once(): with the handler gone, a second signal would end the process by its default action, leaving
+    // every tool process and scratch folder behind.
+    process.on('SIGINT', stop);
+    process.on('SIGTERM', stop);
   });
 }
 

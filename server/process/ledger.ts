@@ -162,9 +162,12 @@ function endLeftover(record: LedgerRecord): Leftover {
 
 /** One log line about what the start-up clean-up did, or undefined when the run had left nothing behind. */
 export function describeLeftover({ record, killed, removed }: Leftover): string | undefined {
-  const what = `${record.kind}${record.pid !== undefined ? ` (pid ${record.pid})` : ''}, started ${record.startedAt || 'at an unknown time'}`;
-  const folder = removed ? ` and removed its scratch folder ${removed}` : '';
-  if (killed > 0) return `stopped ${killed} process${killed === 1 ? '' : 'es'} of ${what}, left running by an earlier run of the gateway${folder}`;
-  if (removed) return `removed the scratch folder ${removed} of ${what}, left by an earlier run of the gateway`;
+  const what = `${record.kind}${record.pid !== undefined ? ` (pid ${record.pid})` : ''} started ${record.startedAt || 'at an unknown time'}`;
+  const folder = removed ? `scratch folder ${removed} removed` : '';
+  if (killed > 0) {
+    const processes = `${killed} process${killed === 1 ? '' : 'es'} killed`;
+    return `an earlier run of the gateway left ${what} running: ${processes}${folder ? `, ${folder}` : ''}`;
+  }
+  if (removed) return `an earlier run of the gateway left ${what} behind: ${folder}`;
   return undefined;
 }

@@ -70,6 +70,15 @@ export class OutputBuffer {
   }
 }
 
+/** The first `bytes` bytes of `buffer` as text, without a character cut in half at the end. */
+function utf8Prefix(buffer: Buffer, bytes: number): string {
+  let end = Math.max(0, Math.min(bytes, buffer.length));
+  if (end < buffer.length) {
+    while (end > 0 && (buffer[end]! & 0xc0) === 0x80) end--;
+  }
+  return buffer.subarray(0, end).toString('utf8');
+}
+
 /** Bytes in the UTF-8 sequence a lead byte starts. */
 function sequenceLength(lead: number): number {
   if (lead >= 0xf0) return 4;
@@ -97,11 +106,14 @@ export class LiveOutput {
     if (!this.#open) return;
     const text = typeof chunk === 'string' ? chunk : this.#decoder.decode(chunk, { stream: true });
     if (!text) return;
-    this.#sent += Buffer.byteLength(text);
-    if (this.#sent <= this.limit) {
+    const bytes = Buffer.byteLength(text);
+    if (this.#sent + bytes <= this.limit) {
+      this.#sent += bytes;
       this.#emit(text);
       return;
     }
+    const fits = utf8Prefix(Buffer.from(text, 'utf8'), this.limit - this.#sent);
+    if (fits) this.#emit(fits);
     this.#open = false;
     this.#emit(this.stopNote);
   }

@@ -152,19 +152,18 @@ export class ProcessRunner {
       live?.[stream].push(chunk);
     };
     // Recorded before it starts: should the gateway die in between, the tag or the folder still find the process.
-    const entry = this.#record({
-      kind: options.kind,
-      ...(tag && { tag }),
-      ...(options.scratch && { scratch: options.scratch }),
-      startedAt: new Date().toISOString(),
-    });
+    // A run in a scratch folder shares the folder's line in the ledger, which withScratch removes with the folder.
+    const scratchEntry = options.scratch !== undefined ? this.#scratch.get(options.scratch) : undefined;
+    const entry =
+      scratchEntry ?? this.#record({ kind: options.kind, ...(options.scratch && { scratch: options.scratch }), startedAt: new Date().toISOString() });
+    if (tag) entry?.update({ tag });
     let spawned: Spawned;
     try {
       spawned = options.terminal
         ? spawnInTerminal({ argv, cwd, env, onData, ...options.terminal })
         : await spawnWithPipes({ argv, cwd, env, onData, stdin: options.stdin ?? '' });
     } catch (error) {
-      entry?.remove();
+      if (entry !== scratchEntry) entry?.remove();
       throw error;
     }
     const leaderStart = processStartTime(spawned.pid);
@@ -174,7 +173,7 @@ export class ProcessRunner {
 
     let done!: (value: RunResult) => void;
     const finished = new Promise<RunResult>((resolve) => (done = resolve));
-    const run: LiveRun = { tree, entry, done: finished };
+    const run: LiveRun = { tree, entry: entry === scratchEntry ? undefined : entry, done: finished };
     this.#live.add(run);
 
     const grace = Math.max(0, options.killGraceMs ?? 500);
@@ -210,7 +209,7 @@ export class ProcessRunner {
     clearTimeout(gaveUp);
     tree.stopWatching();
     spawned.dispose();
-    entry?.remove();
+    if (entry !== scratchEntry) entry?.remove();
     this.#live.delete(run);
     const answer = result(output, status, timedOut, cancelled, started);
     done(answer);

@@ -29,7 +29,7 @@ const SIGNAL_NAMES = new Map(Object.entries(constants.signals).map(([name, numbe
 
 /**
  * A program on pipes, leader of a new session and process group (setsid through `detached`), so its group can be
- * signalled as a whole. Throws (asynchronously, through `started`) when it cannot be started.
+ * signalled as a whole. Rejects when the system cannot start it.
  */
 export function spawnWithPipes(request: SpawnRequest & { stdin: string | Buffer }): Promise<Spawned> {
   return new Promise((resolve, reject) => {
@@ -46,33 +46,37 @@ export function spawnWithPipes(request: SpawnRequest & { stdin: string | Buffer 
     const exited = new Promise<{ exitCode: number | null; signal: string | null }>((done) =>
       child.once('exit', (exitCode, signal) => done({ exitCode, signal })),
     );
-    child.once('error', (error) => {
-      if (child.pid === undefined) reject(error);
+    if (child.pid === undefined) {
+      // The system refused to start it (ENOENT, EACCES): the reason comes as an error event.
+      child.once('error', reject);
+      return;
+    }
+    child.on('error', () => {
+      // Only failures of kill() or of the pipes come here once it runs; the exit is reported either way.
     });
     child.stdout.on('data', (chunk: Buffer) => request.onData('stdout', chunk));
     child.stderr.on('data', (chunk: Buffer) => request.onData('stderr', chunk));
     child.stdin.on('error', () => {
       // The program exited without reading all of its input; that is its business.
     });
-    child.once('spawn', () => {
-      child.stdin.end(request.stdin);
-      resolve({
-        pid: child.pid!,
-        exited,
-        async drained(maxWaitMs) {
-          if (closed) return;
-          let timer: NodeJS.Timeout | undefined;
-          await Promise.race([close, new Promise<void>((done) => (timer = setTimeout(done, maxWaitMs)))]);
-          clearTimeout(timer);
-        },
-        dispose() {
-          child.stdout.removeAllListeners('data');
-          child.stderr.removeAllListeners('data');
-          child.stdout.destroy();
-          child.stderr.destroy();
-          child.unref();
-        },
-      });
+    // Resolved at once, not on the 'spawn' event: the caller records the pid before anything else can run.
+    child.stdin.end(request.stdin);
+    resolve({
+      pid: child.pid,
+      exited,
+      async drained(maxWaitMs) {
+        if (closed) return;
+        let timer: NodeJS.Timeout | undefined;
+        await Promise.race([close, new Promise<void>((done) => (timer = setTimeout(done, maxWaitMs)))]);
+        clearTimeout(timer);
+      },
+      dispose() {
+        child.stdout.removeAllListeners('data');
+        child.stderr.removeAllListeners('data');
+        child.stdout.destroy();
+        child.stderr.destroy();
+        child.unref();
+      },
     });
   });
 }

@@ -41,10 +41,10 @@ export interface Served {
 }
 
 /** `pincer serve` in a child process, ready once it has printed its address and login link. */
-export async function serve(dataDir: string, port: number, cwd?: string): Promise<Served> {
+export async function serve(dataDir: string, port: number, cwd?: string, env: NodeJS.ProcessEnv = {}): Promise<Served> {
   const child = spawn(process.execPath, [BIN, 'serve', '--data-dir', dataDir, '--port', String(port)], {
     ...(cwd && { cwd }),
-    env: { ...process.env, PINCER_TOKEN: '' },
+    env: { ...process.env, PINCER_TOKEN: '', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';

@@ -1,0 +1,147 @@
+import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { freePort, serve, type Served } from '../../helpers/cli.js';
+import { tempDir } from '../../helpers/gateway.js';
+import { processesMatching } from '../../helpers/processes.js';
+
+/*
+ * SPEC §10 "Stops": a second signal, or kill -9 followed by the next start, leaves no tool process and no scratch
+ * folder. The real `pincer serve` (the compiled CLI) runs run_shell `sleep` and a busy run_python loop; its TMPDIR
+ * is a folder of the test's own, so every scratch folder it makes can be counted.
+ */
+
+interface Setup {
+  dataDir: string;
+  root: string;
+  tmp: string;
+}
+
+let setup: Setup;
+let served: Served | undefined;
+
+afterEach(async () => {
+  if (served && served.child.exitCode === null && served.child.signalCode === null) {
+    served.child.kill('SIGKILL');
+    await served.exited;
+  }
+  served = undefined;
+  for (const dir of Object.values(setup)) rmSync(dir, { recursive: true, force: true });
+});
+
+function prepare(): Setup {
+  setup = { dataDir: tempDir(), root: tempDir('pincer-root-'), tmp: tempDir('pincer-stops-tmp-') };
+  return setup;
+}
+
+function start(): Promise<Served> {
+  return serve(setup.dataDir, 0, setup.root, { TMPDIR: setup.tmp, PINCER_ROOTS: setup.root });
+}
+
+/** Starts a call and lets it run; the answer (or the refused connection once the server is gone) is ignored. */
+function call(url: string, tool: string, args: unknown): void {
+  const token = readFileSync(join(setup.dataDir, 'token'), 'utf8').trim();
+  void fetch(`${url}/tools/${tool}/execute`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    body: JSON.stringify(args),
+  })
+    .then((response) => response.body?.cancel())
+    .catch(() => undefined);
+}
+
+async function eventually(check: () => boolean, ms = 20_000): Promise<boolean> {
+  const deadline = Date.now() + ms;
+  while (Date.now() < deadline) {
+    if (check()) return true;
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+  return check();
+}
+
+const scratchFolders = () => readdirSync(setup.tmp).filter((name) => name.startsWith('pincer-'));
+/** Processes of the run: the sleep by its command line, the Python loop by its working folder. */
+const leftovers = (sleep: string) => [...processesMatching(sleep), ...processesMatching(setup.tmp)].filter((pid) => pid !== process.pid);
+const ledgerFiles = () => {
+  const dir = join(setup.dataDir, 'run');
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir).flatMap((owner) => readdirSync(join(dir, owner)).filter((name) => name.endsWith('.json')));
+};
+
+/** One run_shell sleep and one run_python busy loop, both running once this resolves. */
+async function startTools(url: string, sleep: string): Promise<void> {
+  call(url, 'run_shell', { command: sleep, timeout_ms: 120_000 });
+  call(url, 'run_python', { code: 'while True:\n    pass', timeout_ms: 120_000 });
+  const ready = await eventually(() => processesMatching(sleep).length > 0 && processesMatching(join(setup.tmp, 'pincer-python-')).length > 0);
+  expect(ready, `the tools did not start:\n${served?.output()}`).toBe(true);
+  expect(scratchFolders()).toHaveLength(2);
+}
+
+// Each test starts the real gateway (twice for kill -9) and real tools: slow on a loaded machine.
+describe('stops leave nothing behind', { timeout: 90_000 }, () => {
+  it('kill -9 of pincer serve mid-call: the next start kills what was left and removes the scratch folders', async () => {
+    prepare();
+    served = await start();
+    await startTools(served.url, 'sleep 30.9191');
+
+    served.child.kill('SIGKILL');
+    await served.exited;
+    // kill -9 cannot be caught: the tool processes and their folders are still there.
+    expect(leftovers('sleep 30.9191').length).toBeGreaterThan(0);
+    expect(scratchFolders()).toHaveLength(2);
+
+    served = await start();
+    expect(leftovers('sleep 30.9191')).toEqual([]);
+    expect(scratchFolders()).toEqual([]);
+    expect(ledgerFiles()).toEqual([]);
+    const lines = served.output().split('\n').filter((line) => line.includes('an earlier run of the gateway left'));
+    expect(lines).toHaveLength(2);
+    expect(lines.join('\n')).toMatch(/left run_shell \(pid \d+\) started \S+ running: \d+ process(es)? killed, scratch folder .*pincer-shell-tmp-\w+ removed/);
+    expect(lines.join('\n')).toMatch(/left run_python \(pid \d+\) started \S+ running: 1 process killed, scratch folder .*pincer-python-\w+ removed/);
+  });
+
+  it('a second SIGTERM mid-call kills every tool process and removes the scratch folders before exiting 130', async () => {
+    prepare();
+    served = await start();
+    await startTools(served.url, 'sleep 30.9292');
+
+    served.child.kill('SIGTERM');
+    expect(await eventually(() => /Stopping \(SIGTERM\)/.test(served!.output()))).toBe(true);
+    served.child.kill('SIGTERM');
+    expect(await served.exited).toBe(130);
+    expect(served.output()).toMatch(/SIGTERM again, stopping now \(killed the processes of 2 running tool calls\)/);
+    // Nothing to wait for: the gateway had killed them before it exited.
+    expect(leftovers('sleep 30.9292')).toEqual([]);
+    expect(scratchFolders()).toEqual([]);
+    expect(ledgerFiles()).toEqual([]);
+
+    // And the next start finds nothing to clean.
+    served = await start();
+    expect(served.output()).not.toMatch(/an earlier run of the gateway left/);
+  });
+
+  it('a second SIGINT does the same', async () => {
+    prepare();
+    served = await start();
+    await startTools(served.url, 'sleep 30.9393');
+
+    served.child.kill('SIGINT');
+    expect(await eventually(() => /Stopping \(SIGINT\)/.test(served!.output()))).toBe(true);
+    served.child.kill('SIGINT');
+    expect(await served.exited).toBe(130);
+    expect(leftovers('sleep 30.9393')).toEqual([]);
+    expect(scratchFolders()).toEqual([]);
+  });
+
+  it('one SIGTERM mid-call stops the tools after the grace period and exits 0, leaving nothing', async () => {
+    prepare();
+    served = await start();
+    await startTools(served.url, 'sleep 30.9494');
+
+    served.child.kill('SIGTERM');
+    expect(await served.exited).toBe(0);
+    expect(leftovers('sleep 30.9494')).toEqual([]);
+    expect(scratchFolders()).toEqual([]);
+    expect(ledgerFiles()).toEqual([]);
+  });
+});
