@@ -2,8 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { dirname } from 'node:path';
 import { GatewayError, refuse } from '../errors.js';
 import type { EventBus } from '../events/bus.js';
-import type { PolicyDecision } from '../policy/policy.js';
-import type { RuleBook, Subject } from '../policy/rules.js';
+import type { PolicyDecision, Subject } from '../decision.js';
+import type { RuleBook } from '../policy/rules.js';
 import type { ApprovalDecision, ApprovalRecord, Rule, RuleScope, Store } from '../store/index.js';
 
 /** How a wait for the owner ended. */

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { errorBody, GatewayError, refuse, ToolError, type ErrorBody } from '../errors.js';
 import type { CallPhase, EventBus } from '../events/bus.js';
-import type { Policy, PolicyDecision, PolicyInput } from '../policy/policy.js';
+import type { Policy, PolicyInput } from '../policy/policy.js';
+import type { PolicyDecision } from '../decision.js';
 import type { CallRecord, CallStatus, Store } from '../store/index.js';
 import type { RegisteredTool, ToolRegistry } from '../tools/registry.js';
 import type { ApprovalBroker } from '../approvals/broker.js';

@@ -1,4 +1,5 @@
-import { riskDecision, type Analyzer, type Policy, type PolicyDecision, type PolicyInput } from './policy.js';
+import { riskDecision, type Analyzer, type Policy, type PolicyInput } from './policy.js';
+import type { PolicyDecision } from '../decision.js';
 import type { RuleBook } from './rules.js';
 
 /**

@@ -3,9 +3,7 @@ import { isAbsolute, resolve, sep } from 'node:path';
 import { GatewayError } from '../errors.js';
 import { cacheKey } from '../executor/cache.js';
 import { RULE_EFFECTS, RULE_SCOPES, type Rule, type RuleEffect, type RuleScope, type Store } from '../store/index.js';
-import { allow, ask, deny, type PolicyDecision, type Subject } from './policy.js';
-
-export type { Subject } from './policy.js';
+import { allow, ask, deny, type PolicyDecision, type Subject } from '../decision.js';
 
 export interface RuleChange {
   change: 'added' | 'removed';

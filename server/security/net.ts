@@ -4,7 +4,7 @@ import http from 'node:http';
 import https from 'node:https';
 import { isIP } from 'node:net';
 import { ToolError } from '../errors.js';
-import { allow, deny, type PolicyDecision } from '../policy/policy.js';
+import { allow, deny, type PolicyDecision } from '../decision.js';
 import { VERSION } from '../version.js';
 import { classifyAddress, HostAllowlist, judgeHostName, normalizeHostName, parseIp } from './address.js';
 import { readBody } from './read-body.js';

@@ -1,4 +1,4 @@
-import { deny, type PolicyDecision } from '../policy/policy.js';
+import { deny, type PolicyDecision } from '../decision.js';
 import { expandBraces, GlobError } from '../util/glob.js';
 import { describeLookalikes, lookalikeForm } from './lookalike.js';
 

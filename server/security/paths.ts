@@ -3,7 +3,7 @@ import { realpath as realpathCallback, realpathSync, statSync } from 'node:fs';
 import { promisify } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
-import { allow, ask, deny, type PolicyDecision } from '../policy/policy.js';
+import { allow, ask, deny, type PolicyDecision } from '../decision.js';
 import { describeLookalikes, lookalikeForm } from './lookalike.js';
 import { codeExecutionMatch, secretFileMatch } from './path-rules.js';
 

@@ -1,7 +1,7 @@
 import { tmpdir } from 'node:os';
 import { isAbsolute } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { ask, type Decision, type PolicyDecision } from '../policy/policy.js';
+import { ask, type Decision, type PolicyDecision } from '../decision.js';
 import { defaultRunner, scrubbedEnvironment, type ProcessRunner } from '../process/index.js';
 
 /**

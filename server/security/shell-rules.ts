@@ -1,4 +1,4 @@
-import { allow, ask, deny, type PolicyDecision } from '../policy/policy.js';
+import { allow, ask, deny, type PolicyDecision } from '../decision.js';
 import type { Catastrophe } from './shell-catastrophic.js';
 
 /**

@@ -4,7 +4,7 @@
  */
 import { posix } from 'node:path';
 import type { Node, Parser } from 'web-tree-sitter';
-import { strictest, type PolicyDecision } from '../policy/policy.js';
+import { strictest, type PolicyDecision } from '../decision.js';
 import { catastrophe } from './shell-catastrophic.js';
 import { codeThreat, codeUsesNetwork, stringLiterals } from './shell-embedded.js';
 import { joinLineContinuations } from './shell-parser.js';

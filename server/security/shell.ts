@@ -2,7 +2,7 @@ import { realpathSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { resolve } from 'node:path';
 import type { Parser } from 'web-tree-sitter';
-import type { Decision, PolicyDecision } from '../policy/policy.js';
+import type { Decision, PolicyDecision } from '../decision.js';
 import { loadBashParser } from './shell-parser.js';
 import { normalizeAbsolute, type ShellPaths } from './shell-paths.js';
 import { askRule } from './shell-rules.js';

@@ -1,4 +1,5 @@
-import { allow, ask, type Analyzer } from '../policy.js';
+import type { Analyzer } from '../policy.js';
+import { allow, ask } from '../../decision.js';
 
 /** Reading the clipboard can expose a password the person just copied; writing it only hands them text. */
 export function desktopAnalyzers(): Record<string, Analyzer> {

@@ -1,6 +1,7 @@
 import { checkPathPattern } from '../../security/path-pattern.js';
 import type { PathAccess, PathGuard } from '../../security/paths.js';
-import { strictest, type Analyzer } from '../policy.js';
+import type { Analyzer } from '../policy.js';
+import { strictest } from '../../decision.js';
 
 const ACCESS: Readonly<Record<string, PathAccess>> = {
   file_read: 'read',

@@ -1,6 +1,7 @@
 import type { PincerConfig } from '../../config/config.js';
 import type { NetGuard, UrlVerdict } from '../../security/net.js';
-import { allow, ask, type Analyzer, type PolicyDecision } from '../policy.js';
+import type { Analyzer } from '../policy.js';
+import { allow, ask, type PolicyDecision } from '../../decision.js';
 
 /**
  * Policy for the HTTP tools. The URL is judged by NetGuard (the same check the tool repeats when it connects):

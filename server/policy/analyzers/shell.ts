@@ -1,6 +1,7 @@
 import type { PathGuard } from '../../security/paths.js';
 import type { ShellAnalyzer } from '../../security/shell.js';
-import { strictest, type Analyzer } from '../policy.js';
+import type { Analyzer } from '../policy.js';
+import { strictest } from '../../decision.js';
 
 /**
  * The analyzer for `run_shell`: the command decides, and the folder it runs in is judged like any path (outside the

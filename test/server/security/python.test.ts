@@ -6,7 +6,7 @@ import { EventBus } from '../../../server/events/bus.js';
 import { Executor } from '../../../server/executor/executor.js';
 import { pythonAnalyzers } from '../../../server/policy/analyzers/python.js';
 import { PolicyEngine } from '../../../server/policy/engine.js';
-import type { PolicyDecision } from '../../../server/policy/policy.js';
+import type { PolicyDecision } from '../../../server/decision.js';
 import { MAX_PYTHON_CODE_CHARS, PythonAnalyzer } from '../../../server/security/python.js';
 import { openStore, type Store } from '../../../server/store/index.js';
 import { createRunPythonTool } from '../../../server/tools/builtin/run-python.js';

@@ -1,0 +1,51 @@
+/**
+ * The decision vocabulary every layer speaks: what a policy, an analyzer or a rule says about a call (allow / ask /
+ * deny, the rule that decided, why) and what the call touches. It imports nothing, so the security checks below the
+ * policy and the policy above them can both use it.
+ */
+
+export type Decision = 'allow' | 'ask' | 'deny';
+
+/** A decision and what made it; recorded with every call and shown in the log. */
+export interface PolicyDecision {
+  decision: Decision;
+  /** Stable identifier of the rule that decided, e.g. "risk:safe", "path:outside-roots", "shell:read-only". */
+  rule: string;
+  /** Written for a person: why, and what they can do about it. */
+  reason: string;
+  /** What the call touches, as the analyzer found it (resolved once, for rules and the approval's scopes). */
+  subject?: Subject;
+}
+
+/** A path outside the roots that a command reads or writes. */
+export interface OutsidePath {
+  /** Real path (symlinks followed). */
+  path: string;
+  access: 'read' | 'write';
+  /** The folder an "always allow this folder" grant names: the path itself when it is a folder, else its parent. */
+  folder: string;
+}
+
+/** What a call touches, for rules scoped to a folder, a host or a command prefix. */
+export interface Subject {
+  /** Resolved absolute path (file tools) or working folder (run_shell). */
+  path?: string;
+  host?: string;
+  command?: string;
+  /** run_shell: paths outside the roots the command names. */
+  outside?: OutsidePath[];
+  /** run_shell: what the command would be if it read nothing outside the roots (a folder grant covers only that). */
+  otherwise?: Decision;
+}
+
+const SEVERITY: Record<Decision, number> = { allow: 0, ask: 1, deny: 2 };
+
+/** deny > ask > allow; among equals the first one found speaks. */
+export function strictest(decisions: readonly PolicyDecision[]): PolicyDecision {
+  if (decisions.length === 0) throw new Error('strictest() needs at least one decision');
+  return decisions.reduce((worst, d) => (SEVERITY[d.decision] > SEVERITY[worst.decision] ? d : worst));
+}
+
+export const allow = (rule: string, reason: string): PolicyDecision => ({ decision: 'allow', rule, reason });
+export const ask = (rule: string, reason: string): PolicyDecision => ({ decision: 'ask', rule, reason });
+export const deny = (rule: string, reason: string): PolicyDecision => ({ decision: 'deny', rule, reason });
