@@ -7,7 +7,10 @@ import { readFileSync } from 'node:fs';
  * requests and plugin files. Idle sockets must never use them all up: then nothing works, not even for the owner.
  */
 export interface ConnectionLimits {
-  /** Connections beyond this are closed as they arrive (Node's server.maxConnections). */
+  /**
+   * Node's server.maxConnections: beyond it new connections are closed as they arrive. Near it, the oldest
+   * connection that has not sent a request yet is closed to make room instead (connection-guard.ts).
+   */
   maxConnections: number;
   /** A connection that has not sent a complete request head within this is answered 408 and closed. */
   headersTimeoutMs: number;

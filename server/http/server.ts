@@ -1,6 +1,7 @@
 import { createServer, IncomingMessage, maxHeaderSize, ServerResponse, STATUS_CODES, type Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { Express } from 'express';
+import { makeRoomForNewConnections } from './connection-guard.js';
 import { defaultConnectionLimits, type ConnectionLimits } from './connection-limits.js';
 
 /**
@@ -36,9 +37,10 @@ export function createAppServer(app: Express, limits: ConnectionLimits = default
     },
     app,
   );
-  // Security: past the cap Node closes a new connection at once. A flood of idle sockets is then refused at the
-  // door instead of taking the descriptors the database and the tools need; those it holds time out (above).
+  // Security: the cap keeps sockets from taking the descriptors the database and the tools need. Near it, the
+  // oldest connection that never sent a request makes room for a new one; past it Node closes newcomers at once.
   server.maxConnections = limits.maxConnections;
+  makeRoomForNewConnections(server, limits.maxConnections);
   server.on('clientError', answerClientError);
   return server;
 }

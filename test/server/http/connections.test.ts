@@ -91,25 +91,52 @@ describe('errors Node answers itself carry the envelope', () => {
 });
 
 describe('idle connections cannot lock everyone out', () => {
-  it('past the cap new connections are closed at once; the idle ones time out and real requests get in again', async () => {
-    tg = await startGateway({}, { connectionLimits: { maxConnections: 10, headersTimeoutMs: 600, checkIntervalMs: 100 } });
-    const idle: Raw[] = [];
-    for (let i = 0; i < 10; i++) idle.push(open(tg.port));
-    await until(() => idle.every((raw) => raw.connected), 'the idle connections');
-    // Let the gateway accept them all before the ones over the cap arrive.
-    await sleep(50);
-    const over: Raw[] = [];
-    for (let i = 0; i < 5; i++) over.push(open(tg.port));
-    // Over the cap: closed without a byte, long before any timeout.
-    await until(() => over.every((raw) => raw.closed), 'the connections over the cap to be closed', 500);
-    expect(over.map((raw) => raw.text)).toEqual(['', '', '', '', '']);
-    expect(idle.some((raw) => raw.closed)).toBe(false);
+  async function openAll(port: number, count: number, send?: string): Promise<Raw[]> {
+    const all: Raw[] = [];
+    for (let i = 0; i < count; i++) {
+      const raw = open(port, send);
+      all.push(raw);
+      // One at a time, as a flood arrives: each is accepted (or refused) before the next.
+      await until(() => raw.connected || raw.closed, 'the connection');
+      await sleep(5);
+    }
+    return all;
+  }
 
-    // The idle ones are answered 408 and closed after the headers timeout, which frees their places.
-    await until(() => idle.every((raw) => raw.closed), 'the idle connections to time out', 5_000);
-    for (const raw of idle) expect(parse(raw.text).status).toBe(408);
+  it('a flood of connections that never send a request cannot keep a real client out: the oldest make room', async () => {
+    // The headers timeout is long here: what lets the client in is the room made for it, not a timeout.
+    tg = await startGateway({}, { connectionLimits: { maxConnections: 10, headersTimeoutMs: 30_000 } });
+    const silent = await openAll(tg.port, 30);
+    await sleep(100);
+    const stillOpen = silent.filter((raw) => !raw.closed);
+    // Never more than the cap less its headroom; the ones closed are the oldest, and they were sent nothing.
+    expect(stillOpen.length).toBeLessThanOrEqual(9);
+    expect(stillOpen.length).toBeGreaterThan(0);
+    expect(silent.slice(-stillOpen.length).every((raw) => !raw.closed)).toBe(true);
+    expect(silent.filter((raw) => raw.closed).every((raw) => raw.text === '')).toBe(true);
+
     const health = await fetch(`${tg.url}/health`);
     expect(health.status).toBe(200);
+    const call = await tg.api('/tools/calculate/execute', { method: 'POST', json: { expression: '2+2' } });
+    expect((await call.json()) as unknown).toMatchObject({ success: true, result: { result: 4 } });
+  });
+
+  it('connections that are busy are never closed to make room; past the cap a newcomer is closed at once', async () => {
+    tg = await startGateway({}, { connectionLimits: { maxConnections: 10, headersTimeoutMs: 30_000 } });
+    const streams = await openAll(tg.port, 10, `GET /events HTTP/1.1\r\nHost: 127.0.0.1:${tg.port}\r\nAuthorization: Bearer ${tg.token}\r\n\r\n`);
+    await until(() => streams.every((raw) => raw.text.includes('event: hello')), 'every stream to say hello');
+    const newcomer = open(tg.port);
+    await until(() => newcomer.closed, 'the newcomer to be closed', 1_000);
+    expect(newcomer.text).toBe('');
+    expect(streams.some((raw) => raw.closed)).toBe(false);
+    expect(tg.gateway.streams.stats().viewers).toBe(10);
+  });
+
+  it('connections that never finish their request head are answered 408 and closed after the headers timeout', async () => {
+    tg = await startGateway({}, { connectionLimits: { maxConnections: 10, headersTimeoutMs: 500, checkIntervalMs: 100 } });
+    const idle = await openAll(tg.port, 8);
+    await until(() => idle.every((raw) => raw.closed), 'the idle connections to time out', 5_000);
+    for (const raw of idle) expect(parse(raw.text).status).toBe(408);
   });
 
   it('the gateway keeps well below its open-file limit', () => {
