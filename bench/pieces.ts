@@ -17,7 +17,7 @@ import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import Database from 'better-sqlite3';
 import { createGateway, loadConfig, type Gateway } from '../server/index.js';
-import { parseUntrustedJson } from '../server/http/json.js';
+import { parseUntrustedJson } from '../server/util/json.js';
 import { newCallId } from '../server/executor/executor.js';
 import { RiskPolicy } from '../server/policy/policy.js';
 import { CallStore, type CallRecord } from '../server/store/calls.js';

@@ -64,15 +64,3 @@ export class ResultCache {
     };
   }
 }
-
-/** Same arguments in any key order give the same key. */
-export function cacheKey(tool: string, args: unknown): string {
-  return `${tool}\u0000${stableStringify(args)}`;
-}
-
-function stableStringify(value: unknown): string {
-  if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null';
-  if (Array.isArray(value)) return `[${value.map(stableStringify).join(',')}]`;
-  const keys = Object.keys(value).sort();
-  return `{${keys.map((k) => `${JSON.stringify(k)}:${stableStringify((value as Record<string, unknown>)[k])}`).join(',')}}`;
-}

@@ -9,7 +9,8 @@ import type { ApprovalBroker } from '../approvals/broker.js';
 import type { ClientAccess } from '../policy/access.js';
 import type { RuleBook, SubjectOf } from '../policy/rules.js';
 import { redactSecrets } from '../util/redact.js';
-import { cacheKey, ResultCache } from './cache.js';
+import { callKey } from '../util/call-key.js';
+import { ResultCache } from './cache.js';
 import { Cancellation, type CallerSignal } from './cancellation.js';
 
 export interface CallRequest {
@@ -317,7 +318,7 @@ export class Executor {
     t0: number,
   ): Promise<CallOutcome> {
     const def = tool.definition;
-    const key = def.cache ? cacheKey(def.name, args) : undefined;
+    const key = def.cache ? callKey(def.name, args) : undefined;
     if (key) {
       const hit = this.cache.get(key);
       if (hit) {

@@ -1,6 +1,6 @@
 import type { NextFunction, Request, Response } from 'express';
 import { GatewayError } from '../errors.js';
-import { parseUntrustedJson } from './json.js';
+import { parseUntrustedJson } from '../util/json.js';
 
 const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i;
 const READ_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);

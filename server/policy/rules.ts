@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { isAbsolute, resolve, sep } from 'node:path';
 import { GatewayError } from '../errors.js';
-import { cacheKey } from '../executor/cache.js';
+import { callKey } from '../util/call-key.js';
 import { RULE_EFFECTS, RULE_SCOPES, type Rule, type RuleEffect, type RuleScope, type Store } from '../store/index.js';
 import { allow, ask, deny, type PolicyDecision, type Subject } from '../decision.js';
 
@@ -148,7 +148,7 @@ function normalizePattern(input: NewRule): string | null {
     case 'exact':
       if (tool === '*') throw new Error('an exact rule names one tool');
       if (!pattern || typeof pattern !== 'object' || Array.isArray(pattern)) throw new Error('an exact rule needs pattern: the arguments object');
-      return cacheKey(tool, pattern);
+      return callKey(tool, pattern);
     case 'prefix': {
       if (tool !== 'run_shell') throw new Error('a prefix rule is for run_shell commands');
       const words = typeof pattern === 'string' ? pattern.trim().split(/\s+/).filter(Boolean) : [];
@@ -169,7 +169,7 @@ function matches(rule: Rule, tool: string, args: Record<string, unknown>, subjec
     case 'tool':
       return true;
     case 'exact':
-      return rule.pattern === cacheKey(tool, args);
+      return rule.pattern === callKey(tool, args);
     case 'prefix': {
       // Security: a prefix vouches only for one plain command. "git push && curl … | sh" must not ride on "git push".
       const command = subject.command?.trim() ?? '';

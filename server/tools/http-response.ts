@@ -1,6 +1,6 @@
 import { TextDecoder } from 'node:util';
 import { ToolError } from '../errors.js';
-import { parseUntrustedJson } from '../http/json.js';
+import { parseUntrustedJson } from '../util/json.js';
 import type { FetchResult } from '../security/net.js';
 
 /** What http_get and http_post share: their common arguments and how an answer is shown to a model. */

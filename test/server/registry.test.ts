@@ -4,8 +4,9 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ensurePrivateDir, generateToken, loadOrCreateSecret } from '../../server/auth/secrets.js';
 import { GatewayError } from '../../server/errors.js';
-import { cacheKey, ResultCache } from '../../server/executor/cache.js';
-import { nestingDepth, parseUntrustedJson } from '../../server/http/json.js';
+import { ResultCache } from '../../server/executor/cache.js';
+import { callKey } from '../../server/util/call-key.js';
+import { nestingDepth, parseUntrustedJson } from '../../server/util/json.js';
 import { RegistryError, ToolRegistry, type RegistryEvents } from '../../server/tools/registry.js';
 import type { AnyTool } from '../../server/tools/types.js';
 import { compileValidator } from '../../server/tools/validator.js';
@@ -561,7 +562,7 @@ describe('ResultCache', () => {
 
   it('clears one tool without touching tools whose names share its prefix', () => {
     const cache = new ResultCache();
-    const keys = [cacheKey('calc', { x: 1 }), cacheKey('calc', { x: 2 }), cacheKey('calc2', { x: 1 }), cacheKey('other', {})];
+    const keys = [callKey('calc', { x: 1 }), callKey('calc', { x: 2 }), callKey('calc2', { x: 1 }), callKey('other', {})];
     for (const key of keys) cache.set(key, key, 60_000, 0);
     cache.clear('calc');
     expect(keys.map((key) => cache.get(key, 1) !== undefined)).toEqual([false, false, true, true]);
@@ -570,17 +571,17 @@ describe('ResultCache', () => {
   });
 
   it('derives the same key for the same arguments in any key order, at any depth', () => {
-    const a = cacheKey('t', { b: 1, a: { y: [1, { q: 1, p: 2 }], x: null } });
-    const b = cacheKey('t', { a: { x: null, y: [1, { p: 2, q: 1 }] }, b: 1 });
+    const a = callKey('t', { b: 1, a: { y: [1, { q: 1, p: 2 }], x: null } });
+    const b = callKey('t', { a: { x: null, y: [1, { p: 2, q: 1 }] }, b: 1 });
     expect(a).toBe(b);
   });
 
   it('derives different keys for different tools, values or array orders', () => {
-    const base = cacheKey('t', { a: [1, 2] });
-    expect(cacheKey('u', { a: [1, 2] })).not.toBe(base);
-    expect(cacheKey('t', { a: [2, 1] })).not.toBe(base);
-    expect(cacheKey('t', { a: [1, '2'] })).not.toBe(base);
-    expect(cacheKey('t', { a: [1, 2], b: 0 })).not.toBe(base);
+    const base = callKey('t', { a: [1, 2] });
+    expect(callKey('u', { a: [1, 2] })).not.toBe(base);
+    expect(callKey('t', { a: [2, 1] })).not.toBe(base);
+    expect(callKey('t', { a: [1, '2'] })).not.toBe(base);
+    expect(callKey('t', { a: [1, 2], b: 0 })).not.toBe(base);
   });
 });
 

@@ -3,7 +3,7 @@ import { refuse } from '../../errors.js';
 import { CallerGone } from '../../executor/cancellation.js';
 import type { CallOutcome, CallRequest, Executor } from '../../executor/executor.js';
 import { identityOf } from '../identity.js';
-import { parseUntrustedJson } from '../json.js';
+import { parseUntrustedJson } from '../../util/json.js';
 
 /** Most OpenAI-compatible clients send a handful; a flood of calls in one request is refused up front. */
 const MAX_TOOL_CALLS = 128;

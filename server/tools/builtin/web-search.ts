@@ -1,7 +1,7 @@
 import { ToolError } from '../../errors.js';
 import type { PincerConfig } from '../../config/config.js';
 import type { NetGuard } from '../../security/net.js';
-import { parseUntrustedJson } from '../../http/json.js';
+import { parseUntrustedJson } from '../../util/json.js';
 import { defineTool } from '../types.js';
 
 interface WebSearchArgs {
