@@ -1,5 +1,5 @@
 import type { PathGuard } from '../../security/paths.js';
-import type { ShellAnalyzer } from '../../security/shell.js';
+import type { ShellAnalyzer } from '../../security/shell/analyzer.js';
 import type { Analyzer } from '../policy.js';
 import { strictest } from '../../decision.js';
 

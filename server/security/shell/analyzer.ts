@@ -2,11 +2,11 @@ import { realpathSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { resolve } from 'node:path';
 import type { Parser } from 'web-tree-sitter';
-import type { Decision, PolicyDecision } from '../decision.js';
-import { loadBashParser } from './shell-parser.js';
-import { normalizeAbsolute, type ShellPaths } from './shell-paths.js';
-import { askRule } from './shell-rules.js';
-import { Reader } from './shell-script.js';
+import type { Decision, PolicyDecision } from '../../decision.js';
+import { loadBashParser } from './parser.js';
+import { normalizeAbsolute, type ShellPaths } from './paths.js';
+import { askRule } from './rules.js';
+import { Reader } from './script.js';
 
 export interface ShellAnalyzerOptions {
   /** Pincer's data folder (and anything else no command may name). */

@@ -1,6 +1,6 @@
-import { criticalTarget, isBlockDevice, secretIn, type CriticalKind, type ShellPaths } from './shell-paths.js';
-import { NETWORK } from './shell-programs.js';
-import type { Word } from './shell-words.js';
+import { criticalTarget, isBlockDevice, secretIn, type CriticalKind, type ShellPaths } from './paths.js';
+import { NETWORK } from './programs.js';
+import type { Word } from './words.js';
 
 /**
  * The last line: commands that are never run, whoever approves. The allowlist is the mechanism; this list only

@@ -1,8 +1,8 @@
 import { lstatSync, readdirSync, realpathSync } from 'node:fs';
 import { posix } from 'node:path';
-import { lookalikeForm } from './lookalike.js';
-import { isWithin, normalizeAbsolute, type ShellPaths } from './shell-paths.js';
-import { globToRegExp, hasGlob, type Word } from './shell-words.js';
+import { lookalikeForm } from '../lookalike.js';
+import { isWithin, normalizeAbsolute, type ShellPaths } from './paths.js';
+import { globToRegExp, hasGlob, type Word } from './words.js';
 
 /**
  * Where a command's path operands really lead. Security: `cat docs-link/notes.txt`, with `docs-link` a link inside a

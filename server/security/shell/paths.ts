@@ -1,5 +1,5 @@
 import { posix } from 'node:path';
-import { globToRegExp, hasGlob, type Word } from './shell-words.js';
+import { globToRegExp, hasGlob, type Word } from './words.js';
 
 /** What the shell analysis knows about the machine's folders. */
 export interface ShellPaths {

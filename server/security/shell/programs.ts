@@ -1,5 +1,5 @@
-import { scanAwk, scanSed } from './shell-embedded.js';
-import { globCanStartWithDash, globToRegExp, literalWord, type Word } from './shell-words.js';
+import { scanAwk, scanSed } from './embedded.js';
+import { globCanStartWithDash, globToRegExp, literalWord, type Word } from './words.js';
 
 /**
  * What Pincer knows about programs: which only read (and with which options), which run other commands, which

@@ -1,5 +1,5 @@
-import { allow, ask, deny, type PolicyDecision } from '../decision.js';
-import type { Catastrophe } from './shell-catastrophic.js';
+import { allow, ask, deny, type PolicyDecision } from '../../decision.js';
+import type { Catastrophe } from './catastrophic.js';
 
 /**
  * Every verdict of the shell analysis, worded once: each names its rule and tells a person what they can do.

@@ -1,13 +1,13 @@
 /**
  * The engine of the shell analysis: walks the bash syntax tree of one command line, classifies every simple
- * command in it and collects the decisions. `ShellAnalyzer` (shell.ts) is its public face.
+ * command in it and collects the decisions. `ShellAnalyzer` (analyzer.ts) is its public face.
  */
 import { posix } from 'node:path';
 import type { Node, Parser } from 'web-tree-sitter';
-import { strictest, type PolicyDecision } from '../decision.js';
-import { catastrophe } from './shell-catastrophic.js';
-import { codeThreat, codeUsesNetwork, stringLiterals } from './shell-embedded.js';
-import { joinLineContinuations } from './shell-parser.js';
+import { strictest, type PolicyDecision } from '../../decision.js';
+import { catastrophe } from './catastrophic.js';
+import { codeThreat, codeUsesNetwork, stringLiterals } from './embedded.js';
+import { joinLineContinuations } from './parser.js';
 import {
   holdsProtectedPath,
   holdsSecrets,
@@ -18,7 +18,7 @@ import {
   secretInText,
   trustFile,
   type ShellPaths,
-} from './shell-paths.js';
+} from './paths.js';
 import {
   dangerousVariable,
   DUMPS_ENVIRONMENT,
@@ -33,14 +33,14 @@ import {
   riskyAssignment,
   SHELLS,
   short,
-} from './shell-programs.js';
+} from './programs.js';
 import { hostileGitSetting } from './git-config.js';
-import { operandsOf, gitDirectories } from './shell-operands.js';
-import { absoluteFrom, isFolder, judgeWord, linkOut, lookalikeEscape, placeOf, realPath } from './shell-outside.js';
-import { ASK_PRIORITY, askRule, denyLookalike, denyPincerData, denyRule, KEEPS_OWN_RULE, readOnly } from './shell-rules.js';
-import { writesOf } from './shell-writes.js';
-import { evaluateWord, literalWord, type Word, type WordScope } from './shell-words.js';
-import { commandsInOptions, WRAPPERS, type WrapperSpec } from './shell-wrappers.js';
+import { operandsOf, gitDirectories } from './operands.js';
+import { absoluteFrom, isFolder, judgeWord, linkOut, lookalikeEscape, placeOf, realPath } from './outside.js';
+import { ASK_PRIORITY, askRule, denyLookalike, denyPincerData, denyRule, KEEPS_OWN_RULE, readOnly } from './rules.js';
+import { writesOf } from './writes.js';
+import { evaluateWord, literalWord, type Word, type WordScope } from './words.js';
+import { commandsInOptions, WRAPPERS, type WrapperSpec } from './wrappers.js';
 
 /** What a command (or a part of a line) does, as far as the checks that span commands need to know. */
 interface Facts {

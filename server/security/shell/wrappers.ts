@@ -1,4 +1,4 @@
-import type { Word } from './shell-words.js';
+import type { Word } from './words.js';
 
 /**
  * Programs that run another command (`sudo rm …`, `timeout 5 rm …`, `xargs rm`): the wrapped command is found

@@ -1,8 +1,8 @@
-import { literalWord, type Word } from './shell-words.js';
+import { literalWord, type Word } from './words.js';
 
 /**
  * The files a command writes, by its option grammar, for the check that refuses writes to the system's trust files
- * (shell-paths.ts `trustFile`). Writes elsewhere are judged by the allowlist: anything not read-only asks anyway.
+ * (paths.ts `trustFile`). Writes elsewhere are judged by the allowlist: anything not read-only asks anyway.
  */
 
 export interface Writes {

@@ -12,7 +12,7 @@ import type { SubjectOf } from '../../policy/rules.js';
 import { NetGuard } from '../../security/net.js';
 import { PathGuard, type CheckedRoots, type PathAccess } from '../../security/paths.js';
 import { PythonAnalyzer } from '../../security/python.js';
-import { ShellAnalyzer } from '../../security/shell.js';
+import { ShellAnalyzer } from '../../security/shell/analyzer.js';
 import type { AnyTool } from '../types.js';
 import { calculateTool } from './calculate.js';
 import { createClipboardTool } from './clipboard.js';
@@ -93,7 +93,7 @@ export function createBuiltins(deps: BuiltinDeps): Builtins {
     createWebSearchTool(net, config.webSearch),
     createRunShellTool({ resolveCwd, runner }),
     createRunPythonTool({ runner }),
-    createNotifyTool({ events, desktop }),
+    createNotifyTool({ announce: (notification) => events.emit('notify', notification), desktop }),
     createClipboardTool({ desktop, runner }),
   ] as AnyTool[];
   const analyzers: Record<string, Analyzer> = {

@@ -3,8 +3,8 @@ import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSyn
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseGitConfig } from '../../../server/security/git-config.js';
-import { ShellAnalyzer } from '../../../server/security/shell.js';
+import { ShellAnalyzer } from '../../../server/security/shell/analyzer.js';
+import { parseGitConfig } from '../../../server/security/shell/git-config.js';
 
 /**
  * Where a command's paths really lead, on a real disk: a root with a link to a folder outside it and a link into

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { shellAnalyzers } from '../../../server/policy/analyzers/shell.js';
-import { ShellAnalyzer } from '../../../server/security/shell.js';
+import { ShellAnalyzer } from '../../../server/security/shell/analyzer.js';
 
 /**
  * The shell analyzer, attack by attack. Nothing here is ever run: every command is only parsed and judged.
