@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { dirname } from 'node:path';
 import { GatewayError, refuse } from '../errors.js';
-import type { EventBus } from '../events/bus.js';
 import type { PolicyDecision, Subject } from '../decision.js';
 import type { RuleBook } from '../policy/rules.js';
 import type { ApprovalDecision, ApprovalRecord, Rule, RuleScope, Store } from '../store/index.js';
@@ -47,9 +46,20 @@ interface Waiting {
   timer: NodeJS.Timeout;
 }
 
+/** An approval asked for, answered or expired, with everything a popup shows. */
+export interface ApprovalEvent {
+  phase: 'requested' | 'resolved' | 'expired';
+  approval: PendingApproval;
+}
+
+/** Where approvals are announced (the gateway's event bus); named here so this layer needs nothing above it. */
+export interface ApprovalAnnouncer {
+  emit(event: 'approval', payload: ApprovalEvent): unknown;
+}
+
 export interface BrokerOptions {
   store: Store;
-  events: EventBus;
+  events: ApprovalAnnouncer;
   rules: RuleBook;
   timeoutMs: number;
   /** Pending approvals one client may have at once; beyond it new asks are refused (a flood of asks). */

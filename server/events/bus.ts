@@ -1,7 +1,8 @@
 import { EventEmitter } from 'node:events';
 import type { CallRecord } from '../store/index.js';
-import type { PendingApproval } from '../approvals/broker.js';
+import type { ApprovalEvent } from '../approvals/broker.js';
 import type { RuleChange } from '../policy/rules.js';
+import type { Notification } from '../tools/builtin/notify.js';
 
 export type CallPhase = 'started' | 'succeeded' | 'failed' | 'denied' | 'pending' | 'cancelled';
 
@@ -11,11 +12,11 @@ export interface GatewayEvents {
   /** A standing rule was added or removed (use counts change with calls, not here). */
   rules: [RuleChange];
   /** An approval asked for, answered (allowed/denied/cancelled) or expired; carries everything a popup shows. */
-  approval: [{ phase: 'requested' | 'resolved' | 'expired'; approval: PendingApproval }];
+  approval: [ApprovalEvent];
   /** Live output of a running call (a shell command's terminal), for the log; not recorded chunk by chunk. */
   output: [{ call_id: string; tool: string; chunk: string }];
   /** A notification for the person at the machine (the desktop shows it natively; the log always shows it). */
-  notify: [{ call_id: string; client: string; title: string; message: string; urgency: 'low' | 'normal' | 'critical' }];
+  notify: [Notification];
   /** The gateway is stopping: long-lived streams should end so the port can close. */
   closing: [];
 }

@@ -93,7 +93,7 @@ export function createBuiltins(deps: BuiltinDeps): Builtins {
     createWebSearchTool(net, config.webSearch),
     createRunShellTool({ resolveCwd, runner }),
     createRunPythonTool({ runner }),
-    createNotifyTool({ events, desktop }),
+    createNotifyTool({ announce: (notification) => events.emit('notify', notification), desktop }),
     createClipboardTool({ desktop, runner }),
   ] as AnyTool[];
   const analyzers: Record<string, Analyzer> = {

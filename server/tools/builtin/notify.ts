@@ -1,6 +1,14 @@
 import type { DesktopBridge } from '../../desktop.js';
-import type { EventBus } from '../../events/bus.js';
 import { defineTool } from '../types.js';
+
+/** A notification for the person at the machine: the log always shows it, the desktop also natively. */
+export interface Notification {
+  call_id: string;
+  client: string;
+  title: string;
+  message: string;
+  urgency: 'low' | 'normal' | 'critical';
+}
 
 interface NotifyArgs {
   title: string;
@@ -8,7 +16,7 @@ interface NotifyArgs {
   urgency: 'low' | 'normal' | 'critical';
 }
 
-export function createNotifyTool(options: { events: EventBus; desktop: DesktopBridge | undefined }) {
+export function createNotifyTool(options: { announce: (notification: Notification) => void; desktop: DesktopBridge | undefined }) {
   return defineTool<NotifyArgs, { delivered: boolean; reason?: string }>({
     name: 'notify',
     description:
@@ -29,7 +37,7 @@ export function createNotifyTool(options: { events: EventBus; desktop: DesktopBr
     annotations: { title: 'Notify the user', readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
     timeoutMs: 10_000,
     async handler(args, ctx) {
-      options.events.emit('notify', { call_id: ctx.callId, client: ctx.client, ...args });
+      options.announce({ call_id: ctx.callId, client: ctx.client, ...args });
       if (!options.desktop) {
         return { delivered: false, reason: 'Pincer is running headless (no desktop app), so the notification was only logged.' };
       }
