@@ -18,7 +18,7 @@ import { gatewayOrigins, type Origins } from './http/guards.js';
 import type { Policy } from './policy/policy.js';
 import { describeLeftover, ProcessLedger, ProcessRunner } from './process/index.js';
 import { openStore, type Store } from './store/index.js';
-import { createBuiltins } from './tools/builtin/index.js';
+import { createBuiltins } from './builtins.js';
 import { ApprovalBroker } from './approvals/broker.js';
 import { ClientAccess } from './policy/access.js';
 import { RuleBook } from './policy/rules.js';
@@ -103,7 +103,7 @@ export function createGateway(options: GatewayOptions): Gateway {
 
     // Approvals from a previous run can never be answered: their calls are gone.
     store.approvals.cancelOpen();
-    const rules = new RuleBook(store, builtins.subjectOf, (change) => events.emit('rules', change));
+    const rules = new RuleBook(store, (change) => events.emit('rules', change));
     const access = new ClientAccess(store);
     const approvals = new ApprovalBroker({
       store,
@@ -119,7 +119,6 @@ export function createGateway(options: GatewayOptions): Gateway {
       approvals,
       rules,
       access,
-      subjectOf: builtins.subjectOf,
       policy: options.policy ?? new PolicyEngine(builtins.analyzers, rules),
       defaultTimeoutMs: config.toolTimeoutMs,
       maxOutputBytes: config.maxOutputBytes,

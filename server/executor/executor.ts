@@ -7,7 +7,7 @@ import type { CallRecord, CallStatus, Store } from '../store/index.js';
 import type { RegisteredTool, ToolRegistry } from '../tools/registry.js';
 import type { ApprovalBroker } from '../approvals/broker.js';
 import type { ClientAccess } from '../policy/access.js';
-import type { RuleBook, SubjectOf } from '../policy/rules.js';
+import type { RuleBook } from '../policy/rules.js';
 import { redactSecrets } from '../util/redact.js';
 import { callKey } from '../util/call-key.js';
 import { ResultCache } from './cache.js';
@@ -54,8 +54,6 @@ export interface ExecutorOptions {
   approvals?: ApprovalBroker;
   /** The owner's rules, to count their uses. */
   rules?: RuleBook;
-  /** What a call touches, for the scopes an approval can grant. */
-  subjectOf?: SubjectOf;
   /** The pause switch and per-client tool sets. */
   access?: ClientAccess;
 }
@@ -175,7 +173,7 @@ export class Executor {
         rawArguments: args,
         risk: tool.definition.risk,
         decision: { decision: 'ask', rule: record.rule!, reason: record.reason! },
-        subject: decision.subject ?? (this.options.subjectOf ? await this.options.subjectOf(tool.definition.name, args) : {}),
+        subject: decision.subject ?? {},
       });
     } catch (error) {
       if (error instanceof GatewayError) return this.#refuse(record, t0, error, 'denied');

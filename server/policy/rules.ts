@@ -10,8 +10,6 @@ export interface RuleChange {
   rule: Rule;
 }
 
-export type SubjectOf = (tool: string, args: Record<string, unknown>) => Promise<Subject>;
-
 export interface NewRule {
   effect: RuleEffect;
   tool: string;
@@ -35,7 +33,6 @@ export class RuleBook {
 
   constructor(
     private readonly store: Store,
-    private readonly subjectOf: SubjectOf,
     /** Told of every rule added or removed (the dashboard's ledger follows it live). */
     private readonly onChange: (change: RuleChange) => void = () => {},
   ) {
@@ -50,7 +47,7 @@ export class RuleBook {
   async apply(tool: string, args: Record<string, unknown>, base: PolicyDecision, now = Date.now()): Promise<PolicyDecision> {
     const live = this.#rules.filter((r) => (r.tool === tool || r.tool === '*') && (r.expires_at === null || Date.parse(r.expires_at) > now));
     if (live.length === 0) return base;
-    const subject = live.some((r) => r.scope !== 'tool' && r.scope !== 'exact') ? (base.subject ?? (await this.subjectOf(tool, args))) : {};
+    const subject = live.some((r) => r.scope !== 'tool' && r.scope !== 'exact') ? (base.subject ?? {}) : {};
     const matching = live.filter((r) => matches(r, tool, args, subject));
     const denyRule = matching.find((r) => r.effect === 'deny');
     if (denyRule) return deny(`rule:${denyRule.id}`, `Your rule ${describe(denyRule)} refuses this call. Remove the rule to allow such calls again.`);

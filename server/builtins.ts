@@ -1,34 +1,33 @@
-import { ConfigError, type PincerConfig } from '../../config/config.js';
-import type { DesktopBridge } from '../../desktop.js';
-import type { EventBus } from '../../events/bus.js';
-import { desktopAnalyzers } from '../../policy/analyzers/desktop.js';
-import { fileAnalyzers } from '../../policy/analyzers/files.js';
-import { httpAnalyzers } from '../../policy/analyzers/http.js';
-import { pythonAnalyzers } from '../../policy/analyzers/python.js';
-import { shellAnalyzers } from '../../policy/analyzers/shell.js';
-import type { Analyzer } from '../../policy/policy.js';
-import type { ProcessRunner } from '../../process/index.js';
-import type { SubjectOf } from '../../policy/rules.js';
-import { NetGuard } from '../../security/net.js';
-import { PathGuard, type CheckedRoots, type PathAccess } from '../../security/paths.js';
-import { PythonAnalyzer } from '../../security/python.js';
-import { ShellAnalyzer } from '../../security/shell/analyzer.js';
-import type { AnyTool } from '../types.js';
-import { calculateTool } from './calculate.js';
-import { createClipboardTool } from './clipboard.js';
-import { createFileDeleteTool } from './file-delete.js';
-import { createFileListTool } from './file-list.js';
-import { createFileReadTool } from './file-read.js';
-import { createFileWriteTool } from './file-write.js';
-import { getTimeTool } from './get-time.js';
-import { createHttpGetTool } from './http-get.js';
-import { createHttpPostTool } from './http-post.js';
-import { jsonParseTool } from './json-parse.js';
-import { createNotifyTool } from './notify.js';
-import { createRunPythonTool } from './run-python.js';
-import { createRunShellTool } from './run-shell.js';
-import { textProcessTool } from './text-process.js';
-import { createWebSearchTool } from './web-search.js';
+import { ConfigError, type PincerConfig } from './config/config.js';
+import type { DesktopBridge } from './desktop.js';
+import type { EventBus } from './events/bus.js';
+import { desktopAnalyzers } from './policy/analyzers/desktop.js';
+import { fileAnalyzers } from './policy/analyzers/files.js';
+import { httpAnalyzers } from './policy/analyzers/http.js';
+import { pythonAnalyzers } from './policy/analyzers/python.js';
+import { shellAnalyzers } from './policy/analyzers/shell.js';
+import type { Analyzer } from './policy/policy.js';
+import type { ProcessRunner } from './process/index.js';
+import { NetGuard } from './security/net.js';
+import { PathGuard, type CheckedRoots } from './security/paths.js';
+import { PythonAnalyzer } from './security/python.js';
+import { ShellAnalyzer } from './security/shell/analyzer.js';
+import type { AnyTool } from './tools/types.js';
+import { calculateTool } from './tools/builtin/calculate.js';
+import { createClipboardTool } from './tools/builtin/clipboard.js';
+import { createFileDeleteTool } from './tools/builtin/file-delete.js';
+import { createFileListTool } from './tools/builtin/file-list.js';
+import { createFileReadTool } from './tools/builtin/file-read.js';
+import { createFileWriteTool } from './tools/builtin/file-write.js';
+import { getTimeTool } from './tools/builtin/get-time.js';
+import { createHttpGetTool } from './tools/builtin/http-get.js';
+import { createHttpPostTool } from './tools/builtin/http-post.js';
+import { jsonParseTool } from './tools/builtin/json-parse.js';
+import { createNotifyTool } from './tools/builtin/notify.js';
+import { createRunPythonTool } from './tools/builtin/run-python.js';
+import { createRunShellTool } from './tools/builtin/run-shell.js';
+import { textProcessTool } from './tools/builtin/text-process.js';
+import { createWebSearchTool } from './tools/builtin/web-search.js';
 
 export interface BuiltinDeps {
   config: PincerConfig;
@@ -40,12 +39,14 @@ export interface BuiltinDeps {
   runner: ProcessRunner;
 }
 
-/** The built-in tools, one file each, and the analyzers that judge each call of those that touch the machine. */
+/**
+ * The built-in tools (one file each under tools/builtin/) and the analyzers that judge each call of those that touch
+ * the machine, wired to the same guards: the path guard the file tools act through is the one their analyzers judge
+ * with, and replacing the roots replaces them for both at once.
+ */
 export interface Builtins {
   tools: AnyTool[];
   analyzers: Record<string, Analyzer>;
-  /** What a call touches (a resolved path, a host, a command), for rules scoped to it. */
-  subjectOf: SubjectOf;
   /** The folders the file tools, their analyzers and run_shell work in, replaceable while the gateway runs. */
   roots: RootsControl;
 }
@@ -56,8 +57,6 @@ export interface RootsControl {
   /** Puts checked roots to use for every call judged or run from now on. */
   replace(roots: CheckedRoots): void;
 }
-
-const FILE_ACCESS: Record<string, PathAccess> = { file_read: 'read', file_write: 'write', file_list: 'list', file_delete: 'delete' };
 
 export function createBuiltins(deps: BuiltinDeps): Builtins {
   const { config, events, desktop, runner } = deps;
@@ -103,21 +102,6 @@ export function createBuiltins(deps: BuiltinDeps): Builtins {
     ...pythonAnalyzers(python),
     ...desktopAnalyzers(),
   };
-  const subjectOf: SubjectOf = async (tool, args) => {
-    if (FILE_ACCESS[tool]) return { path: (await paths.check(args.path, FILE_ACCESS[tool])).resolved };
-    if (tool === 'run_shell') {
-      const cwd = await paths.check(args.cwd ?? paths.roots[0], 'list');
-      return { command: typeof args.command === 'string' ? args.command : undefined, path: cwd.resolved };
-    }
-    if (tool === 'http_get' || tool === 'http_post') {
-      try {
-        return { host: new URL(String(args.url)).hostname.toLowerCase().replace(/^\[|\]$/g, '') };
-      } catch {
-        return {};
-      }
-    }
-    return {};
-  };
   const roots: RootsControl = {
     check: (list) => paths.checkRoots(list),
     replace(checked) {
@@ -127,7 +111,7 @@ export function createBuiltins(deps: BuiltinDeps): Builtins {
       runShell = nextShell;
     },
   };
-  return { tools, analyzers, subjectOf, roots };
+  return { tools, analyzers, roots };
 }
 
 /** A setting that cannot be put to use stops start-up with one line naming it. */
