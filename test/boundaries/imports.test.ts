@@ -109,4 +109,102 @@ describe('import boundaries', () => {
     );
     expect(callers.map((f) => relative(ROOT, f))).toEqual([]);
   });
+
+  it('server/ imports point one way: down the layers of the README, never up, and no module imports itself back', () => {
+    const files = filesUnder('server').filter((f) => f.endsWith('.ts'));
+    const graph = new Map<string, string[]>();
+    const upward: string[] = [];
+    const unplaced = new Set<string>();
+    for (const file of files) {
+      const from = relative(ROOT, file);
+      const targets: string[] = [];
+      for (const specifier of importSpecifiers(readFileSync(file, 'utf8'))) {
+        const to = target(specifier, file);
+        if (to === undefined || !to.startsWith(`server${sep}`)) continue;
+        const resolved = to.replace(/\.js$/, '.ts');
+        targets.push(resolved);
+        const [a, b] = [layerOf(from), layerOf(resolved)];
+        if (a === undefined) unplaced.add(partOf(from));
+        if (b === undefined) unplaced.add(partOf(resolved));
+        if (a !== undefined && b !== undefined && b > a) upward.push(`${from} -> ${resolved} (layer ${a} imports layer ${b})`);
+      }
+      graph.set(from, targets);
+    }
+    expect([...unplaced], 'every part of server/ has a layer in LAYERS').toEqual([]);
+    expect(upward).toEqual([]);
+    expect(cycles(graph)).toEqual([]);
+  });
+
+  it('the layer check sees type-only imports and cycles', () => {
+    expect(importSpecifiers(`import type { X } from '../http/app.js';`)).toEqual(['../http/app.js']);
+    const graph = new Map([['a', ['b']], ['b', ['c']], ['c', ['a']], ['d', ['a']]]);
+    expect(cycles(graph)).toEqual([['a', 'b', 'c']]);
+  });
 });
+
+/**
+ * The layers of server/, lowest first (the README's layout section names them): a module may import its own layer
+ * and the ones below, never one above. Each entry is a folder or a top-level file of server/.
+ */
+const LAYERS: readonly (readonly string[])[] = [
+  ['errors', 'version', 'decision', 'desktop'],
+  ['util', 'config', 'store', 'process'],
+  ['security'],
+  ['tools'],
+  ['policy'],
+  ['approvals', 'auth'],
+  ['events'],
+  ['executor'],
+  ['http'],
+  ['builtins', 'index'],
+  ['cli'],
+];
+
+/** `server/security/paths.ts` → `security`; `server/index.ts` → `index`. */
+function partOf(file: string): string {
+  const parts = file.split(sep).slice(1);
+  return parts.length === 1 ? parts[0]!.replace(/\.ts$/, '') : parts[0]!;
+}
+
+function layerOf(file: string): number | undefined {
+  const part = partOf(file);
+  const at = LAYERS.findIndex((layer) => layer.includes(part));
+  return at === -1 ? undefined : at;
+}
+
+/** Strongly connected groups of more than one module (Tarjan), each sorted: an import cycle. */
+function cycles(graph: ReadonlyMap<string, readonly string[]>): string[][] {
+  let next = 0;
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  const found: string[][] = [];
+  const visit = (v: string): void => {
+    index.set(v, next);
+    low.set(v, next++);
+    stack.push(v);
+    onStack.add(v);
+    for (const w of graph.get(v) ?? []) {
+      if (!graph.has(w)) continue;
+      if (!index.has(w)) {
+        visit(w);
+        low.set(v, Math.min(low.get(v)!, low.get(w)!));
+      } else if (onStack.has(w)) {
+        low.set(v, Math.min(low.get(v)!, index.get(w)!));
+      }
+    }
+    if (low.get(v) === index.get(v)) {
+      const group: string[] = [];
+      let w: string;
+      do {
+        w = stack.pop()!;
+        onStack.delete(w);
+        group.push(w);
+      } while (w !== v);
+      if (group.length > 1) found.push(group.sort());
+    }
+  };
+  for (const v of graph.keys()) if (!index.has(v)) visit(v);
+  return found;
+}
