@@ -21,8 +21,9 @@ export interface StreamLimits {
 
 export const DEFAULT_STREAM_LIMITS: StreamLimits = {
   maxQueuedBytes: 1024 * 1024,
-  // At most 20 writes a second per viewer; a dashboard redraws no faster than that.
-  flushGapMs: 50,
+  // At most 10 writes a second per viewer: the dashboard redraws its list at most every 120 ms anyway, and on
+  // loopback each write is a system call that costs the gateway tens of microseconds per viewer.
+  flushGapMs: 100,
   lingerMs: 5000,
   heartbeatMs: 15_000,
 };
@@ -46,6 +47,8 @@ interface Viewer {
 }
 
 const KEEP_ALIVE = Buffer.from(': keep-alive\n\n');
+/** Viewers written to in one go before the event loop gets a turn. */
+const FLUSH_SLICE = 25;
 const RESET = Buffer.from(
   `event: reset\ndata: ${JSON.stringify({
     reason: 'behind',
@@ -59,7 +62,8 @@ const RESET = Buffer.from(
  *
  * Each event is serialised once, whatever the number of viewers, and the `call` event carries only what a live row
  * shows (see live-call.ts). Events are gathered and written to all viewers together, at most once per flushGapMs,
- * so a burst of calls costs each viewer one write instead of one per event. A viewer's unsent bytes are bounded:
+ * so a burst of calls costs each viewer one write instead of one per event; with many viewers the writes are spread
+ * over a few turns of the event loop, so calls are not kept waiting behind them. A viewer's unsent bytes are bounded:
  * one that does not read (a stalled tab, a stuck client) gets a final `reset` event and is ended instead of
  * growing the gateway's memory. The bus is listened to only while a viewer is open, so with none the executor
  * builds no events at all.
@@ -71,6 +75,8 @@ export class EventStreams {
   #batchBytes = 0;
   #flushTimer: NodeJS.Timeout | undefined;
   #flushQueued: NodeJS.Immediate | undefined;
+  /** A batch on its way to the viewers, a slice at a time. */
+  #writing: { chunk: Buffer; viewers: Viewer[]; next: number; resume: NodeJS.Immediate | undefined } | undefined;
   #lastFlush = -Infinity;
   #heartbeat: NodeJS.Timeout | undefined;
   #unsubscribe: (() => void) | undefined;
@@ -86,7 +92,8 @@ export class EventStreams {
   }
 
   /**
-   * Streams every event from now on to `res`, whose headers are written. Returns the function that ends the stream.
+   * Streams every event from the next batch on to `res`, whose headers are written. Returns the function that ends
+   * the stream.
    * The stream leaves by itself when its connection closes.
    */
   add(res: ServerResponse, expired: () => boolean): () => void {
@@ -117,7 +124,11 @@ export class EventStreams {
       return () => this.events.off(name, listener);
     });
     const onClosing = () => {
+      // What was published goes out before the streams end.
+      clearImmediate(this.#writing?.resume);
+      this.#writeSome(true);
       this.#flush();
+      this.#writeSome(true);
       for (const viewer of [...this.#viewers]) this.#end(viewer);
     };
     this.events.on('closing', onClosing);
@@ -140,7 +151,7 @@ export class EventStreams {
   }
 
   #schedule(): void {
-    if (this.#flushTimer || this.#flushQueued) return;
+    if (this.#flushTimer || this.#flushQueued || this.#writing) return;
     const wait = this.#lastFlush + this.limits.flushGapMs - performance.now();
     // After a quiet spell the event goes out at once, with whatever else this turn of the event loop publishes.
     if (wait <= 0) this.#flushQueued = setImmediate(() => this.#flush());
@@ -151,13 +162,35 @@ export class EventStreams {
     clearTimeout(this.#flushTimer);
     clearImmediate(this.#flushQueued);
     this.#flushTimer = this.#flushQueued = undefined;
-    if (this.#batch.length === 0) return;
+    if (this.#batch.length === 0 || this.#writing) return;
     this.#lastFlush = performance.now();
     // One buffer for everyone: every viewer's queue holds a reference to it, not a copy.
     const chunk = this.#batch.length === 1 ? this.#batch[0]! : Buffer.concat(this.#batch, this.#batchBytes);
     this.#batch = [];
     this.#batchBytes = 0;
-    for (const viewer of this.#viewers) this.#write(viewer, chunk);
+    // The viewers open now: one that joins while this batch goes out did not exist when its events happened.
+    this.#writing = { chunk, viewers: [...this.#viewers], next: 0, resume: undefined };
+    this.#writeSome();
+  }
+
+  /**
+   * Writes the batch to the next FLUSH_SLICE viewers, then lets the event loop run before the next ones: a write is
+   * a system call of some tens of microseconds, and calls must not wait behind two hundred of them.
+   */
+  #writeSome(all = false): void {
+    const job = this.#writing;
+    if (!job) return;
+    const end = all ? job.viewers.length : Math.min(job.viewers.length, job.next + FLUSH_SLICE);
+    for (; job.next < end; job.next++) {
+      const viewer = job.viewers[job.next]!;
+      if (this.#viewers.has(viewer)) this.#write(viewer, job.chunk);
+    }
+    if (job.next < job.viewers.length) {
+      job.resume = setImmediate(() => this.#writeSome());
+      return;
+    }
+    this.#writing = undefined;
+    if (this.#batch.length > 0) this.#schedule();
   }
 
   #write(viewer: Viewer, chunk: Buffer): void {
@@ -212,7 +245,8 @@ export class EventStreams {
     this.#unsubscribe = undefined;
     clearTimeout(this.#flushTimer);
     clearImmediate(this.#flushQueued);
-    this.#flushTimer = this.#flushQueued = undefined;
+    clearImmediate(this.#writing?.resume);
+    this.#flushTimer = this.#flushQueued = this.#writing = undefined;
     this.#batch = [];
     this.#batchBytes = 0;
   }
