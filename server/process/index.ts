@@ -5,7 +5,16 @@
 export { DEFAULT_INHERITED, DESKTOP_SESSION, scrubbedEnvironment, type EnvironmentOptions, type InheritedVariable } from './environment.js';
 export { describeLeftover, ProcessLedger, type LedgerRecord, type Leftover } from './ledger.js';
 export { OutputBuffer, type KeepPolicy } from './output-buffer.js';
-export { ProcessRunner, type ProcessRunnerOptions, type RunOptions, type RunResult, type SandboxWrapper } from './runner.js';
+export {
+  ProcessRunner,
+  type ChildHandle,
+  type LaunchOptions,
+  type ProcessRunnerOptions,
+  type RunOptions,
+  type RunResult,
+  type SandboxWrapper,
+  type StartOptions,
+} from './runner.js';
 
 import { ProcessRunner } from './runner.js';
 

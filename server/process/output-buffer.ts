@@ -5,9 +5,16 @@
  */
 export type KeepPolicy = 'start' | 'ends';
 
+/** Who sees a stream's output live, while it runs, and the note they get once the cap is reached. */
+export interface LiveListener {
+  listener: (chunk: string) => void;
+  stopNote: string;
+}
+
 /**
  * One output stream, capped: memory stays bounded however much a program writes; the rest is counted and dropped,
- * never left unread (a child blocked on a full pipe would hang until its timeout).
+ * never left unread (a child blocked on a full pipe would hang until its timeout). A live listener gets the same
+ * stream as text up to the same cap, then one note that it stops there.
  */
 export class OutputBuffer {
   readonly #head: Buffer[] = [];
@@ -17,16 +24,23 @@ export class OutputBuffer {
   #total = 0;
   readonly #headLimit: number;
   readonly #tailLimit: number;
+  readonly #live: LiveListener | undefined;
+  #liveSent = 0;
+  #liveOpen = true;
+  readonly #liveDecoder = new TextDecoder('utf-8');
 
   constructor(
     readonly limit: number,
     readonly keep: KeepPolicy = 'ends',
+    live?: LiveListener,
   ) {
     this.#headLimit = keep === 'start' ? limit : Math.floor(limit / 2);
     this.#tailLimit = limit - this.#headLimit;
+    this.#live = live;
   }
 
   push(chunk: string | Buffer): void {
+    if (this.#live && this.#liveOpen) this.#stream(chunk);
     let bytes = typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : chunk;
     this.#total += bytes.length;
     if (this.#headBytes < this.#headLimit) {
@@ -40,6 +54,30 @@ export class OutputBuffer {
     this.#tailBytes += bytes.length;
     while (this.#tail.length > 1 && this.#tailBytes - this.#tail[0]!.length >= this.#tailLimit) {
       this.#tailBytes -= this.#tail.shift()!.length;
+    }
+  }
+
+  /** Hands a chunk to the live listener as text (characters split across chunks joined first), up to the cap. */
+  #stream(chunk: string | Buffer): void {
+    const text = typeof chunk === 'string' ? chunk : this.#liveDecoder.decode(chunk, { stream: true });
+    if (!text) return;
+    const bytes = Buffer.byteLength(text);
+    if (this.#liveSent + bytes <= this.limit) {
+      this.#liveSent += bytes;
+      this.#emit(text);
+      return;
+    }
+    const fits = utf8Prefix(Buffer.from(text, 'utf8'), this.limit - this.#liveSent);
+    if (fits) this.#emit(fits);
+    this.#liveOpen = false;
+    this.#emit(this.#live!.stopNote);
+  }
+
+  #emit(text: string): void {
+    try {
+      this.#live!.listener(text);
+    } catch {
+      // a broken listener must not break the run
     }
   }
 
@@ -85,44 +123,4 @@ function sequenceLength(lead: number): number {
   if (lead >= 0xe0) return 3;
   if (lead >= 0xc0) return 2;
   return 1;
-}
-
-/**
- * Hands a stream's output to a live listener as text, up to `limit` bytes, then says once that it stops there.
- * Characters split across chunks are joined first; a failing listener never breaks the run.
- */
-export class LiveOutput {
-  #sent = 0;
-  #open = true;
-  readonly #decoder = new TextDecoder('utf-8');
-
-  constructor(
-    readonly limit: number,
-    readonly listener: (chunk: string) => void,
-    readonly stopNote: string,
-  ) {}
-
-  push(chunk: string | Buffer): void {
-    if (!this.#open) return;
-    const text = typeof chunk === 'string' ? chunk : this.#decoder.decode(chunk, { stream: true });
-    if (!text) return;
-    const bytes = Buffer.byteLength(text);
-    if (this.#sent + bytes <= this.limit) {
-      this.#sent += bytes;
-      this.#emit(text);
-      return;
-    }
-    const fits = utf8Prefix(Buffer.from(text, 'utf8'), this.limit - this.#sent);
-    if (fits) this.#emit(fits);
-    this.#open = false;
-    this.#emit(this.stopNote);
-  }
-
-  #emit(text: string): void {
-    try {
-      this.listener(text);
-    } catch {
-      // a broken listener must not break the run
-    }
-  }
 }

@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import { readSync } from 'node:fs';
+import type { Readable, Writable } from 'node:stream';
 import { constants } from 'node:os';
 import { StringDecoder } from 'node:string_decoder';
 import { spawn as spawnPty, type IPty } from 'node-pty';
@@ -16,6 +17,8 @@ export interface Spawned {
   drained(maxWaitMs: number): Promise<void>;
   /** Stops delivering output (the run is over) and releases the streams. */
   dispose(): void;
+  /** Standard input and output as streams, for a program that talks over them (spawnWithPipes with `stdin: 'open'`). */
+  stdio?: { stdin: Writable; stdout: Readable };
 }
 
 export interface SpawnRequest {
@@ -31,7 +34,7 @@ const SIGNAL_NAMES = new Map(Object.entries(constants.signals).map(([name, numbe
  * A program on pipes, leader of a new session and process group (setsid through `detached`), so its group can be
  * signalled as a whole. Rejects when the system cannot start it.
  */
-export function spawnWithPipes(request: SpawnRequest & { stdin: string | Buffer }): Promise<Spawned> {
+export function spawnWithPipes(request: SpawnRequest & { stdin: string | Buffer | 'open' }): Promise<Spawned> {
   return new Promise((resolve, reject) => {
     const [file, ...args] = request.argv;
     const child = spawn(file!, args, {
@@ -54,14 +57,17 @@ export function spawnWithPipes(request: SpawnRequest & { stdin: string | Buffer 
     child.on('error', () => {
       // Only failures of kill() or of the pipes come here once it runs; the exit is reported either way.
     });
-    child.stdout.on('data', (chunk: Buffer) => request.onData('stdout', chunk));
+    // With stdin left open the caller talks to the program: standard output is theirs to read.
+    const conversation = request.stdin === 'open';
+    if (!conversation) child.stdout.on('data', (chunk: Buffer) => request.onData('stdout', chunk));
     child.stderr.on('data', (chunk: Buffer) => request.onData('stderr', chunk));
     child.stdin.on('error', () => {
       // The program exited without reading all of its input; that is its business.
     });
     // Resolved at once, not on the 'spawn' event: the caller records the pid before anything else can run.
-    child.stdin.end(request.stdin);
+    if (request.stdin !== 'open') child.stdin.end(request.stdin);
     resolve({
+      ...(conversation && { stdio: { stdin: child.stdin, stdout: child.stdout } }),
       pid: child.pid,
       exited,
       async drained(maxWaitMs) {

@@ -238,6 +238,39 @@ describe('runner: environment', () => {
   });
 });
 
+describe('runner: long-lived children (plugin hosts, MCP stdio servers)', () => {
+  it('talks over stdin and stdout, and stop() ends it with everything it started', async () => {
+    const ledgerDir = join(folder(), 'run');
+    const recorded = new ProcessRunner({ ledger: new ProcessLedger(ledgerDir) });
+    const child = await recorded.start({
+      kind: 'test-server',
+      command: 'sh',
+      args: ['-c', 'sleep 31.0110 & echo ready >&2; while read line; do echo "got $line"; done'],
+      env: { PATH: process.env.PATH ?? '/usr/bin:/bin' },
+    });
+    const lines: string[] = [];
+    child.stdout.setEncoding('utf8').on('data', (text: string) => lines.push(text));
+    child.stdin.write('hello\n');
+    expect(await eventually(() => lines.join('') === 'got hello\n')).toBe(true);
+    expect(await eventually(() => child.stderr() === 'ready\n')).toBe(true);
+    expect(ledgerFiles(ledgerDir)).toHaveLength(1);
+    expect(recorded.running).toBe(1);
+
+    await child.stop(100);
+    expect(await child.exited).toMatchObject({ exitCode: null, signal: 'SIGTERM' });
+    expect(await eventually(() => !running('sleep 31.0110'))).toBe(true);
+    expect(ledgerFiles(ledgerDir)).toEqual([]);
+    expect(recorded.running).toBe(0);
+  });
+
+  it('when it exits on its own, what it left running goes with it', async () => {
+    const child = await runner.start({ kind: 'test-server', command: 'sh', args: ['-c', 'sleep 31.0111 & read line; exit 4'] });
+    child.stdin.end('bye\n');
+    expect(await child.exited).toEqual({ exitCode: 4, signal: null });
+    expect(await eventually(() => !running('sleep 31.0111'))).toBe(true);
+  });
+});
+
 describe('runner: sandbox hook', () => {
   it('starts the command line the wrapper returns, telling it where the run works', async () => {
     const cwd = folder();
