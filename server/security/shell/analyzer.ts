@@ -5,8 +5,8 @@ import type { Parser } from 'web-tree-sitter';
 import type { Decision, PolicyDecision } from '../../decision.js';
 import { loadBashParser } from './parser.js';
 import { normalizeAbsolute, type ShellPaths } from './paths.js';
+import { Reader } from './reader.js';
 import { askRule } from './rules.js';
-import { Reader } from './script.js';
 
 export interface ShellAnalyzerOptions {
   /** Pincer's data folder (and anything else no command may name). */

@@ -66,3 +66,29 @@ export function joinLineContinuations(source: string): string {
   }
   return out;
 }
+
+/** The command inside the first unescaped `$(…)` or backquote pair of a text, if any. */
+export function hiddenSubstitution(text: string): string | undefined {
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i]!;
+    if (c === '\\') {
+      i++;
+      continue;
+    }
+    if (c === '`') {
+      let j = i + 1;
+      while (j < text.length && text[j] !== '`') j += text[j] === '\\' ? 2 : 1;
+      return text.slice(i + 1, j).replace(/\\([`$\\])/g, '$1');
+    }
+    if (c === '$' && text[i + 1] === '(') {
+      let depth = 0;
+      let j = i + 1;
+      for (; j < text.length; j++) {
+        if (text[j] === '(') depth++;
+        else if (text[j] === ')' && --depth === 0) break;
+      }
+      return text.slice(i + 2, j).replace(/^\(|\)$/g, '');
+    }
+  }
+  return undefined;
+}

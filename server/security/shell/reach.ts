@@ -1,0 +1,126 @@
+/**
+ * Where the paths a command names lead: Pincer's data folder is refused, reads outside the roots ask (and are noted
+ * for folder grants), look-alike traversals and writes to the system's trust files are refused, and a repository's
+ * own settings that make git run programs ask.
+ */
+import { posix } from 'node:path';
+import type { PolicyDecision } from '../../decision.js';
+import type { Script } from './context.js';
+import { hostileGitSetting } from './git-config.js';
+import { gitDirectories, operandsOf } from './operands.js';
+import { absoluteFrom, isFolder, judgeWord, linkOut, lookalikeEscape, placeOf, realPath } from './outside.js';
+import { namesProtectedPath, normalizeAbsolute, secretIn, trustFile } from './paths.js';
+import { short } from './programs.js';
+import { askRule, denyLookalike, denyPincerData, denyRule } from './rules.js';
+import type { Word } from './words.js';
+import { writesOf } from './writes.js';
+
+/** Secrets and Pincer's folder named where no command reads them yet (loop lists, here-strings). */
+export function mentioned(script: Script, word: Word, what: string): void {
+  if (namesProtectedPath(word, script.paths, script.cwdGuesses)) script.push(pincerData(script, word));
+  const secret = secretIn(word, script.paths, script.cwdGuesses);
+  if (secret) script.push(askRule('secret-read', `${what} ${secret} (${short(word.text, 40)})`));
+}
+
+/** Naming the data folder (or something in it) is refused; a glob over a folder that holds it (`ls /*`) asks. */
+export function pincerData(script: Script, word: Word): PolicyDecision {
+  return namesProtectedPath(word, script.paths, script.cwdGuesses) === 'reaches'
+    ? askRule('pincer-data-within', `The command lists a folder that holds Pincer's data folder (${short(word.text, 50)})`)
+    : denyPincerData(`The command names Pincer's data folder (${short(word.text, 50)})`);
+}
+
+/** Security: a read-only command may read only inside the roots, as the file tools may (SPEC §5). */
+export function readsOutside(script: Script, program: string, args: Word[]): void {
+  const { paths, recursive, followsLinks } = operandsOf(program, args);
+  for (const word of paths) operand(script, word, 'read', program);
+  if (!followsLinks) return;
+  for (const word of recursive) {
+    const judged = judgeWord(word, script.paths, script.bases);
+    if (judged === 'too-many') continue; // already asked for by operand()
+    for (const { real, place } of judged) {
+      if (place !== 'inside') continue;
+      const out = linkOut(real, script.paths);
+      if (out === 'too-many') {
+        script.push(askRule('too-complex', `${program} follows symbolic links through ${short(word.text, 40)}, a folder too large to check where each link leads`));
+      } else if (out?.place === 'protected') {
+        script.push(denyPincerData(`${program} follows a symbolic link under ${short(word.text, 40)} into Pincer's data folder (${out.real})`));
+      } else if (out !== undefined) {
+        outsidePath(script, out.real, 'read', `${program} follows a symbolic link under ${short(word.text, 40)} to ${out.real}`);
+      }
+    }
+  }
+}
+
+/** Judges one path a command reads or writes: Pincer's data is refused, outside the roots is noted (and asks, for reads). */
+export function operand(script: Script, word: Word, access: 'read' | 'write', program: string): void {
+  const judged = judgeWord(word, script.paths, script.bases);
+  if (judged === 'too-many') {
+    script.push(askRule('too-complex', `${short(word.text, 40)} matches too many files to check where each one leads`));
+    return;
+  }
+  for (const { real, place } of judged) {
+    const shown = word.value === real ? real : `${short(word.text, 50)} (${real})`;
+    if (place === 'protected') script.push(denyPincerData(`${program} would ${access} ${shown}, inside Pincer's data folder`));
+    else if (place === 'outside') outsidePath(script, real, access, `${program} would ${access} ${shown}`);
+  }
+}
+
+/** Notes a path outside the roots for the approval card and folder grants; reading it asks. */
+function outsidePath(script: Script, real: string, access: 'read' | 'write', what: string): void {
+  const known = script.reader.outside.get(real);
+  if (!known || known.access === 'read') script.reader.outside.set(real, { path: real, access, folder: isFolder(real) ? real : posix.dirname(real) });
+  if (access === 'read') {
+    script.push(askRule('outside-roots', `${what}, which is outside the folders Pincer may use (${script.paths.roots.join(', ')})`));
+  }
+}
+
+/** Security: `．．／．．／etc` is a traversal waiting for the next program that normalises it. */
+export function lookalike(script: Script, word: Word): void {
+  const becomes = lookalikeEscape(word, script.paths, script.bases);
+  if (becomes !== undefined) script.push(denyLookalike(short(word.text, 60), becomes));
+}
+
+/** Writes to the system's trust files (users, sudo, hosts, PAM, services, cron, authorized_keys) are refused. */
+export function trustWrites(script: Script, program: string, args: Word[]): void {
+  const writes = writesOf(program, args);
+  if (writes.accountTool) {
+    script.push(denyRule('trust-file-write', `${program} rewrites the system's user, password or sudo database`));
+  }
+  if (writes.installsCrontab) {
+    script.push(denyRule('trust-file-write', 'crontab with a file (or "-") installs a timetable of commands that then run on their own'));
+  }
+  for (const target of writes.targets) trustWrite(script, program, target, writes.sourceNames);
+}
+
+/** Security: one written path (or the files a copy puts into it, `sourceNames`) against the system's trust files. */
+export function trustWrite(script: Script, program: string, target: Word, sourceNames: readonly string[]): void {
+  const texts = target.value !== undefined ? [target.value] : target.guesses.filter(Boolean);
+  for (const text of texts) {
+    for (const absolute of absoluteFrom(text, script.paths.home, script.bases)) {
+      const real = realPath(absolute);
+      for (const path of [real, normalizeAbsolute(absolute), ...sourceNames.map((n) => posix.join(real, n))]) {
+        const what = trustFile(path);
+        if (what) {
+          script.push(denyRule('trust-file-write', `${program} would write to ${path}, ${what}`));
+          return;
+        }
+      }
+    }
+  }
+}
+
+/** Security: a repository's own settings (core.fsmonitor, diff.external, filters…) make git run programs. */
+export function gitConfig(script: Script, args: Word[]): void {
+  const moved = gitDirectories(args);
+  const starts = moved.length > 0 ? moved.flatMap((w) => absoluteFrom(w.value ?? '.', script.paths.home, script.bases)) : script.bases;
+  for (const start of new Set(starts.map(realPath))) {
+    if (placeOf(start, script.paths) === 'protected') continue;
+    const hostile = hostileGitSetting(start);
+    if (hostile) {
+      script.push(
+        askRule('git-config', `The repository's settings (${hostile.file}) set ${hostile.key} = ${short(hostile.value, 60)}, which makes git run that program`),
+      );
+      return;
+    }
+  }
+}

@@ -1,0 +1,173 @@
+/**
+ * Running a command through a wrapper (sudo, env, timeout, xargs, watch…): the wrapper's own options are read by its
+ * entry in the WRAPPERS table (wrappers.ts) to find the command it runs, which is then classified like any other.
+ */
+import type { PolicyDecision } from '../../decision.js';
+import type { Script } from './context.js';
+import { merge, noFacts, type Facts, type Stdin } from './facts.js';
+import { embedded, nested } from './nested.js';
+import { riskyAssignment, short } from './programs.js';
+import { askRule, KEEPS_OWN_RULE, readOnly } from './rules.js';
+import { literalWord, type Word } from './words.js';
+import type { WrapperSpec } from './wrappers.js';
+
+/** sudo, env, timeout, xargs…: the command they run is classified; some are harmless themselves, some never. */
+export function wrapper(script: Script, program: string, spec: WrapperSpec, args: Word[], stdin: Stdin | undefined): Facts {
+  const facts = noFacts();
+  const scripts: string[] = [];
+  let i = 0;
+  let lookup = false;
+  let noCommand = false;
+  let bad: string | undefined;
+  let dynamic: Word | undefined;
+  for (; i < args.length; i++) {
+    const word = args[i]!;
+    const v = word.value;
+    if (v === undefined || word.split) {
+      dynamic = word;
+      break;
+    }
+    if (v === '--') {
+      i++;
+      break;
+    }
+    if (spec.assignments && /^[A-Za-z_]\w*=/.test(v)) {
+      const name = v.slice(0, v.indexOf('='));
+      if (riskyAssignment(name, v.slice(v.indexOf('=') + 1), true)) {
+        script.push(askRule('env-assignment', `${program} puts ${name} in the environment of the command; only formatting settings (LANG, TZ, NO_COLOR…) are allowed without approval`));
+      }
+      continue;
+    }
+    if (v === '-' && program === 'env') continue;
+    if (!v.startsWith('-') || v.length === 1) break;
+    if (v.startsWith('--')) {
+      const eq = v.indexOf('=');
+      const long = v.slice(2, eq === -1 ? undefined : eq);
+      const attached = eq === -1 ? undefined : v.slice(eq + 1);
+      if (spec.scriptLong?.includes(long)) {
+        const text = attached ?? args[++i]?.value;
+        if (text === undefined) dynamic = args[i] ?? word;
+        else scripts.push(text);
+      } else if (spec.lookupLong?.includes(long)) lookup = true;
+      else if (spec.badLong?.includes(long)) bad = v;
+      else if (spec.valueLong?.includes(long) && attached === undefined) i++;
+      continue;
+    }
+    for (let k = 1; k < v.length; k++) {
+      const c = v[k]!;
+      if (spec.scriptShort?.includes(c)) {
+        const text = v.slice(k + 1) || args[++i]?.value;
+        if (text === undefined) dynamic = args[i] ?? word;
+        else scripts.push(text);
+        break;
+      }
+      if (spec.lookupShort?.includes(c)) lookup = true;
+      if (spec.noCommandShort?.includes(c)) noCommand = true;
+      if (spec.badShort?.includes(c)) bad = `-${c}`;
+      if (spec.valueShort?.includes(c)) {
+        if (k === v.length - 1) i++;
+        break;
+      }
+    }
+  }
+  i += spec.lead ?? 0;
+  const inner = dynamic ? [] : args.slice(i);
+  const privileged = spec.kind === 'privilege';
+
+  for (const text of scripts) {
+    const result = nested(script, text);
+    script.push(result.decision);
+    merge(facts, result.facts);
+  }
+  if (spec.generic || dynamic) scanForCatastrophes(script, args);
+  if (dynamic) {
+    script.push(askRule('dynamic-argument', `${program} gets ${short(dynamic.text, 40)}, only known at run time, where the command to run could be`));
+    return facts;
+  }
+  if (privileged) script.push(askRule('privilege', `${program} runs ${inner.length ? short(inner.map((w) => w.text).join(' '), 50) : 'a shell'} as another user`));
+  if (bad) script.push(askRule('dangerous-flag', `${program} ${bad} ${spec.badWhy ?? 'writes a file'}`));
+  if (lookup) {
+    script.push(readOnly([program]));
+    return facts;
+  }
+  if (noCommand) {
+    script.push(askRule('wrapper', `${program} with these options changes a running process or the system`));
+    return facts;
+  }
+  if (spec.generic) {
+    script.push(askRule('wrapper', `${program} runs another command in a way this check does not follow (${short(args.map((w) => w.text).join(' '), 50)})`));
+    return facts;
+  }
+  if (inner.length === 0) {
+    if (scripts.length === 0 && !privileged) {
+      if (program === 'env') facts.dumpsEnv = true;
+      if (spec.alone === 'ask') script.push(askRule('wrapper', `${program} without a command waits for input or does something this check does not follow`));
+      else script.push(readOnly([program]));
+    }
+    return facts;
+  }
+  if (program === 'xargs') facts.consumesNames = true;
+  const innerArgs = program === 'xargs' ? xargsCommand(args.slice(0, i), inner, stdin) : inner;
+  const { value: innerFacts, decisions } = script.collect(() =>
+    spec.joinsScript && !scripts.length ? joined(script, innerArgs) : script.argv(innerArgs, program === 'xargs' ? undefined : stdin),
+  );
+  merge(facts, innerFacts);
+  if (spec.transparent && !bad) {
+    for (const d of decisions) {
+      script.push(d.decision === 'ask' && !KEEPS_OWN_RULE.includes(d.rule) && d.rule !== 'shell:wrapper' ? rewordForWrapper(program, d) : d);
+    }
+  } else {
+    if (!privileged) script.push(askRule('wrapper', `${program} ${spec.why ?? 'runs another command'}: ${short(inner.map((w) => w.text).join(' '), 50)}`));
+    for (const d of decisions) script.push(d);
+  }
+  return facts;
+}
+
+/** A transparent wrapper's inner ask, said as the wrapper's: the rule names what the wrapped command does. */
+function rewordForWrapper(program: string, decision: PolicyDecision): PolicyDecision {
+  const inner = decision.reason.replace(/\s*(?:Approve it|Approve only)[^]*$/, '');
+  return askRule('wrapper', `${program} runs a command that is not read-only: ${inner} (${decision.rule})`);
+}
+
+/** `watch ls -l`: the words are joined and handed to `sh -c`. */
+function joined(script: Script, words: Word[]): Facts {
+  if (words.some((w) => w.value === undefined)) {
+    script.push(askRule('dynamic-argument', 'The command to repeat is only known at run time'));
+    return noFacts();
+  }
+  const result = nested(script, words.map((w) => w.value!).join(' '));
+  script.push(result.decision);
+  return result.facts;
+}
+
+/** For wrappers whose options this check does not follow: every tail of the words is tried as a command. */
+function scanForCatastrophes(script: Script, args: Word[]): void {
+  for (let k = 0; k < Math.min(args.length, 12); k++) {
+    const word = args[k]!;
+    if (word.value !== undefined && word.value.includes(' ')) embedded(script, word.value);
+    if (word.value === undefined || word.value.startsWith('-')) continue;
+    const { decisions } = script.collect(() => script.argv(args.slice(k), undefined));
+    for (const d of decisions) if (d.decision === 'deny') script.push(d);
+  }
+}
+
+/**
+ * The command xargs runs, with the input lines as its last words (or in place of the -I replace string). When the
+ * input is known (`echo / | xargs rm -rf`), those are the words, so the command is judged as what it is.
+ */
+function xargsCommand(options: Word[], inner: Word[], stdin: Stdin | undefined): Word[] {
+  const input = stdin?.text.trim();
+  const values = options.map((w) => w.value ?? '');
+  let replace: string | undefined;
+  values.forEach((v, i) => {
+    if (v === '-I') replace = values[i + 1];
+    else if (/^-I./.test(v)) replace = v.slice(2);
+    else if (v === '-i' || v === '--replace') replace = '{}';
+    else if (/^(?:-i|--replace=)./.test(v)) replace = v.replace(/^(?:-i|--replace=)/, '');
+  });
+  if (input !== undefined && replace !== undefined) {
+    const lines = input.split('\n');
+    return inner.map((w) => (w.value?.includes(replace!) ? { ...literalWord(w.value.replaceAll(replace!, lines[0] ?? '')), guesses: lines.map((l) => w.value!.replaceAll(replace!, l)) } : w));
+  }
+  return [...inner, { ...literalWord(''), value: undefined, text: '(input lines)', guesses: [input ?? ''], split: true, dynamic: true }];
+}
