@@ -1,4 +1,4 @@
-import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, renameSync, rmdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { processStartTime } from './proc.js';
 import { ProcessTree } from './process-tree.js';
@@ -41,21 +41,20 @@ export interface Leftover {
  * processes that never open it, and each is replaced atomically (write, then rename), so a crash mid-write leaves
  * the previous version or nothing.
  */
+/** Numbers the files of this process; shared by every ledger in it (two gateways in one process share an owner). */
+let sequence = 0;
+
 export class ProcessLedger {
   readonly #ownerDir: string;
-  #created = false;
-  #sequence = 0;
+  #open = 0;
 
   constructor(readonly dir: string) {
     this.#ownerDir = join(dir, ownerName(process.pid, processStartTime(process.pid)));
   }
 
   add(record: LedgerRecord): LedgerEntry {
-    if (!this.#created) {
-      mkdirSync(this.#ownerDir, { recursive: true, mode: 0o700 });
-      this.#created = true;
-    }
-    const file = join(this.#ownerDir, `${++this.#sequence}.json`);
+    mkdirSync(this.#ownerDir, { recursive: true, mode: 0o700 });
+    const file = join(this.#ownerDir, `${++sequence}.json`);
     let current = { ...record };
     let removed = false;
     const write = () => {
@@ -64,6 +63,17 @@ export class ProcessLedger {
       renameSync(temporary, file);
     };
     write();
+    this.#open += 1;
+    const ownerDir = this.#ownerDir;
+    const closed = () => {
+      // The last one out removes the owner's folder, so a gateway that stopped cleanly leaves run/ empty.
+      if (--this.#open > 0) return;
+      try {
+        rmdirSync(ownerDir);
+      } catch {
+        // another ledger of this process still has a file in it
+      }
+    };
     return {
       update(change) {
         if (removed) return;
@@ -74,6 +84,7 @@ export class ProcessLedger {
         if (removed) return;
         removed = true;
         rmSync(file, { force: true });
+        closed();
       },
     };
   }
