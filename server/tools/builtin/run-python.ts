@@ -194,6 +194,8 @@ export function createRunPythonTool(options: RunPythonOptions = {}) {
             timeoutMs: limitMs,
             // A timeout is SIGKILL at once: the code may ignore SIGTERM, and nothing of it needs a clean exit.
             killGraceMs: 0,
+            // A program the code starts in a session of its own, somewhere else, is still found by this tag.
+            tag: true,
             maxOutputBytes: outputCap,
             keep: 'start',
             signal: ctx.signal,
