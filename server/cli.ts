@@ -105,6 +105,9 @@ async function serve(args: string[], out: Out): Promise<number> {
   }
   // Handlers go in before the ready lines: a supervisor may signal as soon as it reads them.
   const stopped = waitForSignal(gateway, out);
+  // However this process ends (an uncaught error included), the tool processes end with it; after a clean stop
+  // there is nothing left to kill.
+  process.once('exit', () => gateway.processes.killAll());
   out.log(`Pincer ${VERSION} listening on ${address.url}`);
   out.log(`Data directory: ${config.dataDir}`);
   out.log(`Client token: ${config.token ? 'from PINCER_TOKEN' : join(config.dataDir, 'token')}${config.clientAuth ? '' : ' (not required: --no-auth)'}`);

@@ -272,6 +272,7 @@ export class ProcessRunner {
     for (const child of launched) {
       child.tree.killNow();
       child.entry?.remove();
+      this.#live.delete(child);
     }
     for (const [folder, entry] of this.#scratch) {
       this.#scratch.delete(folder);
