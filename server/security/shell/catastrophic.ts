@@ -54,9 +54,11 @@ function wipe(kind: CriticalKind, verb: string): Found {
 }
 
 const MKFS = /^(?:mkfs(?:\..+)?|mke2fs|mkswap|mkntfs|mkdosfs|mkexfatfs|mkfs_\w+|newfs(?:_\w+)?|wipefs)$/;
-const PARTITIONERS = /^(?:fdisk|sfdisk|cfdisk|gdisk|sgdisk|parted|blkdiscard|hdparm|sg_format|nvme|cryptsetup|badblocks|ddrescue|zerofree)$/;
+const PARTITIONERS =
+  /^(?:fdisk|sfdisk|cfdisk|gdisk|sgdisk|parted|blkdiscard|hdparm|sg_format|nvme|cryptsetup|badblocks|ddrescue|zerofree)$/;
 const SHUTDOWN = /^(?:shutdown|reboot|halt|poweroff|kexec)$/;
-const SYSTEMCTL_POWER = /^(?:poweroff|reboot|halt|kexec|suspend|hibernate|hybrid-sleep|suspend-then-hibernate|rescue|emergency|soft-reboot|isolate|default)$/;
+const SYSTEMCTL_POWER =
+  /^(?:poweroff|reboot|halt|kexec|suspend|hibernate|hybrid-sleep|suspend-then-hibernate|rescue|emergency|soft-reboot|isolate|default)$/;
 const MATCH_ALL = /^(?:\.|\.\*|\.\+|\^|\$|\*|\^\.\*\$?|)$/;
 
 /** Credentials handed to the network (`curl -d @~/.ssh/id_rsa`); key options that only authenticate are left out. */
@@ -130,8 +132,12 @@ export function catastrophe(program: string, args: Word[], paths: ShellPaths, cw
     }
     case 'dd':
       for (const t of list) {
-        if (t.startsWith('of=') && isBlockDevice(t.slice(3))) return { what: 'block-device-write', why: 'This writes raw data over a disk.' };
-        if (t === 'of=/proc/sysrq-trigger') return { what: 'shutdown', why: 'This writes to the kernel\'s emergency trigger (reboot, crash).' };
+        if (t.startsWith('of=') && isBlockDevice(t.slice(3))) {
+          return { what: 'block-device-write', why: 'This writes raw data over a disk.' };
+        }
+        if (t === 'of=/proc/sysrq-trigger') {
+          return { what: 'shutdown', why: 'This writes to the kernel\'s emergency trigger (reboot, crash).' };
+        }
       }
       break;
     case 'cp':
@@ -143,17 +149,29 @@ export function catastrophe(program: string, args: Word[], paths: ShellPaths, cw
       const names = operands(list, /^(?:-s|--size|-n|--iterations|-t|-S|-m|-o|-g)$/);
       const written = program === 'cp' || program === 'install' ? names.slice(-1) : names;
       if (written.some((n) => isBlockDevice(n))) return { what: 'block-device-write', why: 'This writes over a disk.' };
-      if (written.includes('/proc/sysrq-trigger')) return { what: 'shutdown', why: 'This writes to the kernel\'s emergency trigger (reboot, crash).' };
+      if (written.includes('/proc/sysrq-trigger')) {
+        return { what: 'shutdown', why: 'This writes to the kernel\'s emergency trigger (reboot, crash).' };
+      }
       break;
     }
     case 'init':
     case 'telinit':
-      if (list.some((t) => /^[0156sS]$/.test(t))) return { what: 'shutdown', why: `${program} ${list.join(' ')} shuts the machine down or restarts it.` };
+      if (list.some((t) => /^[0156sS]$/.test(t))) {
+        return { what: 'shutdown', why: `${program} ${list.join(' ')} shuts the machine down or restarts it.` };
+      }
       break;
     case 'systemctl':
     case 'loginctl':
-      if (list.some((t) => SYSTEMCTL_POWER.test(t) || (program === 'loginctl' && /^(?:terminate-user|kill-user|terminate-session|kill-session)$/.test(t)))) {
-        return { what: 'shutdown', why: `${program} ${list.filter((t) => !t.startsWith('-')).join(' ')} powers off, restarts or suspends the machine.` };
+      if (
+        list.some(
+          (t) =>
+            SYSTEMCTL_POWER.test(t) || (program === 'loginctl' && /^(?:terminate-user|kill-user|terminate-session|kill-session)$/.test(t)),
+        )
+      ) {
+        return {
+          what: 'shutdown',
+          why: `${program} ${list.filter((t) => !t.startsWith('-')).join(' ')} powers off, restarts or suspends the machine.`,
+        };
       }
       break;
     case 'kill': {
@@ -171,7 +189,9 @@ export function catastrophe(program: string, args: Word[], paths: ShellPaths, cw
       if (patterns.some((p) => MATCH_ALL.test(p)) || list.some((t) => /^(?:-r|--regexp)$/.test(t) && list.some((p) => MATCH_ALL.test(p)))) {
         return { what: 'kill-all', why: `${program} with a pattern that matches every process.` };
       }
-      if (patterns.some((p) => /^(?:init|systemd|launchd)$/.test(p))) return { what: 'shutdown', why: `${program} ${patterns.join(' ')} kills the init system.` };
+      if (patterns.some((p) => /^(?:init|systemd|launchd)$/.test(p))) {
+        return { what: 'shutdown', why: `${program} ${patterns.join(' ')} kills the init system.` };
+      }
       break;
     }
     case 'killall5':
@@ -195,7 +215,11 @@ export function catastrophe(program: string, args: Word[], paths: ShellPaths, cw
   if (program === 'diskutil' && list.some((t) => /^(?:erase\w*|partitionDisk|zeroDisk|randomDisk|secureErase|reformat|apfs)$/i.test(t))) {
     return { what: 'mkfs', why: `diskutil ${list.find((t) => !t.startsWith('-'))} erases or repartitions a disk.` };
   }
-  if (PARTITIONERS.test(program) && list.some((t) => isBlockDevice(t.replace(/^[a-z]+=/, ''))) && !list.some((t) => /^(?:-l|--list|-p|print|--print|-i|--info|--help)$/.test(t))) {
+  if (
+    PARTITIONERS.test(program) &&
+    list.some((t) => isBlockDevice(t.replace(/^[a-z]+=/, ''))) &&
+    !list.some((t) => /^(?:-l|--list|-p|print|--print|-i|--info|--help)$/.test(t))
+  ) {
     return { what: 'block-device-write', why: `${program} rewrites a disk's partitions or erases it.` };
   }
   if (SHUTDOWN.test(program)) return { what: 'shutdown', why: `${program} shuts the machine down or restarts it.` };

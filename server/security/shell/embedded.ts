@@ -245,7 +245,11 @@ export function scanAwk(source: string): ScriptScan {
 export type CodeThreat = 'reverse-shell' | 'fork-bomb';
 
 const SOCKETISH = /socket|TCPSocket|fsockopen|net\.(?:Socket|connect|createConnection)|IO::Socket|\/dev\/tcp|\/inet\/tcp|Net::|tcp:\/\//i;
-const SHELLISH = /\/bin\/(?:ba|z|da|k)?sh\b|\bsh\s+-i\b|pty\.spawn|subprocess|dup2|\bexec[lv]?p?e?\b|\bspawn\b|\bsystem\b|popen|child_process|proc_open|shell_exec|passthru|cmd\.exe/i;
+const SHELLISH = new RegExp(
+  String.raw`\/bin\/(?:ba|z|da|k)?sh\b|\bsh\s+-i\b|pty\.spawn|subprocess|dup2|\bexec[lv]?p?e?\b|\bspawn\b|\bsystem\b|popen|child_process|` +
+    String.raw`proc_open|shell_exec|passthru|cmd\.exe`,
+  'i',
+);
 
 /** Reverse shells and fork bombs, recognisable from their well-known shapes. */
 export function codeThreat(code: string): CodeThreat | undefined {
@@ -256,7 +260,13 @@ export function codeThreat(code: string): CodeThreat | undefined {
   return undefined;
 }
 
+const NETWORKISH = new RegExp(
+  String.raw`https?:\/\/|socket|requests\b|urllib|fetch\s*\(|http\.request|https?\.get|\bcurl\b|\bwget\b|smtplib|ftplib|Net::HTTP|LWP|` +
+    String.raw`axios|XMLHttpRequest|\/dev\/tcp`,
+  'i',
+);
+
 /** Does the code talk to the network? (used with a secret it reads: exfiltration) */
 export function codeUsesNetwork(code: string): boolean {
-  return /https?:\/\/|socket|requests\b|urllib|fetch\s*\(|http\.request|https?\.get|\bcurl\b|\bwget\b|smtplib|ftplib|Net::HTTP|LWP|axios|XMLHttpRequest|\/dev\/tcp/i.test(code);
+  return NETWORKISH.test(code);
 }

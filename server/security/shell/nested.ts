@@ -87,7 +87,9 @@ export function interpreter(script: Script, program: string, args: Word[], stdin
   facts.shellLike = true;
   const code = [...args.map((w) => w.value ?? w.text), stdin?.text ?? ''].join('\n');
   const threat = codeThreat(code);
-  if (threat === 'reverse-shell') script.push(denyRule('reverse-shell', `The ${program} code connects a shell to the network (a reverse shell)`));
+  if (threat === 'reverse-shell') {
+    script.push(denyRule('reverse-shell', `The ${program} code connects a shell to the network (a reverse shell)`));
+  }
   if (threat === 'fork-bomb') script.push(denyRule('fork-bomb', `The ${program} code forks in a loop (a fork bomb)`));
   const secret = secretInText(code, script.paths);
   if (secret) {
@@ -98,7 +100,9 @@ export function interpreter(script: Script, program: string, args: Word[], stdin
   if (PAGERS_AND_EDITORS.test(program)) {
     script.push(askRule('interpreter', `${program} is interactive and can open a shell or run commands from inside (e.g. "!sh")`));
   } else if (program === 'source' || program === '.') {
-    script.push(askRule('interpreter', `${program} runs the commands in ${short(args[0]?.text ?? 'a file', 40)}, which this check cannot see`));
+    script.push(
+      askRule('interpreter', `${program} runs the commands in ${short(args[0]?.text ?? 'a file', 40)}, which this check cannot see`),
+    );
   } else {
     script.push(askRule('interpreter', `${program} runs code (${short(args.map((w) => w.text).join(' ') || 'from its input', 60)})`));
   }

@@ -140,10 +140,15 @@ function secretSamples(home: string): string[] {
     '/proc/self/environ',
   ];
 }
-const SECRET_BASENAMES = ['.env', 'id_rsa', 'id_ed25519', 'id_ecdsa', 'x.pem', 'x.key', '.netrc', '.git-credentials', '.npmrc', 'credentials.json'];
+const SECRET_BASENAMES = [
+  '.env', 'id_rsa', 'id_ed25519', 'id_ecdsa', 'x.pem', 'x.key', '.netrc', '.git-credentials', '.npmrc',
+  'credentials.json',
+];
 
-export const BLOCK_DEVICE =
-  /^\/dev\/(?:[shv]d[a-z]+\d*|xvd[a-z]+\d*|nvme\d+n\d+(?:p\d+)?|mmcblk\d+(?:p\d+)?|r?disk\d+(?:s\d+)?|md\d+|dm-\d+|loop\d+|nbd\d+|zram\d+|sr\d+|mapper\/.+|disk\/.+|root|mem|kmem|port)$/;
+export const BLOCK_DEVICE = new RegExp(
+  String.raw`^\/dev\/(?:[shv]d[a-z]+\d*|xvd[a-z]+\d*|nvme\d+n\d+(?:p\d+)?|mmcblk\d+(?:p\d+)?|r?disk\d+(?:s\d+)?|md\d+|dm-\d+|loop\d+|` +
+    String.raw`nbd\d+|zram\d+|sr\d+|mapper\/.+|disk\/.+|root|mem|kmem|port)$`,
+);
 const BLOCK_PREFIX = /^\/dev\/(?:[shv]d|xvd|nvme|mmcblk|r?disk|md|dm-|loop|nbd|mapper\/|disk\/)/;
 
 /** A raw disk or memory device (`/dev/sda`, `/dev/nvme0n1p2`, `/dev/sd*`). */
@@ -249,7 +254,10 @@ const TRUST_FILES: ReadonlyArray<[RegExp, string]> = [
   [/^\/etc\/(?:sudoers|doas\.conf)$|^\/etc\/sudoers\.d(?:\/|$)/, 'the sudo rules (who may act as root)'],
   [/^\/etc\/hosts$/, 'the host name table (where names such as localhost resolve)'],
   [/^\/etc\/(?:pam\.d|security)(?:\/|$)|^\/etc\/pam\.conf$/, 'the login modules (PAM)'],
-  [/^\/(?:etc|run|usr\/lib|lib|usr\/local\/lib)\/systemd(?:\/|$)|^\/etc\/init\.d(?:\/|$)|^\/etc\/rc\.local$/, 'service definitions that start at boot'],
+  [
+    /^\/(?:etc|run|usr\/lib|lib|usr\/local\/lib)\/systemd(?:\/|$)|^\/etc\/init\.d(?:\/|$)|^\/etc\/rc\.local$/,
+    'service definitions that start at boot',
+  ],
   [/\/\.config\/systemd(?:\/|$)/, 'user services that start at login'],
   [/^\/etc\/(?:crontab|anacrontab)$|^\/etc\/cron\.[a-z]+(?:\/|$)|^\/var\/spool\/cron(?:\/|$)/, 'scheduled jobs (cron)'],
   [/(?:^|\/)\.ssh\/(?:authorized_keys2?|rc|environment)$/, 'the SSH keys allowed to log in'],

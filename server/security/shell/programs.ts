@@ -36,7 +36,8 @@ function problem(rule: ProblemRule, why: string, extra: Omit<CheckResult, 'probl
 function dynamicArgument(program: string, word: Word): CheckResult {
   return problem(
     'dynamic-argument',
-    `${program} gets an argument (${short(word.text)}) whose value is only known when it runs; it could be an option that writes files or runs commands.`,
+    `${program} gets an argument (${short(word.text)}) whose value is only known when it runs; ` +
+      'it could be an option that writes files or runs commands.',
   );
 }
 
@@ -82,7 +83,9 @@ function checkFlags(args: Word[], program: string, spec: FlagSpec): CheckResult 
       positionals.push(word);
       continue;
     }
-    if (word.value === undefined || word.split || (globCanStartWithDash(word) && !spec.globsSafe)) return { ...dynamicArgument(program, word), positionals };
+    if (word.value === undefined || word.split || (globCanStartWithDash(word) && !spec.globsSafe)) {
+      return { ...dynamicArgument(program, word), positionals };
+    }
     const value = word.value;
     if (word.glob && spec.globsSafe) {
       positionals.push(word);
@@ -96,7 +99,13 @@ function checkFlags(args: Word[], program: string, spec: FlagSpec): CheckResult 
       const eq = value.indexOf('=');
       const name = value.slice(2, eq === -1 ? undefined : eq);
       if (name && spec.badLong?.some((bad) => bad.startsWith(name))) {
-        return { ...problem('dangerous-flag', `${program} ${value.slice(0, eq === -1 ? undefined : eq)} ${spec.badWhy ?? 'writes files or runs programs'}.`), positionals };
+        return {
+          ...problem(
+            'dangerous-flag',
+            `${program} ${value.slice(0, eq === -1 ? undefined : eq)} ${spec.badWhy ?? 'writes files or runs programs'}.`,
+          ),
+          positionals,
+        };
       }
       if (eq === -1 && spec.valueLong?.includes(name)) i++;
       continue;
@@ -183,6 +192,17 @@ function gitListOnly(rest: Word[], sub: string, listFlags: RegExp, valueFlags: R
   return OK;
 }
 
+// Patterns too long for one line are joined from String.raw pieces, which keep every backslash as written.
+/** `git branch` options that only list. */
+const GIT_BRANCH_LISTING = new RegExp(
+  String.raw`^(?:-a|--all|-r|--remotes|-v|-vv|--verbose|--show-current|-i|--ignore-case|--no-color|--color(?:=.*)?|--no-column|` +
+    String.raw`--column(?:=.*)?|--abbrev(?:=.*)?|--no-abbrev|--omit-empty|-q|--quiet)$`,
+);
+/** `git config` options that only pick where settings are read from, or how they are printed. */
+const GIT_CONFIG_SCOPE = /^--(?:global|system|local|worktree|includes|show-origin|show-scope|null|name-only|type=\w+|bool|int|path)$|^-z$/;
+const GIT_CONFIG_WRITES =
+  /^(?:--(?:add|unset|unset-all|replace-all|rename-section|remove-section|edit)|-e|set|unset|edit|rename-section|remove-section)$/;
+
 /**
  * Security: git runs programs named in its configuration — `-c core.pager=…`, `core.fsmonitor`, `alias.x=!…`,
  * `--config-env`, `--exec-path` — so those options always ask; only subcommands that read stay allowed.
@@ -221,8 +241,9 @@ function checkGit(args: Word[]): CheckResult {
       if (unsure(word)) return dynamicArgument(`git ${sub}`, word);
       const v = word.value!;
       if (v === '--') endOfOptions = true;
-      else if (/^--(?:o|ou|out|outp|outpu|output)(?:=|$)/.test(v)) return problem('dangerous-flag', `git ${sub} --output writes to a file.`);
-      else if (sub === 'grep' && (/^-[^-]*O/.test(v) || v.startsWith('--open-files-in-pager'))) {
+      else if (/^--(?:o|ou|out|outp|outpu|output)(?:=|$)/.test(v)) {
+        return problem('dangerous-flag', `git ${sub} --output writes to a file.`);
+      } else if (sub === 'grep' && (/^-[^-]*O/.test(v) || v.startsWith('--open-files-in-pager'))) {
         return problem('dangerous-flag', 'git grep -O opens the matches in a program of its choosing.');
       } else if (v === '--help' || v === '-h') return problem('not-read-only', `git ${sub} --help opens the manual in a pager.`);
     }
@@ -233,7 +254,7 @@ function checkGit(args: Word[]): CheckResult {
       return gitListOnly(
         rest,
         'branch',
-        /^(?:-a|--all|-r|--remotes|-v|-vv|--verbose|--show-current|-i|--ignore-case|--no-color|--color(?:=.*)?|--no-column|--column(?:=.*)?|--abbrev(?:=.*)?|--no-abbrev|--omit-empty|-q|--quiet)$/,
+        GIT_BRANCH_LISTING,
         /^--(?:contains|no-contains|merged|no-merged|points-at|sort|format)(?:=|$)/,
       );
     case 'tag':
@@ -272,14 +293,14 @@ function checkGit(args: Word[]): CheckResult {
     case 'config': {
       const values = rest.map((w) => w.value ?? '');
       const positionals = values.filter((v) => !v.startsWith('-'));
-      const scopeOnly = values.every((v) => !v.startsWith('-') || /^--(?:global|system|local|worktree|includes|show-origin|show-scope|null|name-only|type=\w+|bool|int|path)$|^-z$/.test(v));
+      const scopeOnly = values.every((v) => !v.startsWith('-') || GIT_CONFIG_SCOPE.test(v));
       const reads =
         values.some((v) => /^(?:--get(?:-all|-regexp|-urlmatch)?|-l|--list|get|list)$/.test(v)) || (positionals.length === 1 && scopeOnly);
-      const writes = values.some((v) =>
-        /^(?:--(?:add|unset|unset-all|replace-all|rename-section|remove-section|edit)|-e|set|unset|edit|rename-section|remove-section)$/.test(v),
-      );
+      const writes = values.some((v) => GIT_CONFIG_WRITES.test(v));
       if (reads && !writes && rest.every((w) => !unsure(w))) return OK;
-      return problem('not-read-only', 'git config with these arguments changes git settings (which can make git run programs).', { scripts });
+      return problem('not-read-only', 'git config with these arguments changes git settings (which can make git run programs).', {
+        scripts,
+      });
     }
     default:
       return problem('not-read-only', `git ${sub} changes the repository or talks to a remote.`);
@@ -292,7 +313,10 @@ const FIND_VALUE = new Set([
   '-newer', '-anewer', '-cnewer', '-used', '-links', '-inum', '-samefile', '-maxdepth', '-mindepth', '-fstype',
   '-regextype', '-context', '-printf', '-files0-from',
 ]);
-const FIND_NOT_FILTERS = new Set(['-maxdepth', '-mindepth', '-regextype', '-printf', '-files0-from', '-depth', '-xdev', '-mount', '-print', '-print0', '-ls', '-follow', '-noleaf', '-ignore_readdir_race', '-daystart', '-d', '-type', '-xtype', '-fstype']);
+const FIND_NOT_FILTERS = new Set([
+  '-maxdepth', '-mindepth', '-regextype', '-printf', '-files0-from', '-depth', '-xdev', '-mount', '-print', '-print0', '-ls',
+  '-follow', '-noleaf', '-ignore_readdir_race', '-daystart', '-d', '-type', '-xtype', '-fstype',
+]);
 const FIND_EXEC = new Set(['-exec', '-execdir', '-ok', '-okdir']);
 const FIND_WRITE = new Set(['-delete', '-fprint', '-fprint0', '-fprintf', '-fls']);
 
@@ -351,7 +375,9 @@ function checkFind(args: Word[]): CheckResult {
   const placeholder = (start: Word): Word => (filtered ? literalWord(`${start.value}/match`) : start);
   // `{}` stands for each file found: the start folder itself when nothing filters what is found.
   const expanded = commands.flatMap((inner) =>
-    paths.map((start) => inner.map((w) => (w.value?.includes('{}') ? { ...literalWord(w.value.replaceAll('{}', placeholder(start).value!)) } : w))),
+    paths.map((start) =>
+      inner.map((w) => (w.value?.includes('{}') ? { ...literalWord(w.value.replaceAll('{}', placeholder(start).value!)) } : w)),
+    ),
   );
   if (deletes && !filtered) for (const start of paths) expanded.push([literalWord('rm'), literalWord('-rf'), start]);
   return { ...found, commands: expanded };
@@ -440,7 +466,8 @@ const AWK_LONG = [
 function checkAwk(args: Word[], program: string): CheckResult {
   let source: string | undefined;
   let sandbox = false;
-  const unseen = (what: string) => problem('dangerous-flag', `${program} ${what} loads a program (or writes a file) this check cannot see.`);
+  const unseen = (what: string) =>
+    problem('dangerous-flag', `${program} ${what} loads a program (or writes a file) this check cannot see.`);
   for (let i = 0; i < args.length; i++) {
     const word = args[i]!;
     if (source !== undefined) continue; // input files and var=value assignments
@@ -459,7 +486,9 @@ function checkAwk(args: Word[], program: string): CheckResult {
       const matches = AWK_LONG.filter((name) => name.startsWith(given));
       const name = matches.includes(given) ? given : matches.length === 1 ? matches[0]! : undefined;
       if (!given || !name) return problem('dangerous-flag', `${program} ${v} is an option this check does not know.`);
-      if (['file', 'exec', 'include', 'load', 'dump-variables', 'pretty-print', 'profile', 'debug'].includes(name)) return unseen(`--${name}`);
+      if (['file', 'exec', 'include', 'load', 'dump-variables', 'pretty-print', 'profile', 'debug'].includes(name)) {
+        return unseen(`--${name}`);
+      }
       if (name === 'sandbox') sandbox = true;
       if (name === 'source') {
         source = v.includes('=') ? v.slice(v.indexOf('=') + 1) : args[++i]?.value;
@@ -516,7 +545,9 @@ function checkDate(args: Word[]): CheckResult {
     badWhy: 'sets the system clock',
   });
   if (p) return { problem: p };
-  if (positionals.some((w) => !w.value?.startsWith('+'))) return problem('not-read-only', 'date with a date argument sets the system clock.');
+  if (positionals.some((w) => !w.value?.startsWith('+'))) {
+    return problem('not-read-only', 'date with a date argument sets the system clock.');
+  }
   return OK;
 }
 
@@ -571,9 +602,14 @@ function checkSet(args: Word[]): CheckResult {
   return OK;
 }
 
+const FORMATTING_VARIABLES = new RegExp(
+  String.raw`^(?:LANG|LANGUAGE|LC_[A-Z]+|TZ|COLUMNS|LINES|NO_COLOR|FORCE_COLOR|CLICOLOR|CLICOLOR_FORCE|TERM|POSIXLY_CORRECT|GREP_COLORS?|` +
+    String.raw`LS_COLORS|LSCOLORS|TIME_STYLE|QUOTING_STYLE|BLOCK_SIZE|DF_BLOCK_SIZE|DU_BLOCK_SIZE|TABSIZE|DEBUG|CI|VERBOSE)$`,
+);
+
 /** Environment variables a command may be given (`LANG=C sort`): they change formatting, never what runs. */
 export function safeEnvironmentVariable(name: string, value: string | undefined): boolean {
-  if (/^(?:LANG|LANGUAGE|LC_[A-Z]+|TZ|COLUMNS|LINES|NO_COLOR|FORCE_COLOR|CLICOLOR|CLICOLOR_FORCE|TERM|POSIXLY_CORRECT|GREP_COLORS?|LS_COLORS|LSCOLORS|TIME_STYLE|QUOTING_STYLE|BLOCK_SIZE|DF_BLOCK_SIZE|DU_BLOCK_SIZE|TABSIZE|DEBUG|CI|VERBOSE)$/.test(name)) {
+  if (FORMATTING_VARIABLES.test(name)) {
     return true;
   }
   // Turning a pager off is always fine; pointing it at a program is not.
@@ -581,7 +617,10 @@ export function safeEnvironmentVariable(name: string, value: string | undefined)
 }
 
 /** Variables already in a run_shell command's environment: setting one changes what every later program gets. */
-const EXPORTED = new Set(['PATH', 'HOME', 'USER', 'LOGNAME', 'SHELL', 'TMPDIR', 'TERM', 'PAGER', 'GIT_PAGER', 'MANPAGER', 'SYSTEMD_PAGER', 'GIT_TERMINAL_PROMPT', 'LESSSECURE']);
+const EXPORTED = new Set([
+  'PATH', 'HOME', 'USER', 'LOGNAME', 'SHELL', 'TMPDIR', 'TERM', 'PAGER', 'GIT_PAGER', 'MANPAGER', 'SYSTEMD_PAGER',
+  'GIT_TERMINAL_PROMPT', 'LESSSECURE',
+]);
 
 /**
  * Can this assignment change what runs? An exported one (`X=… cmd`, `export X=…`, `env X=…`) must be on the safe
@@ -592,11 +631,22 @@ export function riskyAssignment(name: string, value: string | undefined, exporte
   return exported || dangerousVariable(name) || EXPORTED.has(name);
 }
 
+const SPECIAL_VARIABLES = new RegExp(
+  String.raw`^(?:PATH|HOME|SHELL|ENV|IFS|CDPATH|GLOBIGNORE|PROMPT_COMMAND|PS[0-9]|SHELLOPTS|BASHOPTS|EDITOR|VISUAL|TERMINFO.*|` +
+    String.raw`HOSTALIASES|LOCALDOMAIN|RES_OPTIONS|TMPDIR|HISTFILE)$`,
+  'i',
+);
+const PROGRAM_VARIABLE_PREFIXES = new RegExp(
+  String.raw`^(?:BASH|LD_|DYLD_|GIT_|XDG_|LESS|SSH_|GCONV|MALLOC|NODE_|PYTHON|PERL|RUBY|JAVA|NPM_|npm_|CARGO|RUST|GO|DOCKER|KUBE|` +
+    String.raw`AWS|GPG|GNUPG|PAGER|MANPAGER|SUDO)`,
+  'i',
+);
+
 /** Shell variable names a command may set without changing what later commands run or load. */
 export function dangerousVariable(name: string): boolean {
   return (
-    /^(?:PATH|HOME|SHELL|ENV|IFS|CDPATH|GLOBIGNORE|PROMPT_COMMAND|PS[0-9]|SHELLOPTS|BASHOPTS|EDITOR|VISUAL|TERMINFO.*|HOSTALIASES|LOCALDOMAIN|RES_OPTIONS|TMPDIR|HISTFILE)$/i.test(name) ||
-    /^(?:BASH|LD_|DYLD_|GIT_|XDG_|LESS|SSH_|GCONV|MALLOC|NODE_|PYTHON|PERL|RUBY|JAVA|NPM_|npm_|CARGO|RUST|GO|DOCKER|KUBE|AWS|GPG|GNUPG|PAGER|MANPAGER|SUDO)/i.test(name) ||
+    SPECIAL_VARIABLES.test(name) ||
+    PROGRAM_VARIABLE_PREFIXES.test(name) ||
     /PATH$|LIB|PRELOAD|PAGER|OPTIONS?$|OPTS?$|CONFIG|RC$|_HOME$|COMMAND|_CMD$|EXEC|PROG|HOOK|PROXY|EDITOR|BROWSER|SHELL/i.test(name)
   );
 }
@@ -609,7 +659,9 @@ function checkRead(args: Word[]): CheckResult {
     if (/^-[ers]*[adinNptu]$/.test(v)) {
       if (v.endsWith('a')) {
         const name = args[i + 1]?.value ?? '';
-        if (!/^[A-Za-z_]\w*$/.test(name) || dangerousVariable(name)) return problem('dangerous-flag', `read -a ${short(name)} sets a variable that changes what later commands run.`);
+        if (!/^[A-Za-z_]\w*$/.test(name) || dangerousVariable(name)) {
+          return problem('dangerous-flag', `read -a ${short(name)} sets a variable that changes what later commands run.`);
+        }
       }
       i++;
       continue;
@@ -639,6 +691,11 @@ function checkTest(args: Word[], program: string): CheckResult {
   return OK;
 }
 
+const PIP_LISTING = new RegExp(
+  String.raw`^(?:-[a-z]|--(?:outdated|uptodate|not-required|user|local|format=\w+|files|verbose|all|exclude-editable|include-editable))$|` +
+    String.raw`^[\w.\[\]-]+$`,
+);
+
 /** pip only lists, shows or checks what is installed. */
 function checkPip(args: Word[], program: string): CheckResult {
   const values = args.map((w) => w.value);
@@ -649,7 +706,7 @@ function checkPip(args: Word[], program: string): CheckResult {
   }
   for (const word of args.slice(1)) {
     if (unsure(word)) return dynamicArgument(program, word);
-    if (!/^(?:-[a-z]|--(?:outdated|uptodate|not-required|user|local|format=\w+|files|verbose|all|exclude-editable|include-editable))$|^[\w.\[\]-]+$/.test(word.value!)) {
+    if (!PIP_LISTING.test(word.value!)) {
       return problem('not-read-only', `${program} ${verb} ${short(word.text)} is not a plain listing.`);
     }
   }
@@ -668,20 +725,35 @@ function checkPs(args: Word[]): CheckResult {
   return OK;
 }
 
+const DOCKER_LISTING =
+  /^(?:-[aqs]+|--(?:all|quiet|size|no-trunc|digests|format(?:=.*)?|filter(?:=.*)?|last(?:=\d+)?|latest)|-n|\d+|[\w{}.:=" -]+)$/;
+
 /** docker only lists (ps, images, version, info); global options can point it at another daemon or config. */
 function checkDocker(args: Word[]): CheckResult {
   const verb = args[0]?.value;
   if (verb === undefined || !['ps', 'images', 'version', 'info'].includes(verb)) {
-    return problem('not-read-only', `docker ${short(args.map((w) => w.text).join(' '))} starts, changes or reaches into containers (often as root).`);
+    return problem(
+      'not-read-only',
+      `docker ${short(args.map((w) => w.text).join(' '))} starts, changes or reaches into containers (often as root).`,
+    );
   }
   for (const word of args.slice(1)) {
     if (unsure(word)) return dynamicArgument('docker', word);
-    if (!/^(?:-[aqs]+|--(?:all|quiet|size|no-trunc|digests|format(?:=.*)?|filter(?:=.*)?|last(?:=\d+)?|latest)|-n|\d+|[\w{}.:=" -]+)$/.test(word.value!)) {
+    if (!DOCKER_LISTING.test(word.value!)) {
       return problem('not-read-only', `docker ${verb} ${short(word.text)} is not a plain listing.`);
     }
   }
   return OK;
 }
+
+const SYSTEMCTL_OPTIONS = new RegExp(
+  String.raw`^(?:--no-pager|--all|-a|--user|--system|--failed|--type=\S+|-t|--state=\S+|-l|--full|--plain|--no-legend|-q|--quiet|-n\d*|` +
+    String.raw`--lines=\d+|-o|--output=\S+|--property=\S+|-p)$`,
+);
+const SYSTEMCTL_REPORTS = new RegExp(
+  String.raw`^(?:status|list-units|list-unit-files|list-timers|list-sockets|list-dependencies|list-jobs|is-active|is-enabled|is-failed|` +
+    String.raw`is-system-running|show|cat|get-default)$`,
+);
 
 /** systemctl only reports: status, list-*, is-*, show, cat (a unit's file). */
 function checkSystemctl(args: Word[]): CheckResult {
@@ -690,12 +762,12 @@ function checkSystemctl(args: Word[]): CheckResult {
     if (unsure(word)) return dynamicArgument('systemctl', word);
     const v = word.value!;
     if (v.startsWith('-')) {
-      if (/^(?:--no-pager|--all|-a|--user|--system|--failed|--type=\S+|-t|--state=\S+|-l|--full|--plain|--no-legend|-q|--quiet|-n\d*|--lines=\d+|-o|--output=\S+|--property=\S+|-p)$/.test(v)) continue;
+      if (SYSTEMCTL_OPTIONS.test(v)) continue;
       return problem('dangerous-flag', `systemctl ${v} is not a plain status query.`);
     }
     if (verb === undefined) {
       verb = v;
-      if (!/^(?:status|list-units|list-unit-files|list-timers|list-sockets|list-dependencies|list-jobs|is-active|is-enabled|is-failed|is-system-running|show|cat|get-default)$/.test(v)) {
+      if (!SYSTEMCTL_REPORTS.test(v)) {
         return problem('not-read-only', `systemctl ${v} starts, stops or changes services or the machine.`);
       }
     } else if (!/^[\w@:.\\-]+$/.test(v)) {
@@ -741,12 +813,30 @@ const READ_ONLY = new Map<string, Check>([
   ['sysctl', optionsOnly(/^(?:-[anNbehx]+|[\w.]+)$/, 'changes a kernel setting')],
   ['defaults', verbs(/^(?:read|read-type|domains|find)$/, 'changes settings')],
   ['diskutil', verbs(/^(?:list|info|activity|listFilesystems)$/, 'changes or erases disks')],
-  ['brew', verbs(/^(?:list|ls|info|leaves|deps|uses|config|--version|--prefix|--cellar|--repository|search)$/, 'installs, removes or changes packages')],
-  ['dpkg', optionsOnly(/^(?:-[lLsSp]|--(?:list|listfiles|status|search|print-avail|get-selections|print-architecture)|[\w.+:*][\w.+:*-]*)$/, 'installs or removes packages')],
+  [
+    'brew',
+    verbs(
+      /^(?:list|ls|info|leaves|deps|uses|config|--version|--prefix|--cellar|--repository|search)$/,
+      'installs, removes or changes packages',
+    ),
+  ],
+  [
+    'dpkg',
+    optionsOnly(
+      /^(?:-[lLsSp]|--(?:list|listfiles|status|search|print-avail|get-selections|print-architecture)|[\w.+:*][\w.+:*-]*)$/,
+      'installs or removes packages',
+    ),
+  ],
   ['dpkg-query', () => OK],
   ['apt', verbs(/^(?:list|show|search|policy|depends|rdepends)$/, 'installs or removes packages')],
   ['apt-cache', verbs(/^(?:show|showpkg|policy|search|depends|rdepends|pkgnames|stats|madison)$/, 'changes the package cache')],
-  ['rpm', optionsOnly(/^(?:-q[ailfdcR]*|--query|--all|--info|--list|--whatprovides|--whatrequires|[\w.+:*][\w.+:*-]*)$/, 'installs, removes or verifies packages')],
+  [
+    'rpm',
+    optionsOnly(
+      /^(?:-q[ailfdcR]*|--query|--all|--info|--list|--whatprovides|--whatrequires|[\w.+:*][\w.+:*-]*)$/,
+      'installs, removes or verifies packages',
+    ),
+  ],
   ['route', optionsOnly(/^-[nveA]+$|^inet6?$/, 'changes the routing table')],
   ['arp', optionsOnly(/^-[anve]+$/, 'changes the ARP table')],
   ['stty', optionsOnly(/^(?:-a|-g|--all|--save|size)$/, 'changes terminal settings')],
@@ -766,28 +856,141 @@ const READ_ONLY = new Map<string, Check>([
   ['hostname', checkHostname],
   ['set', checkSet],
   ['read', checkRead],
-  ['sort', flags({ valueShort: 'ktST', valueLong: ['key', 'field-separator', 'buffer-size', 'temporary-directory', 'parallel', 'files0-from', 'sort', 'random-source', 'batch-size'], badShort: 'o', badLong: ['output', 'compress-program'], badWhy: 'writes a file or runs a compression program' })],
-  ['shuf', flags({ valueShort: 'in', valueLong: ['input-range', 'head-count', 'random-source'], badShort: 'o', badLong: ['output'], badWhy: 'writes to a file' })],
-  ['uniq', flags({ valueShort: 'fsw', valueLong: ['skip-fields', 'skip-chars', 'check-chars'], maxPositionals: 1, positionalWhy: 'with a second file name writes its output to that file' })],
+  [
+    'sort',
+    flags({
+      valueShort: 'ktST',
+      valueLong: [
+        'key', 'field-separator', 'buffer-size', 'temporary-directory', 'parallel', 'files0-from', 'sort',
+        'random-source', 'batch-size',
+      ],
+      badShort: 'o',
+      badLong: ['output', 'compress-program'],
+      badWhy: 'writes a file or runs a compression program',
+    }),
+  ],
+  [
+    'shuf',
+    flags({
+      valueShort: 'in',
+      valueLong: ['input-range', 'head-count', 'random-source'],
+      badShort: 'o',
+      badLong: ['output'],
+      badWhy: 'writes to a file',
+    }),
+  ],
+  [
+    'uniq',
+    flags({
+      valueShort: 'fsw',
+      valueLong: ['skip-fields', 'skip-chars', 'check-chars'],
+      maxPositionals: 1,
+      positionalWhy: 'with a second file name writes its output to that file',
+    }),
+  ],
   ['xxd', flags({ valueShort: 'cglosn', maxPositionals: 1, positionalWhy: 'with a second file name writes to that file' })],
-  ['tree', flags({ valueShort: 'LPIHT', valueLong: ['filelimit', 'timefmt', 'sort', 'charset'], badShort: 'oR', badLong: ['output'], badWhy: 'writes files' })],
-  ['file', flags({ valueShort: 'efFmP', valueLong: ['exclude', 'separator', 'magic-file', 'files-from', 'parameter'], badShort: 'C', badLong: ['compile'], badWhy: 'writes a compiled magic file', globsSafe: true })],
-  ['iconv', flags({ valueShort: 'ft', valueLong: ['from-code', 'to-code'], badShort: 'o', badLong: ['output'], badWhy: 'writes to a file' })],
-  ['rg', flags({ valueShort: 'ABCefgjmMrtTE', valueLong: ['after-context', 'before-context', 'context', 'regexp', 'file', 'glob', 'iglob', 'threads', 'max-count', 'max-columns', 'type', 'type-not', 'encoding', 'sort', 'sortr', 'max-depth', 'max-filesize', 'color', 'colors', 'ignore-file', 'path-separator', 'context-separator', 'field-match-separator', 'field-context-separator', 'replace', 'type-add', 'type-clear', 'engine', 'dfa-size-limit', 'regex-size-limit', 'hyperlink-format'], badLong: ['pre', 'pre-glob', 'hostname-bin'], badWhy: 'runs another program on every file' })],
+  [
+    'tree',
+    flags({
+      valueShort: 'LPIHT',
+      valueLong: ['filelimit', 'timefmt', 'sort', 'charset'],
+      badShort: 'oR',
+      badLong: ['output'],
+      badWhy: 'writes files',
+    }),
+  ],
+  [
+    'file',
+    flags({
+      valueShort: 'efFmP',
+      valueLong: ['exclude', 'separator', 'magic-file', 'files-from', 'parameter'],
+      badShort: 'C',
+      badLong: ['compile'],
+      badWhy: 'writes a compiled magic file',
+      globsSafe: true,
+    }),
+  ],
+  [
+    'iconv',
+    flags({
+      valueShort: 'ft',
+      valueLong: ['from-code', 'to-code'],
+      badShort: 'o',
+      badLong: ['output'],
+      badWhy: 'writes to a file',
+    }),
+  ],
+  [
+    'rg',
+    flags({
+      valueShort: 'ABCefgjmMrtTE',
+      valueLong: [
+        'after-context', 'before-context', 'context', 'regexp', 'file', 'glob', 'iglob', 'threads', 'max-count',
+        'max-columns', 'type', 'type-not', 'encoding', 'sort', 'sortr', 'max-depth', 'max-filesize', 'color', 'colors',
+        'ignore-file', 'path-separator', 'context-separator', 'field-match-separator', 'field-context-separator',
+        'replace', 'type-add', 'type-clear', 'engine', 'dfa-size-limit', 'regex-size-limit', 'hyperlink-format',
+      ],
+      badLong: ['pre', 'pre-glob', 'hostname-bin'],
+      badWhy: 'runs another program on every file',
+    }),
+  ],
   ['printf', checkPrintf],
   ['test', checkTest],
   ['[', checkTest],
-  ['dmesg', flags({ valueShort: 'flFsn', badShort: 'cCDEn', badLong: ['clear', 'read-clear', 'console-off', 'console-on', 'console-level'], badWhy: 'clears the kernel log or changes console logging' })],
-  ['journalctl', flags({ valueShort: 'uSUpotDMgF', valueLong: ['unit', 'user-unit', 'since', 'until', 'priority', 'output', 'identifier', 'directory', 'file', 'grep', 'field', 'cursor', 'after-cursor', 'machine', 'namespace'], badLong: ['vacuum-size', 'vacuum-time', 'vacuum-files', 'rotate', 'flush', 'sync', 'relinquish-var', 'smart-relinquish-var', 'setup-keys', 'update-catalog'], badWhy: 'deletes or rewrites the journal' })],
-  ['ss', flags({ valueShort: 'fAFD', valueLong: ['family', 'query', 'filter'], badShort: 'KD', badLong: ['kill', 'diag'], badWhy: 'closes connections or writes a dump file' })],
+  [
+    'dmesg',
+    flags({
+      valueShort: 'flFsn',
+      badShort: 'cCDEn',
+      badLong: ['clear', 'read-clear', 'console-off', 'console-on', 'console-level'],
+      badWhy: 'clears the kernel log or changes console logging',
+    }),
+  ],
+  [
+    'journalctl',
+    flags({
+      valueShort: 'uSUpotDMgF',
+      valueLong: [
+        'unit', 'user-unit', 'since', 'until', 'priority', 'output', 'identifier', 'directory', 'file', 'grep', 'field',
+        'cursor', 'after-cursor', 'machine', 'namespace',
+      ],
+      badLong: [
+        'vacuum-size', 'vacuum-time', 'vacuum-files', 'rotate', 'flush', 'sync', 'relinquish-var',
+        'smart-relinquish-var', 'setup-keys', 'update-catalog',
+      ],
+      badWhy: 'deletes or rewrites the journal',
+    }),
+  ],
+  [
+    'ss',
+    flags({
+      valueShort: 'fAFD',
+      valueLong: ['family', 'query', 'filter'],
+      badShort: 'KD',
+      badLong: ['kill', 'diag'],
+      badWhy: 'closes connections or writes a dump file',
+    }),
+  ],
   ['mount', onlyWords(/^-l$/, 'mounts or changes a file system')],
   ['ifconfig', onlyWords(/^-[asv]$/, 'changes a network interface')],
-  ['ip', onlyWords(/^(?:-(?:4|6|br|brief|c|color|s|stats|d|details|j|json|p|pretty|o|oneline)|a|addr|address|link|l|route|r|ro|neigh|n|show|list|ls)$/, 'changes network settings')],
+  [
+    'ip',
+    onlyWords(
+      /^(?:-(?:4|6|br|brief|c|color|s|stats|d|details|j|json|p|pretty|o|oneline)|a|addr|address|link|l|route|r|ro|neigh|n|show|list|ls)$/,
+      'changes network settings',
+    ),
+  ],
   ['systemctl', checkSystemctl],
   ['env', onlyWords(/^(?:-0|--null|-i|--ignore-environment|-)$/, 'runs a command')],
   ['shopt', onlyWords(/^-[pq]$/, 'changes how the shell expands words')],
   ['yq', flags({ badShort: 'i', badLong: ['inplace', 'in-place'], badWhy: 'edits files in place' })],
-  ['npm', onlyWords(/^(?:ls|list|ll|la|root|prefix|--version|-v|-g|--global|--all|-a|--depth=\d+|--json|--long|--parseable|-p)$/, 'installs packages or runs scripts')],
+  [
+    'npm',
+    onlyWords(
+      /^(?:ls|list|ll|la|root|prefix|--version|-v|-g|--global|--all|-a|--depth=\d+|--json|--long|--parseable|-p)$/,
+      'installs packages or runs scripts',
+    ),
+  ],
   ['pip', checkPip],
   ['pip3', checkPip],
 ]);
@@ -798,7 +1001,12 @@ export function readOnlyCheck(program: string): Check | undefined {
 }
 
 /** Programs and tools whose `--version` (and only that) is a harmless question. */
-const VERSION_QUERY = /^(?:aws|gcloud|az|gh|brew|python[0-9.]*|pypy[0-9.]*|node|nodejs|deno|bun|perl[0-9.]*|ruby[0-9.]*|php[0-9.]*|java|javac|go|rustc|cargo|gcc|g\+\+|cc|clang|clang\+\+|make|cmake|npm|npx|pnpm|yarn|pip[0-9.]*|pipx|uv|poetry|docker|podman|kubectl|git|bash|zsh|fish|ksh|tmux|vim|nvim|emacs|tsc|swift|dotnet|gradle|mvn|terraform|ansible|code|curl|wget|ssh|openssl|sqlite3|psql|mysql|jq|rg|sed|awk|gawk|grep|find|tar|gzip|zip|unzip|rsync|less|man)$/;
+const VERSION_QUERY = new RegExp(
+  String.raw`^(?:aws|gcloud|az|gh|brew|python[0-9.]*|pypy[0-9.]*|node|nodejs|deno|bun|perl[0-9.]*|ruby[0-9.]*|php[0-9.]*|java|javac|go|` +
+    String.raw`rustc|cargo|gcc|g\+\+|cc|clang|clang\+\+|make|cmake|npm|npx|pnpm|yarn|pip[0-9.]*|pipx|uv|poetry|docker|podman|kubectl|git|` +
+    String.raw`bash|zsh|fish|ksh|tmux|vim|nvim|emacs|tsc|swift|dotnet|gradle|mvn|terraform|ansible|code|curl|wget|ssh|openssl|sqlite3|` +
+    String.raw`psql|mysql|jq|rg|sed|awk|gawk|grep|find|tar|gzip|zip|unzip|rsync|less|man)$`,
+);
 
 /**
  * Security: only spellings that print a version and exit. `-v` is not one in general — `bash -v`, `python -v` and
@@ -815,11 +1023,20 @@ export function isVersionQuery(program: string, args: readonly Word[]): boolean 
   return false;
 }
 
-export const SHELLS = new Set(['sh', 'bash', 'dash', 'zsh', 'ksh', 'mksh', 'ash', 'fish', 'csh', 'tcsh', 'rbash', 'yash', 'posh', 'elvish', 'nu', 'xonsh', 'pwsh', 'powershell']);
+export const SHELLS = new Set([
+  'sh', 'bash', 'dash', 'zsh', 'ksh', 'mksh', 'ash', 'fish', 'csh', 'tcsh', 'rbash', 'yash', 'posh', 'elvish', 'nu',
+  'xonsh', 'pwsh', 'powershell',
+]);
 
 /** Programs that run code they are given (or that can open a shell from inside: pagers, editors, debuggers). */
-export const INTERPRETER =
-  /^(?:python[0-9.]*|pypy[0-9.]*|ipython[0-9]*|node|nodejs|deno|bun|perl[0-9.]*|ruby[0-9.]*|irb|php[0-9.]*|lua[0-9.]*|luajit|tclsh[0-9.]*|wish|Rscript|R|julia|osascript|java|jshell|groovy|scala|kotlin|swift|ghci|runghc|runhaskell|elixir|iex|erl|escript|guile|racket|sbcl|clisp|ocaml|expect|gdb|lldb|sqlite3|mysql|psql|bc|dc|ed|ex|vi|vim|nvim|view|vimdiff|nano|pico|emacs|emacsclient|less|more|most|pg|man|info|ftp|tmux|screen|make|gmake|cmake|ninja|npm|npx|pnpm|pnpx|yarn|pip[0-9.]*|pipx|uv|uvx|poetry|cargo|go|gcc|g\+\+|cc|clang|tsc|ts-node|tsx|jupyter|docker|podman|kubectl|ansible|ansible-playbook|terraform|source|\.)$/;
+export const INTERPRETER = new RegExp(
+  String.raw`^(?:python[0-9.]*|pypy[0-9.]*|ipython[0-9]*|node|nodejs|deno|bun|perl[0-9.]*|ruby[0-9.]*|irb|php[0-9.]*|lua[0-9.]*|luajit|` +
+    String.raw`tclsh[0-9.]*|wish|Rscript|R|julia|osascript|java|jshell|groovy|scala|kotlin|swift|ghci|runghc|runhaskell|elixir|iex|erl|` +
+    String.raw`escript|guile|racket|sbcl|clisp|ocaml|expect|gdb|lldb|sqlite3|mysql|psql|bc|dc|ed|ex|vi|vim|nvim|view|vimdiff|nano|pico|` +
+    String.raw`emacs|emacsclient|less|more|most|pg|man|info|ftp|tmux|screen|make|gmake|cmake|ninja|npm|npx|pnpm|pnpx|yarn|pip[0-9.]*|` +
+    String.raw`pipx|uv|uvx|poetry|cargo|go|gcc|g\+\+|cc|clang|tsc|ts-node|tsx|jupyter|docker|podman|kubectl|ansible|ansible-playbook|` +
+    String.raw`terraform|source|\.)$`,
+);
 
 export const NETWORK = new Set([
   'curl', 'wget', 'nc', 'ncat', 'netcat', 'socat', 'telnet', 'ssh', 'scp', 'sftp', 'ftp', 'tftp', 'rsync', 'openssl',
@@ -845,7 +1062,10 @@ export const PRIVILEGE = new Set(['sudo', 'doas', 'su', 'pkexec', 'runuser', 'sg
 export const DUMPS_ENVIRONMENT = new Set(['env', 'printenv', 'set', 'export', 'declare', 'typeset', 'compgen']);
 
 /** Commands that only look at names and sizes, never at what a file holds. */
-export const METADATA_ONLY = new Set(['ls', 'dir', 'vdir', 'stat', 'du', 'test', '[', 'realpath', 'readlink', 'basename', 'dirname', 'find', 'tree', 'lsattr', 'getfacl', 'namei', 'pathchk', 'cd', 'pushd', 'which', 'type', 'echo', 'printf']);
+export const METADATA_ONLY = new Set([
+  'ls', 'dir', 'vdir', 'stat', 'du', 'test', '[', 'realpath', 'readlink', 'basename', 'dirname', 'find', 'tree',
+  'lsattr', 'getfacl', 'namei', 'pathchk', 'cd', 'pushd', 'which', 'type', 'echo', 'printf',
+]);
 
 /** Recursive readers: pointed at a folder holding Pincer's data, they read it. */
 export function readsRecursively(program: string, args: Word[]): boolean {

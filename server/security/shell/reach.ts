@@ -41,9 +41,16 @@ export function readsOutside(script: Script, program: string, args: Word[]): voi
       if (place !== 'inside') continue;
       const out = linkOut(real, script.paths);
       if (out === 'too-many') {
-        script.push(askRule('too-complex', `${program} follows symbolic links through ${short(word.text, 40)}, a folder too large to check where each link leads`));
+        script.push(
+          askRule(
+            'too-complex',
+            `${program} follows symbolic links through ${short(word.text, 40)}, a folder too large to check where each link leads`,
+          ),
+        );
       } else if (out?.place === 'protected') {
-        script.push(denyPincerData(`${program} follows a symbolic link under ${short(word.text, 40)} into Pincer's data folder (${out.real})`));
+        script.push(
+          denyPincerData(`${program} follows a symbolic link under ${short(word.text, 40)} into Pincer's data folder (${out.real})`),
+        );
       } else if (out !== undefined) {
         outsidePath(script, out.real, 'read', `${program} follows a symbolic link under ${short(word.text, 40)} to ${out.real}`);
       }
@@ -68,7 +75,9 @@ export function operand(script: Script, word: Word, access: 'read' | 'write', pr
 /** Notes a path outside the roots for the approval card and folder grants; reading it asks. */
 function outsidePath(script: Script, real: string, access: 'read' | 'write', what: string): void {
   const known = script.reader.outside.get(real);
-  if (!known || known.access === 'read') script.reader.outside.set(real, { path: real, access, folder: isFolder(real) ? real : posix.dirname(real) });
+  if (!known || known.access === 'read') {
+    script.reader.outside.set(real, { path: real, access, folder: isFolder(real) ? real : posix.dirname(real) });
+  }
   if (access === 'read') {
     script.push(askRule('outside-roots', `${what}, which is outside the folders Pincer may use (${script.paths.roots.join(', ')})`));
   }
@@ -118,7 +127,10 @@ export function gitConfig(script: Script, args: Word[]): void {
     const hostile = hostileGitSetting(start);
     if (hostile) {
       script.push(
-        askRule('git-config', `The repository's settings (${hostile.file}) set ${hostile.key} = ${short(hostile.value, 60)}, which makes git run that program`),
+        askRule(
+          'git-config',
+          `The repository's settings (${hostile.file}) set ${hostile.key} = ${short(hostile.value, 60)}, which makes git run that program`,
+        ),
       );
       return;
     }

@@ -48,7 +48,10 @@ export class Reader implements LineReader {
       if (root.hasError) {
         const where = firstError(root);
         script.push(
-          askRule('unparseable', `The command is not valid bash as far as the parser can tell${where ? ` (near "${short(where, 30)}")` : ''}`),
+          askRule(
+            'unparseable',
+            `The command is not valid bash as far as the parser can tell${where ? ` (near "${short(where, 30)}")` : ''}`,
+          ),
         );
       }
       script.collectFunctions(root);

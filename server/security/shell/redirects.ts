@@ -120,13 +120,16 @@ export function redirect(script: Script, node: Node, commandFacts: Facts): Facts
   if (namesProtectedPath(word, script.paths, script.cwdGuesses)) script.push(pincerData(script, word));
   lookalike(script, word);
   const value = word.value;
-  const duplicate = (operator === '>&' || operator === '<&') && (destination.type === 'number' || value === '-' || /^\d+-?$/.test(value ?? ''));
+  const duplicate =
+    (operator === '>&' || operator === '<&') && (destination.type === 'number' || value === '-' || /^\d+-?$/.test(value ?? ''));
   if (duplicate) return facts;
   if (value !== undefined && /^\/dev\/(?:tcp|udp)\//.test(value)) {
     facts.devTcp = facts.network = facts.rawSocket = true;
     if (commandFacts.shellLike) script.push(denyRule('reverse-shell', `The command connects a shell to ${value} (a reverse shell)`));
     else if (commandFacts.readsSecret || commandFacts.dumpsEnv) {
-      script.push(denyRule('exfiltration', `The command sends ${commandFacts.readsSecret ?? 'the environment (tokens and keys)'} to ${value}`));
+      script.push(
+        denyRule('exfiltration', `The command sends ${commandFacts.readsSecret ?? 'the environment (tokens and keys)'} to ${value}`),
+      );
     }
     else script.push(askRule('network', `The command opens a network connection to ${value}`));
     return facts;
@@ -136,8 +139,11 @@ export function redirect(script: Script, node: Node, commandFacts: Facts): Facts
     const secret = secretIn(word, script.paths, script.cwdGuesses);
     if (secret) {
       facts.readsSecret = secret;
-      if (commandFacts.network) script.push(denyRule('exfiltration', `The command feeds ${secret} to a program that sends it over the network`));
-      else script.push(askRule('secret-read', `The command reads ${secret} (${short(word.text, 40)})`));
+      if (commandFacts.network) {
+        script.push(denyRule('exfiltration', `The command feeds ${secret} to a program that sends it over the network`));
+      } else {
+        script.push(askRule('secret-read', `The command reads ${secret} (${short(word.text, 40)})`));
+      }
     }
     return facts;
   }
@@ -203,7 +209,10 @@ function findPrints(values: string[]): string | undefined {
   let i = 0;
   while (i < values.length && /^-[HLP]$/.test(values[i]!)) i++;
   for (; i < values.length && !/^[-(!),]/.test(values[i]!); i++) starts.push(values[i]!);
-  const tests = values.slice(i).filter((v) => /^-/.test(v) && !/^-(?:maxdepth|mindepth|depth|xdev|mount|print0?|type|xtype|follow|noleaf|ignore_readdir_race|daystart)$/.test(v));
+  const tests = values.slice(i).filter(
+    (v) =>
+      /^-/.test(v) && !/^-(?:maxdepth|mindepth|depth|xdev|mount|print0?|type|xtype|follow|noleaf|ignore_readdir_race|daystart)$/.test(v),
+  );
   if (tests.length > 0) return undefined;
   return `${(starts.length > 0 ? starts : ['.']).join('\n')}\n`;
 }

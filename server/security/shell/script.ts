@@ -296,7 +296,9 @@ export class ScriptWalker implements Script {
     }
     const value = name.value;
     const program = posix.basename(value);
-    const trusted = !value.includes('/') || SYSTEM_BIN.has(posix.dirname(normalizeAbsolute(value.startsWith('/') ? value : `/${value}`))) && value.startsWith('/');
+    const trusted =
+      !value.includes('/') ||
+      (SYSTEM_BIN.has(posix.dirname(normalizeAbsolute(value.startsWith('/') ? value : `/${value}`))) && value.startsWith('/'));
 
     const secret = args.map((w) => secretIn(w, this.paths, this.cwdGuesses)).find(Boolean);
     facts.mentionsProtected = args.some((w) => !w.value?.startsWith('-') && holdsProtectedPath(w, this.paths, this.cwdGuesses));

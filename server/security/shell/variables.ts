@@ -31,7 +31,8 @@ export function assignment(script: Script, node: Node, exported: boolean): Facts
       askRule(
         'env-assignment',
         exported
-          ? `The command puts ${name.text} in the environment of what it runs; only formatting settings (LANG, TZ, NO_COLOR…) are allowed without approval`
+          ? `The command puts ${name.text} in the environment of what it runs; ` +
+            'only formatting settings (LANG, TZ, NO_COLOR…) are allowed without approval'
           : `The command sets ${name.text}, which changes what later commands run or load`,
       ),
     );
@@ -52,7 +53,9 @@ export function declaration(script: Script, node: Node): Facts {
   for (const child of node.namedChildren) {
     if (child.type === 'word' && child.text.startsWith('-')) {
       if (/[ni]/.test(child.text)) {
-        script.push(askRule('expansion', `${keyword} ${child.text} makes later assignments evaluate names or arithmetic, which can run code`));
+        script.push(
+          askRule('expansion', `${keyword} ${child.text} makes later assignments evaluate names or arithmetic, which can run code`),
+        );
       }
       if (child.text.includes('x')) exported = true;
       if (child.text.includes('p')) facts.dumpsEnv = true;
@@ -76,7 +79,9 @@ export function declaration(script: Script, node: Node): Facts {
 export function unset(script: Script, node: Node): Facts {
   for (const child of node.namedChildren) {
     if (child.type === 'variable_name' || (child.type === 'word' && /^(?:-[fvn]|[A-Za-z_]\w*)$/.test(child.text))) continue;
-    script.push(askRule('expansion', `unset ${short(child.text, 30)} evaluates an array index or a name known only at run time, which can run code`));
+    script.push(
+      askRule('expansion', `unset ${short(child.text, 30)} evaluates an array index or a name known only at run time, which can run code`),
+    );
   }
   return noFacts();
 }
@@ -84,9 +89,15 @@ export function unset(script: Script, node: Node): Facts {
 /** `(( … ))` and `$(( … ))` evaluate the variables in them as arithmetic, and an index there runs code. */
 export function arithmetic(script: Script, node: Node): void {
   const hasVariables = (n: Node): boolean =>
-    n.type === 'variable_name' || n.type === 'simple_expansion' || n.type === 'expansion' || (n.type === 'word' && /[A-Za-z_]/.test(n.text)) || n.namedChildren.some(hasVariables);
+    n.type === 'variable_name' ||
+    n.type === 'simple_expansion' ||
+    n.type === 'expansion' ||
+    (n.type === 'word' && /[A-Za-z_]/.test(n.text)) ||
+    n.namedChildren.some(hasVariables);
   if (hasVariables(node)) {
-    script.push(askRule('expansion', `${short(node.text, 40)} evaluates variables as arithmetic, which runs code hidden in them (a[$(…)])`));
+    script.push(
+      askRule('expansion', `${short(node.text, 40)} evaluates variables as arithmetic, which runs code hidden in them (a[$(…)])`),
+    );
   }
 }
 
@@ -97,7 +108,12 @@ export function expansion(script: Script, node: Node): void {
   const index = subscript?.childForFieldName('index');
   const riskyIndex = index !== null && index !== undefined && !/^(?:\d+|@|\*)$/.test(index.text);
   if (operators.includes('!') || operators.includes('@') || riskyIndex) {
-    script.push(askRule('expansion', `${short(node.text, 40)} expands a name, prompt or array index at run time, which can run code hidden in a variable`));
+    script.push(
+      askRule(
+        'expansion',
+        `${short(node.text, 40)} expands a name, prompt or array index at run time, which can run code hidden in a variable`,
+      ),
+    );
   }
 }
 
@@ -110,7 +126,9 @@ export function testCommand(script: Script, node: Node): void {
       } else if (/^-(?:eq|ne|lt|le|gt|ge)$/.test(n.text)) {
         const operands = n.parent?.namedChildren.filter((c) => c.type !== 'test_operator') ?? [];
         if (operands.some((o) => !/^-?\d+$/.test(o.text))) {
-          script.push(askRule('expansion', `[[ … ${n.text} … ]] evaluates its operands as arithmetic, which runs code hidden in a variable`));
+          script.push(
+            askRule('expansion', `[[ … ${n.text} … ]] evaluates its operands as arithmetic, which runs code hidden in a variable`),
+          );
         }
       }
     }

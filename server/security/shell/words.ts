@@ -118,7 +118,9 @@ function doubleQuotedParts(node: Node, scope: WordScope): Part[] {
   const end = node.endIndex - 1; // before the closing quote
   let cursor = node.startIndex + 1;
   for (const child of node.namedChildren) {
-    if (child.startIndex > cursor) parts.push({ text: unescapeDouble(sourceSlice(node, cursor, child.startIndex)), quoted: true, dynamic: false });
+    if (child.startIndex > cursor) {
+      parts.push({ text: unescapeDouble(sourceSlice(node, cursor, child.startIndex)), quoted: true, dynamic: false });
+    }
     if (child.type === 'string_content') parts.push({ text: unescapeDouble(child.text), quoted: true, dynamic: false });
     else if (child.type === 'simple_expansion' || child.type === 'expansion') parts.push(expansionPart(child, scope, true));
     else parts.push({ text: '', quoted: true, dynamic: true });

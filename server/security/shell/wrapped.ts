@@ -34,7 +34,13 @@ export function wrapper(script: Script, program: string, spec: WrapperSpec, args
     if (spec.assignments && /^[A-Za-z_]\w*=/.test(v)) {
       const name = v.slice(0, v.indexOf('='));
       if (riskyAssignment(name, v.slice(v.indexOf('=') + 1), true)) {
-        script.push(askRule('env-assignment', `${program} puts ${name} in the environment of the command; only formatting settings (LANG, TZ, NO_COLOR…) are allowed without approval`));
+        script.push(
+          askRule(
+            'env-assignment',
+            `${program} puts ${name} in the environment of the command; ` +
+              'only formatting settings (LANG, TZ, NO_COLOR…) are allowed without approval',
+          ),
+        );
       }
       continue;
     }
@@ -81,10 +87,16 @@ export function wrapper(script: Script, program: string, spec: WrapperSpec, args
   }
   if (spec.generic || dynamic) scanForCatastrophes(script, args);
   if (dynamic) {
-    script.push(askRule('dynamic-argument', `${program} gets ${short(dynamic.text, 40)}, only known at run time, where the command to run could be`));
+    script.push(
+      askRule('dynamic-argument', `${program} gets ${short(dynamic.text, 40)}, only known at run time, where the command to run could be`),
+    );
     return facts;
   }
-  if (privileged) script.push(askRule('privilege', `${program} runs ${inner.length ? short(inner.map((w) => w.text).join(' '), 50) : 'a shell'} as another user`));
+  if (privileged) {
+    script.push(
+      askRule('privilege', `${program} runs ${inner.length ? short(inner.map((w) => w.text).join(' '), 50) : 'a shell'} as another user`),
+    );
+  }
   if (bad) script.push(askRule('dangerous-flag', `${program} ${bad} ${spec.badWhy ?? 'writes a file'}`));
   if (lookup) {
     script.push(readOnly([program]));
@@ -95,14 +107,22 @@ export function wrapper(script: Script, program: string, spec: WrapperSpec, args
     return facts;
   }
   if (spec.generic) {
-    script.push(askRule('wrapper', `${program} runs another command in a way this check does not follow (${short(args.map((w) => w.text).join(' '), 50)})`));
+    script.push(
+      askRule(
+        'wrapper',
+        `${program} runs another command in a way this check does not follow (${short(args.map((w) => w.text).join(' '), 50)})`,
+      ),
+    );
     return facts;
   }
   if (inner.length === 0) {
     if (scripts.length === 0 && !privileged) {
       if (program === 'env') facts.dumpsEnv = true;
-      if (spec.alone === 'ask') script.push(askRule('wrapper', `${program} without a command waits for input or does something this check does not follow`));
-      else script.push(readOnly([program]));
+      if (spec.alone === 'ask') {
+        script.push(askRule('wrapper', `${program} without a command waits for input or does something this check does not follow`));
+      } else {
+        script.push(readOnly([program]));
+      }
     }
     return facts;
   }
@@ -114,10 +134,14 @@ export function wrapper(script: Script, program: string, spec: WrapperSpec, args
   merge(facts, innerFacts);
   if (spec.transparent && !bad) {
     for (const d of decisions) {
-      script.push(d.decision === 'ask' && !KEEPS_OWN_RULE.includes(d.rule) && d.rule !== 'shell:wrapper' ? rewordForWrapper(program, d) : d);
+      script.push(
+        d.decision === 'ask' && !KEEPS_OWN_RULE.includes(d.rule) && d.rule !== 'shell:wrapper' ? rewordForWrapper(program, d) : d,
+      );
     }
   } else {
-    if (!privileged) script.push(askRule('wrapper', `${program} ${spec.why ?? 'runs another command'}: ${short(inner.map((w) => w.text).join(' '), 50)}`));
+    if (!privileged) {
+      script.push(askRule('wrapper', `${program} ${spec.why ?? 'runs another command'}: ${short(inner.map((w) => w.text).join(' '), 50)}`));
+    }
     for (const d of decisions) script.push(d);
   }
   return facts;
@@ -167,7 +191,11 @@ function xargsCommand(options: Word[], inner: Word[], stdin: Stdin | undefined):
   });
   if (input !== undefined && replace !== undefined) {
     const lines = input.split('\n');
-    return inner.map((w) => (w.value?.includes(replace!) ? { ...literalWord(w.value.replaceAll(replace!, lines[0] ?? '')), guesses: lines.map((l) => w.value!.replaceAll(replace!, l)) } : w));
+    return inner.map((w) =>
+      w.value?.includes(replace!)
+        ? { ...literalWord(w.value.replaceAll(replace!, lines[0] ?? '')), guesses: lines.map((l) => w.value!.replaceAll(replace!, l)) }
+        : w,
+    );
   }
   return [...inner, { ...literalWord(''), value: undefined, text: '(input lines)', guesses: [input ?? ''], split: true, dynamic: true }];
 }

@@ -85,7 +85,17 @@ export const WRAPPERS: ReadonlyMap<string, WrapperSpec> = new Map<string, Wrappe
   ['command', { transparent: true, lookupShort: 'vV' }],
   ['builtin', { transparent: true }],
   ['exec', { transparent: true, valueShort: 'a' }],
-  ['time', { transparent: true, valueShort: 'f', valueLong: ['format'], badShort: 'o', badLong: ['output', 'append'], badWhy: 'writes its report to a file' }],
+  [
+    'time',
+    {
+      transparent: true,
+      valueShort: 'f',
+      valueLong: ['format'],
+      badShort: 'o',
+      badLong: ['output', 'append'],
+      badWhy: 'writes its report to a file',
+    },
+  ],
   ['nice', { transparent: true, valueShort: 'n', valueLong: ['adjustment'] }],
   ['timeout', { transparent: true, valueShort: 'sk', valueLong: ['signal', 'kill-after'], lead: 1, alone: 'ask' }],
   ['stdbuf', { transparent: true, valueShort: 'ioe', valueLong: ['input', 'output', 'error'] }],
@@ -156,16 +166,24 @@ export function commandsInOptions(program: string, args: Word[]): string[] {
       case 'tar':
       case 'gtar':
       case 'bsdtar':
-        if (/^--(?:to-command|use-compress-program|info-script|new-volume-script|rsh-command)=/.test(v)) out.push(v.slice(v.indexOf('=') + 1));
-        else if (/^--(?:to-command|use-compress-program|info-script|new-volume-script|rsh-command)$/.test(v) || v === '-I' || v === '-F') out.push(next);
-        else if (/^--checkpoint-action=(?:exec|sh)=/.test(v)) out.push(v.replace(/^--checkpoint-action=(?:exec|sh)=/, ''));
+        if (/^--(?:to-command|use-compress-program|info-script|new-volume-script|rsh-command)=/.test(v)) {
+          out.push(v.slice(v.indexOf('=') + 1));
+        } else if (
+          /^--(?:to-command|use-compress-program|info-script|new-volume-script|rsh-command)$/.test(v) || v === '-I' || v === '-F'
+        ) {
+          out.push(next);
+        } else if (/^--checkpoint-action=(?:exec|sh)=/.test(v)) {
+          out.push(v.replace(/^--checkpoint-action=(?:exec|sh)=/, ''));
+        }
         break;
       case 'zip':
         if (v === '-TT' || v === '--unzip-command') out.push(next);
         else if (v.startsWith('--unzip-command=')) out.push(v.slice('--unzip-command='.length));
         break;
       case 'git':
-        if (v.startsWith('--upload-pack=') || v.startsWith('--receive-pack=') || v.startsWith('--exec=')) out.push(v.slice(v.indexOf('=') + 1));
+        if (v.startsWith('--upload-pack=') || v.startsWith('--receive-pack=') || v.startsWith('--exec=')) {
+          out.push(v.slice(v.indexOf('=') + 1));
+        }
         break;
     }
   }
