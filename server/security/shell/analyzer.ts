@@ -47,7 +47,8 @@ export class ShellAnalyzer {
     const verdict = reader.script(command, 0).decision;
     const outside = [...reader.outside.values()];
     const otherwise: Decision = verdict.decision === 'deny' ? 'deny' : reader.otherConcerns ? 'ask' : 'allow';
-    return { ...verdict, subject: { command, ...(cwd ? { path: cwd } : {}), outside, otherwise } };
+    const reach = reader.unknownReach ? 'unknown' : 'known';
+    return { ...verdict, subject: { command, ...(cwd ? { path: cwd } : {}), outside, otherwise, network: reader.network, reach } };
   }
 }
 

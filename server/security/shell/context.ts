@@ -20,6 +20,10 @@ export interface LineReader {
   readonly outside: Map<string, OutsidePath>;
   /** Whether anything but reading outside the roots made the command ask or refuse. */
   otherConcerns: boolean;
+  /** Whether what the command reaches cannot be told from its text (a script, a substitution, an unknown program). */
+  unknownReach: boolean;
+  /** Whether it talks to the network. */
+  network: boolean;
   /** Analyzes a script nested `depth` levels deep. */
   script(source: string, depth: number): Result;
 }

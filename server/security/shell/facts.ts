@@ -15,6 +15,8 @@ export interface Facts {
   mentionsProtected: boolean;
   /** Opens files named by its input (`xargs cat`, `while read f; do cat "$f"; done`). */
   consumesNames: boolean;
+  /** xargs: runs its command on the names it reads from standard input. */
+  namesOnInput?: boolean;
   /** What it prints, when the text alone says (`echo …`, `cat <<EOF`), for a shell further down a pipe. */
   output?: string;
 }
@@ -42,6 +44,7 @@ export function merge(into: Facts, from: Facts): Facts {
   into.fifo ||= from.fifo;
   into.mentionsProtected ||= from.mentionsProtected;
   into.consumesNames ||= from.consumesNames;
+  into.namesOnInput ||= from.namesOnInput;
   return into;
 }
 

@@ -75,11 +75,25 @@ function findGitDir(start: string): string | undefined {
         if (pointer) return posix.resolve(dir, pointer);
       }
     } catch {
-      // No .git here: look further up.
+      // No .git here: is the folder itself a (bare) repository? git takes it as one too.
+      if (isGitDir(dir)) return dir;
     }
     const parent = posix.dirname(dir);
     if (parent === dir) return undefined;
     dir = parent;
+  }
+}
+
+/** A repository folder without a work tree (`git clone --bare`): HEAD, objects/ and refs/ side by side. */
+function isGitDir(dir: string): boolean {
+  try {
+    const has = (name: string, folder: boolean) => {
+      const stat = statSync(posix.join(dir, name));
+      return folder ? stat.isDirectory() : stat.isFile();
+    };
+    return has('HEAD', false) && has('objects', true) && has('refs', true);
+  } catch {
+    return false;
   }
 }
 

@@ -37,7 +37,7 @@ const SYSTEM_FILES = new Set([
 
 /** Most entries a glob may expand to, or a recursive link scan may visit, before the command is judged too large. */
 const GLOB_LIMIT = 512;
-const SCAN_LIMIT = 10_000;
+const SCAN_LIMIT = 50_000;
 
 /** Resolves an absolute path like the kernel: symlinks followed for the part that exists, the missing tail kept. */
 export function realPath(absolute: string): string {
@@ -98,10 +98,13 @@ export function lookalikeEscape(word: Word, paths: ShellPaths, bases: readonly s
   for (const text of word.value !== undefined ? [word.value] : word.guesses) {
     const folded = lookalikeForm(text);
     if (folded === undefined) continue;
-    const asPath = folded.replaceAll('\\', '/');
-    for (const absolute of absoluteFrom(asPath, paths.home, bases)) {
-      const place = placeOf(realPath(staticPrefix(absolute)), paths);
-      if (place !== 'inside') return folded;
+    // The word itself and what follows `=`, `:`, `,` or `@` in it (`--file=．．／x`).
+    const pieces = [folded, ...[...folded.matchAll(/[=:,@]([^=:,@]+)/g)].map((m) => m[1]!)];
+    for (const piece of pieces) {
+      for (const absolute of absoluteFrom(piece.replaceAll('\\', '/'), paths.home, bases)) {
+        const place = placeOf(realPath(staticPrefix(absolute)), paths);
+        if (place !== 'inside') return folded;
+      }
     }
   }
   return undefined;
@@ -148,11 +151,13 @@ function expandGlob(absolute: string): string[] | 'too-many' {
 }
 
 /**
- * The first symbolic link under a folder that leads out of the roots, for commands that follow links while they
- * recurse (`grep -R`, `find -L`). 'too-many' when the folder is too large to check.
+ * Every symbolic link under a folder that leads out of the roots (or into the data folder), for commands that follow
+ * links while they recurse (`grep -R`, `find -L`) or open names a listing printed. 'too-many' when the folder is too
+ * large to check.
  */
-export function linkOut(folder: string, paths: ShellPaths): Judged | 'too-many' | undefined {
+export function linksOut(folder: string, paths: ShellPaths): Judged[] | 'too-many' {
   const queue = [folder];
+  const found: Judged[] = [];
   let seen = 0;
   while (queue.length > 0) {
     const dir = queue.pop()!;
@@ -168,13 +173,13 @@ export function linkOut(folder: string, paths: ShellPaths): Judged | 'too-many' 
       if (entry.isSymbolicLink()) {
         const real = realPath(full);
         const place = placeOf(real, paths);
-        if (place === 'outside' || place === 'protected') return { real, place };
+        if (place === 'outside' || place === 'protected') found.push({ real, place });
       } else if (entry.isDirectory()) {
         queue.push(full);
       }
     }
   }
-  return undefined;
+  return found;
 }
 
 /** Whether a real path is a folder (for choosing what an "always allow this folder" grant covers). */

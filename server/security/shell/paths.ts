@@ -74,7 +74,9 @@ export function namesProtectedPath(word: Word, paths: ShellPaths, cwdGuesses: re
           reaches = true;
         }
       }
-      if (name && t.split(/[/=@:,\s'"]+/).some((segment) => segment === name || (hasGlob(segment) && globToRegExp(segment).test(name)))) {
+      // A glob names the folder only when it spells some of the name itself (`.pin*`); a bare `*` matches anything.
+      const telling = (segment: string) => segment.replace(/\[[^\]]*\]|[*?]/g, '').length >= 3;
+      if (name && t.split(/[/=@:,\s'"]+/).some((segment) => segment === name || (hasGlob(segment) && telling(segment) && globToRegExp(segment).test(name)))) {
         return 'names';
       }
     }
@@ -265,6 +267,19 @@ const TRUST_FILES: ReadonlyArray<[RegExp, string]> = [
   [/^\/etc\/ld\.so\.(?:preload|conf)$|^\/etc\/ld\.so\.conf\.d(?:\/|$)/, 'the libraries loaded into every program'],
   [/^\/etc\/(?:profile|bash\.bashrc|environment|zshenv|zsh\/zshenv)$|^\/etc\/profile\.d(?:\/|$)/, 'every user\'s login shell start-up'],
 ];
+
+/** Trust files a glob may name even where they do not exist yet (`> /etc/sudoer?` on a machine without sudo). */
+const TRUST_SAMPLES = [
+  '/etc/passwd', '/etc/shadow', '/etc/group', '/etc/gshadow', '/etc/sudoers', '/etc/hosts', '/etc/crontab',
+  '/etc/ld.so.preload', '/etc/profile', '/etc/environment', '/etc/doas.conf', '/etc/rc.local',
+];
+
+/** The trust file a written glob could name, if any. */
+export function trustFileGlob(glob: string, home: string): string | undefined {
+  const re = globToRegExp(normalizeAbsolute(glob));
+  const sample = [...TRUST_SAMPLES, `${home}/.ssh/authorized_keys`].find((path) => re.test(path));
+  return sample === undefined ? undefined : trustFile(sample);
+}
 
 /** What trusted system file a written path is (after `~` and symlinks), if any. */
 export function trustFile(real: string): string | undefined {

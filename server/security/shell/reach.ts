@@ -8,11 +8,11 @@ import type { PolicyDecision } from '../../decision.js';
 import type { Script } from './context.js';
 import { hostileGitSetting } from './git-config.js';
 import { gitDirectories, operandsOf } from './operands.js';
-import { absoluteFrom, isFolder, judgeWord, linkOut, lookalikeEscape, placeOf, realPath } from './outside.js';
-import { namesProtectedPath, normalizeAbsolute, secretIn, trustFile } from './paths.js';
+import { absoluteFrom, isFolder, judgeWord, linksOut, lookalikeEscape, placeOf, realPath, type Judged } from './outside.js';
+import { namesProtectedPath, normalizeAbsolute, secretIn, trustFile, trustFileGlob } from './paths.js';
 import { short } from './programs.js';
 import { askRule, denyLookalike, denyPincerData, denyRule } from './rules.js';
-import type { Word } from './words.js';
+import { literalWord, type Word } from './words.js';
 import { writesOf } from './writes.js';
 
 /** Secrets and Pincer's folder named where no command reads them yet (loop lists, here-strings). */
@@ -38,23 +38,31 @@ export function readsOutside(script: Script, program: string, args: Word[]): voi
     const judged = judgeWord(word, script.paths, script.bases);
     if (judged === 'too-many') continue; // already asked for by operand()
     for (const { real, place } of judged) {
-      if (place !== 'inside') continue;
-      const out = linkOut(real, script.paths);
-      if (out === 'too-many') {
-        script.push(
-          askRule(
-            'too-complex',
-            `${program} follows symbolic links through ${short(word.text, 40)}, a folder too large to check where each link leads`,
-          ),
-        );
-      } else if (out?.place === 'protected') {
-        script.push(
-          denyPincerData(`${program} follows a symbolic link under ${short(word.text, 40)} into Pincer's data folder (${out.real})`),
-        );
-      } else if (out !== undefined) {
-        outsidePath(script, out.real, 'read', `${program} follows a symbolic link under ${short(word.text, 40)} to ${out.real}`);
-      }
+      if (place === 'inside') linksUnder(script, real, `${program} follows a symbolic link under ${short(word.text, 40)}`);
     }
+  }
+}
+
+/**
+ * Security: a command that opens the names another one printed (`find . | xargs cat`, `ls | while read f…`) opens
+ * whatever a link among them leads to; every link under the folders the names come from is judged as read.
+ */
+export function namesFromListing(script: Script): void {
+  for (const base of new Set(script.bases.map(realPath))) {
+    if (placeOf(base, script.paths) === 'inside') linksUnder(script, base, 'The command opens names listed from a folder with a symbolic link');
+  }
+}
+
+/** Judges every link under a folder that leads out of the roots: into the data folder refused, elsewhere asks. */
+function linksUnder(script: Script, folder: string, what: string): void {
+  const out = linksOut(folder, script.paths);
+  if (out === 'too-many') {
+    script.push(askRule('too-complex', `${what}s through ${short(folder, 40)}, a folder too large to check where each link leads`));
+    return;
+  }
+  for (const { real, place } of out) {
+    if (place === 'protected') script.push(denyPincerData(`${what} into Pincer's data folder (${real})`));
+    else outsidePath(script, real, 'read', `${what} to ${real}`);
   }
 }
 
@@ -69,6 +77,11 @@ export function operand(script: Script, word: Word, access: 'read' | 'write', pr
     const shown = word.value === real ? real : `${short(word.text, 50)} (${real})`;
     if (place === 'protected') script.push(denyPincerData(`${program} would ${access} ${shown}, inside Pincer's data folder`));
     else if (place === 'outside') outsidePath(script, real, access, `${program} would ${access} ${shown}`);
+    // A glob or a link can lead to a secret its spelling does not show (`/et[c]/shadow`, `notes -> ~/.ssh/id_rsa`).
+    if (access === 'read' && real !== word.value) {
+      const secret = secretIn(literalWord(real), script.paths);
+      if (secret) script.push(askRule('secret-read', `${program} would read ${secret} (${shown})`));
+    }
   }
 }
 
@@ -98,21 +111,41 @@ export function trustWrites(script: Script, program: string, args: Word[]): void
   if (writes.installsCrontab) {
     script.push(denyRule('trust-file-write', 'crontab with a file (or "-") installs a timetable of commands that then run on their own'));
   }
-  for (const target of writes.targets) trustWrite(script, program, target, writes.sourceNames);
+  for (const target of writes.targets) {
+    trustWrite(script, program, target, writes.sourceNames);
+    // Noted (not asked for: writing asks anyway) so that an approved write outside the roots gets exactly that path.
+    const judged = judgeWord(target, script.paths, script.bases);
+    if (judged !== 'too-many') for (const { real, place } of judged) if (place === 'outside') outsidePath(script, real, 'write', program);
+  }
+  if (!writes.known) script.reader.unknownReach = true;
 }
 
 /** Security: one written path (or the files a copy puts into it, `sourceNames`) against the system's trust files. */
 export function trustWrite(script: Script, program: string, target: Word, sourceNames: readonly string[]): void {
   const texts = target.value !== undefined ? [target.value] : target.guesses.filter(Boolean);
-  for (const text of texts) {
-    for (const absolute of absoluteFrom(text, script.paths.home, script.bases)) {
-      const real = realPath(absolute);
-      for (const path of [real, normalizeAbsolute(absolute), ...sourceNames.map((n) => posix.join(real, n))]) {
-        const what = trustFile(path);
+  const judged = judgeWord(target, script.paths, script.bases);
+  // The spelling as written, and where it really leads: each name a glob matches (`/etc/hos*`), links followed.
+  const reals = [
+    ...texts.flatMap((text) => absoluteFrom(text, script.paths.home, script.bases).map(normalizeAbsolute)),
+    ...(judged === 'too-many' ? [] : judged.map((j: Judged) => j.real)),
+  ];
+  if (target.glob) {
+    for (const text of texts) {
+      for (const absolute of absoluteFrom(text, script.paths.home, script.bases)) {
+        const what = trustFileGlob(absolute, script.paths.home);
         if (what) {
-          script.push(denyRule('trust-file-write', `${program} would write to ${path}, ${what}`));
+          script.push(denyRule('trust-file-write', `${program} would write to ${short(target.text, 40)}, which can name ${what}`));
           return;
         }
+      }
+    }
+  }
+  for (const real of reals) {
+    for (const path of [real, ...sourceNames.map((n) => posix.join(real, n))]) {
+      const what = trustFile(path);
+      if (what) {
+        script.push(denyRule('trust-file-write', `${program} would write to ${path}, ${what}`));
+        return;
       }
     }
   }

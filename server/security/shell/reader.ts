@@ -17,6 +17,8 @@ export class Reader implements LineReader {
   readonly outside = new Map<string, OutsidePath>();
   /** Whether anything but reading outside the roots made the command ask or refuse. */
   otherConcerns = false;
+  unknownReach = false;
+  network = false;
 
   constructor(
     readonly parser: Parser,

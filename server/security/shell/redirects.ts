@@ -7,7 +7,7 @@ import type { Script } from './context.js';
 import { merge, noFacts, type Facts, type Stdin } from './facts.js';
 import { isBlockDevice, namesProtectedPath, normalizeAbsolute, secretIn, secretInText } from './paths.js';
 import { short } from './programs.js';
-import { lookalike, mentioned, operand, pincerData, trustWrite } from './reach.js';
+import { lookalike, mentioned, namesFromListing, operand, pincerData, trustWrite } from './reach.js';
 import { askRule, denyPincerData, denyRule } from './rules.js';
 import { evaluateWord, literalWord, type Word } from './words.js';
 
@@ -30,6 +30,7 @@ function stages(script: Script, nodes: Node[], lastStdin?: Stdin, firstFacts?: F
   });
   for (let j = 1; j < all.length; j++) {
     if (!all[j]!.consumesNames) continue;
+    namesFromListing(script);
     const before = all.slice(0, j);
     const secret = before.find((f) => f.readsSecret)?.readsSecret;
     if (secret) script.push(askRule('secret-read', `The command opens files named by a command that lists ${secret}`));
@@ -136,6 +137,10 @@ export function redirect(script: Script, node: Node, commandFacts: Facts): Facts
   }
   if (operator === '<') {
     operand(script, word, 'read', 'The command');
+    // Security: `xargs cat < list.txt` opens whatever the file names; its lines cannot be vouched for here.
+    if (commandFacts.namesOnInput) {
+      script.push(askRule('dynamic-argument', `The command opens the files named in ${short(word.text, 40)}, which this check cannot see`));
+    }
     const secret = secretIn(word, script.paths, script.cwdGuesses);
     if (secret) {
       facts.readsSecret = secret;
@@ -151,6 +156,7 @@ export function redirect(script: Script, node: Node, commandFacts: Facts): Facts
   trustWrite(script, 'The command', word, []);
   if (value !== undefined) operand(script, word, 'write', 'The command');
   if (value === undefined) {
+    script.reader.unknownReach = true;
     script.push(askRule('write-redirect', `The command writes to a file whose name is only known at run time (${short(word.text, 40)})`));
   } else if (value.startsWith('/') && HARMLESS_TARGETS.test(normalizeAbsolute(value))) {
     // Discarding output or writing to the terminal changes nothing.

@@ -42,6 +42,17 @@ import { evaluateWord, literalWord, type Word, type WordScope } from './words.js
 import { wrapper } from './wrapped.js';
 import { commandsInOptions, WRAPPERS } from './wrappers.js';
 
+/**
+ * Asks after which what the command reaches cannot be told from its text: a program or script this check cannot see
+ * into, text known only at run time, settings that make a program run another. An approved command with one of these
+ * runs outside the OS sandbox (the approval says so); any other approved command runs in it, widened to its paths.
+ */
+const UNKNOWN_REACH = new Set([
+  'shell:unparseable', 'shell:too-complex', 'shell:unknown-program', 'shell:dynamic-program', 'shell:dynamic-argument',
+  'shell:substitution', 'shell:expansion', 'shell:eval', 'shell:nested-shell', 'shell:interpreter', 'shell:wrapper',
+  'shell:privilege', 'shell:env-assignment', 'shell:dangerous-flag', 'shell:not-read-only', 'shell:git-config',
+]);
+
 const MAX_NODES = 60_000;
 /** Where `/bin/rm` is just `rm`; a program anywhere else is a file this check does not know. */
 const SYSTEM_BIN = new Set(['/bin', '/usr/bin', '/usr/local/bin', '/sbin', '/usr/sbin', '/usr/local/sbin', '/opt/homebrew/bin']);
@@ -67,7 +78,11 @@ export class ScriptWalker implements Script {
   }
 
   push(decision: PolicyDecision): void {
-    if (decision.decision !== 'allow' && decision.rule !== 'shell:outside-roots') this.reader.otherConcerns = true;
+    if (decision.decision !== 'allow') {
+      if (decision.rule !== 'shell:outside-roots') this.reader.otherConcerns = true;
+      if (UNKNOWN_REACH.has(decision.rule)) this.reader.unknownReach = true;
+      if (decision.rule === 'shell:network') this.reader.network = true;
+    }
     this.decisions.push(decision);
   }
 

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import type { Node } from 'web-tree-sitter';
 
 /**
@@ -49,7 +50,8 @@ export function evaluateWord(node: Node, scope: WordScope): Word {
   const parts = partsOf(node, scope, true);
   const text = node.text;
   const dynamic = parts.some((p) => p.dynamic);
-  const glob = parts.some((p) => !p.quoted && !p.dynamic && hasGlob(p.text));
+  // Over the unquoted text as a whole: the grammar splits `/et[c]/x` into pieces, none of which is a glob alone.
+  const glob = hasGlob(parts.map((p) => (p.quoted || p.dynamic ? '\u0000' : p.text)).join(''));
   const unquotedDynamic = parts.some((p) => p.dynamic && !p.quoted);
   const braceSource = parts.map((p) => (p.quoted || p.dynamic ? '\u0000' : p.text)).join('');
   const brace = /\{[^{}]*?(?:,|\.\.)[^{}]*?\}/.test(braceSource);
@@ -156,7 +158,7 @@ function unquotedParts(text: string, scope: WordScope, first: boolean): Part[] {
       i = prefix.length;
     } else if (/^~[A-Za-z_][\w.-]*$/.test(prefix)) {
       const user = prefix.slice(1);
-      const alts = [`/home/${user}`, `/Users/${user}`, ...(user === 'root' ? ['/root'] : [])];
+      const alts = [...new Set([...homeOf(user), `/home/${user}`, `/Users/${user}`, ...(user === 'root' ? ['/root'] : [])])];
       parts.push({ text: '', quoted: true, dynamic: true, alts });
       i = prefix.length;
     } else if (prefix === '~+' || prefix === '~-') {
@@ -293,4 +295,15 @@ export function globCanStartWithDash(word: Word): boolean {
   if (!word.glob) return false;
   const text = word.guesses[0] ?? word.text;
   return /^[*?[]/.test(text);
+}
+
+/** `~user`: the home folder the user database names (bash asks it too), when there is one. */
+function homeOf(user: string): string[] {
+  try {
+    const line = readFileSync('/etc/passwd', 'utf8').split('\n').find((l) => l.startsWith(`${user}:`));
+    const home = line?.split(':')[5];
+    return home ? [home] : [];
+  } catch {
+    return [];
+  }
 }

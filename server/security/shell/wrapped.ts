@@ -6,6 +6,7 @@ import type { PolicyDecision } from '../../decision.js';
 import type { Script } from './context.js';
 import { merge, noFacts, type Facts, type Stdin } from './facts.js';
 import { embedded, nested } from './nested.js';
+import { operand } from './reach.js';
 import { riskyAssignment, short } from './programs.js';
 import { askRule, KEEPS_OWN_RULE, readOnly } from './rules.js';
 import { literalWord, type Word } from './words.js';
@@ -126,7 +127,11 @@ export function wrapper(script: Script, program: string, spec: WrapperSpec, args
     }
     return facts;
   }
-  if (program === 'xargs') facts.consumesNames = true;
+  if (program === 'xargs') {
+    facts.consumesNames = true;
+    facts.namesOnInput = true;
+    xargsInputFile(script, args.slice(0, i));
+  }
   const innerArgs = program === 'xargs' ? xargsCommand(args.slice(0, i), inner, stdin) : inner;
   const { value: innerFacts, decisions } = script.collect(() =>
     spec.joinsScript && !scripts.length ? joined(script, innerArgs) : script.argv(innerArgs, program === 'xargs' ? undefined : stdin),
@@ -198,4 +203,15 @@ function xargsCommand(options: Word[], inner: Word[], stdin: Stdin | undefined):
     );
   }
   return [...inner, { ...literalWord(''), value: undefined, text: '(input lines)', guesses: [input ?? ''], split: true, dynamic: true }];
+}
+
+/** Security: `xargs -a FILE` reads its names from FILE: the file is read, and what it names cannot be vouched for. */
+function xargsInputFile(script: Script, options: Word[]): void {
+  const values = options.map((w) => w.value ?? '');
+  values.forEach((v, i) => {
+    const file = v === '-a' || v === '--arg-file' ? options[i + 1] : /^-a./.test(v) ? literalWord(v.slice(2)) : v.startsWith('--arg-file=') ? literalWord(v.slice(11)) : undefined;
+    if (!file) return;
+    operand(script, file, 'read', 'xargs');
+    script.push(askRule('dynamic-argument', `xargs runs a command on the names in ${short(file.text, 40)}, which this check cannot see`));
+  });
 }

@@ -1,3 +1,4 @@
+import { MODIFIES_FILES } from './programs.js';
 import { literalWord, type Word } from './words.js';
 
 /**
@@ -14,6 +15,8 @@ export interface Writes {
   accountTool?: boolean;
   /** `crontab FILE` / `crontab -`: installs a timetable of commands. */
   installsCrontab?: boolean;
+  /** Whether the targets above are all it writes (false for a writer whose grammar this file does not know: tar, patch…). */
+  known: boolean;
 }
 
 /** Programs whose whole purpose is to rewrite /etc/passwd, /etc/shadow, /etc/group or /etc/sudoers. */
@@ -85,9 +88,11 @@ function baseName(word: Word): string | undefined {
 
 /** What a command writes, as far as its words say. */
 export function writesOf(program: string, args: readonly Word[]): Writes {
-  const none: Writes = { targets: [], sourceNames: [] };
+  const none: Writes = { targets: [], sourceNames: [], known: true };
   if (ACCOUNT_TOOLS.has(program)) return { ...none, accountTool: true };
   switch (program) {
+    case 'mkdir':
+    case 'rmdir':
     case 'tee':
     case 'sponge':
     case 'truncate':
@@ -111,10 +116,10 @@ export function writesOf(program: string, args: readonly Word[]): Writes {
     case 'install':
     case 'rsync': {
       const { positionals, target } = positionalsOf(program, args);
-      if (target) return { targets: [target], sourceNames: positionals.map(baseName).filter((n): n is string => !!n) };
+      const names = (words: Word[]) => words.map(baseName).filter((n): n is string => !!n);
+      if (target) return { targets: [target], sourceNames: names(positionals), known: true };
       if (positionals.length === 0) return none;
-      const sources = positionals.slice(0, -1);
-      return { targets: [positionals[positionals.length - 1]!], sourceNames: sources.map(baseName).filter((n): n is string => !!n) };
+      return { targets: [positionals[positionals.length - 1]!], sourceNames: names(positionals.slice(0, -1)), known: true };
     }
     case 'dd':
       return { ...none, targets: args.filter((w) => w.value?.startsWith('of=')).map((w) => literalWord(w.value!.slice(3))) };
@@ -129,7 +134,23 @@ export function writesOf(program: string, args: readonly Word[]): Writes {
       const verbs = options.filter((o) => /^-[lerin]$/.test(o));
       return { ...none, installsCrontab: verbs.length === 0 || positionals.length > 0 };
     }
+    case 'perl': {
+      // `perl -pi -e '…' FILE`: -i in a cluster edits the named files in place.
+      const values = args.map((w) => w.value ?? '');
+      const inPlace = values.some((v) => /^-[a-zA-Z]*i/.test(v));
+      const script = values.findIndex((v) => /^-[a-zA-Z]*e$/.test(v));
+      const files = args.filter((w, i) => !(w.value ?? '').startsWith('-') && i !== script + 1);
+      return { ...none, targets: inPlace ? files : [], known: false };
+    }
+    case 'gawk':
+    case 'awk': {
+      // `gawk -i inplace '…' FILE` rewrites FILE.
+      const values = args.map((w) => w.value ?? '');
+      const inPlace = values.some((v, i) => (v === '-i' && values[i + 1] === 'inplace') || v === '--include=inplace');
+      const files = args.filter((w) => !(w.value ?? '').startsWith('-') && w.value !== 'inplace').slice(1);
+      return { ...none, targets: inPlace ? files : [] };
+    }
     default:
-      return none;
+      return MODIFIES_FILES.has(program) ? { ...none, known: false } : none;
   }
 }

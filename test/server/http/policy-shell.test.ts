@@ -78,7 +78,7 @@ const outsideReads: Case[] = [
   { name: 'asks before git -C points git at a folder outside the roots', command: (f) => `git -C ${f.outside} log`, decision: 'ask', rule: 'shell:outside-roots', names: (f) => [f.outside] },
   { name: 'asks before git diff --no-index compares a file outside the roots', command: (f) => `git diff --no-index a.txt ${f.outside}/notes.txt`, cwd: inClean, decision: 'ask', rule: 'shell:outside-roots', names: (f) => [`${f.outside}/notes.txt`] },
   { name: 'asks before a transparent wrapper (timeout) reads outside the roots, under the read rule', command: (f) => `timeout 5 cat ${f.outside}/notes.txt`, decision: 'ask', rule: 'shell:outside-roots', names: (f) => [`${f.outside}/notes.txt`] },
-  { name: 'asks before xargs opens a file outside the roots named on its input', command: (f) => `echo ${f.outside}/notes.txt | xargs cat`, decision: 'ask', rule: 'shell:outside-roots', names: (f) => [`${f.outside}/notes.txt`] },
+  { name: 'asks before xargs opens a file outside the roots named on its input', command: (f) => `echo ${f.outside}/notes.txt | xargs cat`, cwd: inClean, decision: 'ask', rule: 'shell:outside-roots', names: (f) => [`${f.outside}/notes.txt`] },
   { name: 'keeps shell:secret-read for an SSH private key under ~', command: () => 'cat ~/.ssh/id_rsa', decision: 'ask', rule: 'shell:secret-read' },
   { name: 'keeps shell:secret-read for /etc/shadow', command: () => 'cat /etc/shadow', decision: 'ask', rule: 'shell:secret-read' },
   { name: "keeps shell:secret-read for another program's environment", command: () => 'cat /proc/1/environ', decision: 'ask', rule: 'shell:secret-read' },

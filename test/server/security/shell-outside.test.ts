@@ -253,7 +253,7 @@ describe('wrappers do not hide a catastrophe', () => {
   });
 
   it('a filtered find piped into rm asks (it does not wipe the folder)', async () => {
-    expect((await judge("find . -name '*.bak' | xargs rm -f")).decision).toBe('ask');
+    expect((await judge("find . -name '*.bak' | xargs rm -f", join(root, 'src'))).decision).toBe('ask');
   });
 });
 
@@ -338,4 +338,104 @@ describe("a repository's own settings that run programs make git ask, naming the
       { key: 'alias.st', value: 'true' },
     ]);
   });
+});
+
+// ---------------------------------------------------------------------------------------------------------------
+
+describe('holes a red-team pass found, each closed', () => {
+  function scopedRoot(links: Record<string, string>, files: Record<string, string> = {}) {
+    const dir = mkdtempSync(join(base, 'hole-'));
+    for (const [name, to] of Object.entries(links)) {
+      mkdirSync(join(dir, name, '..'), { recursive: true });
+      symlinkSync(to, join(dir, name));
+    }
+    for (const [name, text] of Object.entries(files)) writeFileSync(join(dir, name), text);
+    return { dir, analyzer: new ShellAnalyzer({ protectedPaths: [data], roots: [dir], home }) };
+  }
+
+  it('grep -R reports every link that leads out, and a link into the data folder among them is refused', async () => {
+    const elsewhere = mkdtempSync(join(base, 'elsewhere-'));
+    const { dir, analyzer: scoped } = scopedRoot({ 'docs-link': outside, 'else-link': elsewhere });
+    const verdict = await scoped.analyze('grep -R x .', dir);
+    expect(verdict.subject?.outside?.map((p) => p.path).sort()).toEqual([outside, elsewhere].sort());
+    const withData = scopedRoot({ 'docs-link': outside, 'sub/data-link': data });
+    expect((await withData.analyzer.analyze('grep -R . .', withData.dir)).rule).toBe('shell:pincer-data');
+  });
+
+  it('a command that opens the names a listing printed is judged by the links under that folder', async () => {
+    const { dir, analyzer: scoped } = scopedRoot({ 'tok.md': join(data, 'token'), 'note.md': join(outside, 'notes.txt') });
+    expect((await scoped.analyze("find . -name '*.md' | xargs cat", dir)).rule).toBe('shell:pincer-data');
+    expect((await scoped.analyze('ls | xargs cat', dir)).rule).toBe('shell:pincer-data');
+    const plain = scopedRoot({}, { 'a.md': 'a' });
+    expect((await plain.analyzer.analyze("find . -name '*.md' | xargs wc -l", plain.dir)).decision).toBe('allow');
+  });
+
+  it('xargs reading its names from a file asks (xargs -a FILE, xargs … < FILE)', async () => {
+    expect((await judge(`xargs -a ${outside}/notes.txt echo`)).rule).toBe('shell:outside-roots');
+    expect((await judge('xargs -a README.md cat')).rule).toBe('shell:dynamic-argument');
+    expect((await judge('xargs cat < README.md')).rule).toBe('shell:dynamic-argument');
+    expect((await judge('while read -r l; do echo "$l"; done < README.md')).decision).toBe('allow');
+  });
+
+  it('a bare repository inside a root is a repository: its hostile settings make git ask', async () => {
+    const bare = join(mkdtempSync(join(root, 'bare-')), 'vendor.git');
+    git(root, 'init', '-q', '--bare', bare);
+    git(bare, 'config', 'diff.evil.textconv', 'touch x');
+    expect((await judge(`git -C ${bare} show`)).rule).toBe('shell:git-config');
+    expect((await judge('git log -p', bare)).rule).toBe('shell:git-config');
+  });
+
+  it('bracket and ? globs are expanded: /et[c]/shadow is the secret it names, /etc/h[o]sts the trust file', async () => {
+    expect((await judge('cat /et[c]/shadow')).rule).toBe('shell:secret-read');
+    expect((await judge('cat /et[c]/hostname')).decision).toBe('allow');
+    expect((await judge('tee /etc/h[o]sts')).rule).toBe('shell:catastrophic:trust-file-write');
+    expect((await judge('echo x > /etc/hos*')).rule).toBe('shell:catastrophic:trust-file-write');
+    expect((await judge('cp x /etc/sudoer?')).rule).toBe('shell:catastrophic:trust-file-write');
+  });
+
+  it('a bare * is not a name of a data folder called pincer-something', async () => {
+    const named = join(base, 'pincer-data');
+    mkdirSync(named, { recursive: true });
+    const scoped = new ShellAnalyzer({ protectedPaths: [named], roots: [root], home });
+    for (const command of ['ls src/*', 'cat *', 'echo *', 'ls -d */']) {
+      expect((await scoped.analyze(command, root)).rule, command).not.toBe('shell:pincer-data');
+    }
+    expect((await scoped.analyze(`cat ${base}/pinc*-data/token`, root)).rule).toBe('shell:pincer-data');
+  });
+
+  it('~user is the home folder the user database names', async () => {
+    expect((await judge('cat ~root/.bashrc')).reason).toContain('/root/.bashrc');
+  });
+
+  it('a look-alike path after = is denied too', async () => {
+    expect((await judge('grep --file=．．／．．／etc/passwd README.md')).rule).toBe('shell:lookalike-path');
+  });
+
+  it('in-place editors other than sed are writers too (perl -pi, gawk -i inplace)', async () => {
+    expect((await judge("perl -pi -e 's/a/b/' /etc/hosts")).rule).toBe('shell:catastrophic:trust-file-write');
+    expect((await judge("gawk -i inplace '{print}' /etc/hosts")).rule).toBe('shell:catastrophic:trust-file-write');
+  });
+});
+
+describe('what an approved command may reach, for the OS sandbox', () => {
+  it('a read outside: known reach, no network', async () => {
+    expect((await judge(`cat ${outside}/notes.txt`)).subject).toMatchObject({ reach: 'known', network: false });
+  });
+
+  it('a write outside the roots is noted as a write', async () => {
+    const verdict = await judge(`cp README.md ${outside}/copy.md`);
+    expect(verdict.subject?.outside).toContainEqual({ path: join(outside, 'copy.md'), access: 'write', folder: outside });
+    expect(verdict.subject?.reach).toBe('known');
+  });
+
+  it('a network command: known reach, network', async () => {
+    expect((await judge('curl https://example.com')).subject).toMatchObject({ reach: 'known', network: true });
+  });
+
+  it.each(['python3 script.py', 'make', 'cat $(ls)', 'sh -c "$X"', 'sudo ls', 'unknown-tool --x', 'tar xf a.tar'])(
+    '%s: unknown reach',
+    async (command) => {
+      expect((await judge(command)).subject?.reach).toBe('unknown');
+    },
+  );
 });
