@@ -1,3 +1,5 @@
+import { existsSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { ConfigError, type PincerConfig } from './config/config.js';
 import type { DesktopBridge } from './desktop.js';
 import type { EventBus } from './events/bus.js';
@@ -10,9 +12,10 @@ import type { Analyzer } from './policy/policy.js';
 import type { ProcessRunner } from './process/index.js';
 import { NetGuard } from './security/net.js';
 import { PathGuard, type CheckedRoots } from './security/paths.js';
+import { Sandbox, sandboxSupport, type SandboxSupport } from './process/sandbox.js';
 import { PythonAnalyzer } from './security/python.js';
 import { ShellAnalyzer } from './security/shell/analyzer.js';
-import type { AnyTool } from './tools/types.js';
+import type { AnyTool, SandboxGrant } from './tools/types.js';
 import { calculateTool } from './tools/builtin/calculate.js';
 import { createClipboardTool } from './tools/builtin/clipboard.js';
 import { createFileDeleteTool } from './tools/builtin/file-delete.js';
@@ -49,6 +52,8 @@ export interface Builtins {
   analyzers: Record<string, Analyzer>;
   /** The folders the file tools, their analyzers and run_shell work in, replaceable while the gateway runs. */
   roots: RootsControl;
+  /** Whether run_shell and run_python really run in an OS sandbox here, and which. */
+  sandbox: SandboxSupport;
 }
 
 export interface RootsControl {
@@ -66,6 +71,19 @@ export function createBuiltins(deps: BuiltinDeps): Builtins {
   const net = configured('http_allow', () => new NetGuard({ allow: config.httpAllow, selfPort: deps.selfPort }));
   // The checker and the runner use the same interpreter: what was analysed is what runs.
   const python = new PythonAnalyzer({ runner });
+  // The second wall: run_shell and run_python run in an OS sandbox that sees the roots, never the data folder.
+  const sandbox = new Sandbox(sandboxSupport());
+  const sandboxFor = (grant: SandboxGrant | undefined) =>
+    grant?.unsandboxed
+      ? undefined
+      : sandbox.wrapper({
+          readWrite: paths.roots,
+          readOnly: grant?.reads ?? [],
+          // A file an approved call creates outside the roots does not exist yet: its folder is what it writes in.
+          writable: (grant?.writes ?? []).map((path) => (existsSync(path) ? path : dirname(path))),
+          hidden: [config.dataDir],
+          network: grant?.network ?? false,
+        });
   // The shell analysis knows the roots (wiping one is catastrophic): it is rebuilt with them when they change.
   const shellFor = (roots: readonly string[]) =>
     shellAnalyzers(new ShellAnalyzer({ protectedPaths: [config.dataDir], roots: [...roots] }), paths).run_shell!;
@@ -90,8 +108,8 @@ export function createBuiltins(deps: BuiltinDeps): Builtins {
     createHttpGetTool(net),
     createHttpPostTool(net),
     createWebSearchTool(net, config.webSearch),
-    createRunShellTool({ resolveCwd, runner }),
-    createRunPythonTool({ runner }),
+    createRunShellTool({ resolveCwd, runner, sandbox: sandboxFor }),
+    createRunPythonTool({ runner, sandbox: sandboxFor }),
     createNotifyTool({ announce: (notification) => events.emit('notify', notification), desktop }),
     createClipboardTool({ desktop, runner }),
   ] as AnyTool[];
@@ -111,7 +129,7 @@ export function createBuiltins(deps: BuiltinDeps): Builtins {
       runShell = nextShell;
     },
   };
-  return { tools, analyzers, roots };
+  return { tools, analyzers, roots, sandbox: sandbox.support };
 }
 
 /** A setting that cannot be put to use stops start-up with one line naming it. */

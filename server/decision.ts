@@ -36,6 +36,14 @@ export interface Subject {
   outside?: OutsidePath[];
   /** run_shell: what the command would be if it read nothing outside the roots (a folder grant covers only that). */
   otherwise?: Decision;
+  /** The call talks to the network (so an approved one runs with the network open). */
+  network?: boolean;
+  /**
+   * Whether what the call can reach is known from its text (`known`: its paths and network use are all above), or not
+   * (`unknown`: a script, a substitution, a program this check does not know) — then an approved call runs without
+   * the OS sandbox, and the approval says so.
+   */
+  reach?: 'known' | 'unknown';
 }
 
 const SEVERITY: Record<Decision, number> = { allow: 0, ask: 1, deny: 2 };

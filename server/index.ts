@@ -100,6 +100,9 @@ export function createGateway(options: GatewayOptions): Gateway {
     let boundPort: number | undefined;
     const builtins = createBuiltins({ config, events, desktop: options.desktop, selfPort: () => boundPort, runner: processes });
     for (const tool of [...builtins.tools, ...(options.extraTools ?? [])]) registry.register(tool, 'builtin');
+    if (builtins.sandbox.kind === 'none') {
+      log(`pincer: no OS sandbox for run_shell and run_python: ${builtins.sandbox.detail} They run on the policy alone.`);
+    }
 
     // Approvals from a previous run can never be answered: their calls are gone.
     store.approvals.cancelOpen();
@@ -120,6 +123,7 @@ export function createGateway(options: GatewayOptions): Gateway {
       rules,
       access,
       policy: options.policy ?? new PolicyEngine(builtins.analyzers, rules),
+      sandboxAvailable: builtins.sandbox.kind !== 'none',
       defaultTimeoutMs: config.toolTimeoutMs,
       maxOutputBytes: config.maxOutputBytes,
     });
@@ -138,12 +142,14 @@ export function createGateway(options: GatewayOptions): Gateway {
       applyRoots: (checked) => builtins.roots.replace(checked),
       setApprovalTimeoutS: (seconds) => approvals.setTimeoutMs(seconds * 1000),
       address: () => address?.url ?? `http://${urlHost(config.host)}:${config.port}`,
+      sandbox: () => builtins.sandbox,
     });
     const streams = new EventStreams(events, options.streamLimits);
     const parts = { registry, executor, store, events, streams, credentials, approvals, rules, access, settings };
     const app = createHttpApp({
       ...parts,
       version: VERSION,
+      sandbox: builtins.sandbox,
       clientAuth: config.clientAuth,
       bodyLimitBytes: config.bodyLimitBytes,
       jsonMaxDepth: config.jsonMaxDepth,

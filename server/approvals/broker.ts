@@ -23,6 +23,8 @@ export interface ApprovalRequest {
   risk: string;
   decision: PolicyDecision;
   subject: Subject;
+  /** For sandboxed tools: how the call would run if allowed (in the sandbox widened to…, or outside it). */
+  sandbox?: string;
 }
 
 /** What the owner sends: `allow_always` takes a scope (default: this exact call). */
@@ -37,6 +39,8 @@ export interface OwnerDecision {
 export interface PendingApproval extends ApprovalRecord {
   /** Scopes an "always allow" can take for this call, with the pattern each would use. */
   scopes: { scope: RuleScope; pattern: string | null; label: string }[];
+  /** For sandboxed tools: how the call would run if allowed, for the owner to read before deciding. */
+  sandbox: string | null;
 }
 
 interface Waiting {
@@ -120,6 +124,7 @@ export class ApprovalBroker {
       decided_at: null,
       decided_by: null,
       scopes: scopesFor(request),
+      sandbox: request.sandbox ?? null,
     };
     this.options.store.approvals.save(approval);
     const settled = new Promise<Resolution>((resolve) => {

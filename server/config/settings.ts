@@ -13,6 +13,8 @@ export interface SettingsView {
   llm: { base_url: string; model: string | null; api: LlmApi };
   /** Each setting held by an environment variable or a flag, with its name: the dashboard cannot change those. */
   locked: Partial<Record<SettingKey, string>>;
+  /** The OS sandbox run_shell and run_python run in here (`none`: the policy alone), read-only. */
+  sandbox: { kind: string; detail: string };
 }
 
 /** The settings the dashboard may change, spelt as in config.json. */
@@ -32,6 +34,8 @@ export interface SettingsHooks<Checked = unknown> {
   setApprovalTimeoutS(seconds: number): void;
   /** The address the gateway answers on. */
   address(): string;
+  /** The OS sandbox of run_shell and run_python here. */
+  sandbox(): { kind: string; detail: string };
 }
 
 /** A PATCH that passed validation: each value parsed, nothing applied yet. */
@@ -75,6 +79,7 @@ export class GatewaySettings<Checked = unknown> {
       approval_timeout_s: config.approvalTimeoutS,
       llm: { base_url: config.llm.baseUrl, model: config.llm.model ?? null, api: config.llm.api },
       locked,
+      sandbox: this.hooks.sandbox(),
     };
   }
 

@@ -2,9 +2,10 @@ import { randomUUID } from 'node:crypto';
 import { errorBody, GatewayError, refuse, ToolError, type ErrorBody } from '../errors.js';
 import type { CallPhase, EventBus } from '../events/bus.js';
 import type { Policy, PolicyInput } from '../policy/policy.js';
-import type { PolicyDecision } from '../decision.js';
+import type { PolicyDecision, Subject } from '../decision.js';
 import type { CallRecord, CallStatus, Store } from '../store/index.js';
 import type { RegisteredTool, ToolRegistry } from '../tools/registry.js';
+import type { SandboxGrant } from '../tools/types.js';
 import type { ApprovalBroker } from '../approvals/broker.js';
 import type { ClientAccess } from '../policy/access.js';
 import type { RuleBook } from '../policy/rules.js';
@@ -56,6 +57,8 @@ export interface ExecutorOptions {
   rules?: RuleBook;
   /** The pause switch and per-client tool sets. */
   access?: ClientAccess;
+  /** Whether sandboxed tools really run in an OS sandbox here (for what their approvals say). */
+  sandboxAvailable?: boolean;
 }
 
 /** Calls still running after this long are written to history as running. */
@@ -142,8 +145,11 @@ export class Executor {
       const approved = await this.#askOwner(tool, args, record, request, t0, decision);
       if (approved) return approved;
     }
+    // The owner or a standing rule said yes to what this call reaches: the sandbox is widened to exactly that.
+    const widened = decision.decision === 'ask' || decision.rule.startsWith('rule:');
+    const grant = tool.definition.sandboxed && widened ? grantFor(decision.subject) : undefined;
 
-    return this.#run(tool, args, record, request.signal, performance.now());
+    return this.#run(tool, args, record, request.signal, performance.now(), grant);
   }
 
   /**
@@ -174,6 +180,7 @@ export class Executor {
         risk: tool.definition.risk,
         decision: { decision: 'ask', rule: record.rule!, reason: record.reason! },
         subject: decision.subject ?? {},
+        ...(tool.definition.sandboxed ? { sandbox: sandboxNote(decision.subject, this.options.sandboxAvailable === true) } : {}),
       });
     } catch (error) {
       if (error instanceof GatewayError) return this.#refuse(record, t0, error, 'denied');
@@ -314,6 +321,7 @@ export class Executor {
     record: CallRecord,
     callerSignal: CallerSignal | undefined,
     t0: number,
+    grant?: SandboxGrant,
   ): Promise<CallOutcome> {
     const def = tool.definition;
     const key = def.cache ? callKey(def.name, args) : undefined;
@@ -345,6 +353,7 @@ export class Executor {
           callId: record.id,
           client: record.client,
           output: (chunk) => this.#emitOutput(record.id, def.name, chunk),
+          ...(grant ? { grant } : {}),
         });
       }),
       cancellation.rejection,
@@ -505,4 +514,32 @@ function publicRecord(record: CallRecord): CallRecord {
 
 function round(ms: number): number {
   return Math.round(ms * 1000) / 1000;
+}
+
+/** What an allowed call of a sandboxed tool may reach: the paths, network and reach its analyzer found. */
+function grantFor(subject: Subject | undefined): SandboxGrant {
+  const outside = subject?.outside ?? [];
+  return {
+    reads: outside.filter((p) => p.access === 'read').map((p) => p.path),
+    writes: outside.filter((p) => p.access === 'write').map((p) => p.path),
+    network: subject?.network === true,
+    unsandboxed: subject?.reach === 'unknown',
+  };
+}
+
+/** For the approval card: how the call will run if the owner allows it. */
+function sandboxNote(subject: Subject | undefined, available: boolean): string {
+  if (!available) return 'There is no OS sandbox on this machine: if you allow it, only your approval stands between it and the machine.';
+  const grant = grantFor(subject);
+  if (grant.unsandboxed) {
+    return 'If you allow it, it runs outside the sandbox: what it will read, write or connect to cannot be told from the command.';
+  }
+  const extra = [
+    ...(grant.reads.length ? [`read ${grant.reads.join(', ')}`] : []),
+    ...(grant.writes.length ? [`write ${grant.writes.join(', ')}`] : []),
+    ...(grant.network ? ['use the network'] : []),
+  ];
+  return extra.length
+    ? `If you allow it, it runs in the sandbox, which then also lets it ${extra.join('; ')}.`
+    : 'If you allow it, it runs in the sandbox: the allowed folders only, no network.';
 }

@@ -29,6 +29,8 @@ import { toolRoutes } from './routes/tools.js';
 
 export interface HttpDeps {
   version: string;
+  /** The OS sandbox of run_shell and run_python here, for /health. */
+  sandbox?: { kind: string; detail: string };
   registry: ToolRegistry;
   executor: Executor;
   store: Store;
@@ -61,7 +63,7 @@ export function createHttpApp(deps: HttpDeps): express.Express {
   app.use(originGuard(deps.origins));
 
   app.get('/health', (_req, res) => {
-    res.json({ status: 'ok', version: deps.version });
+    res.json({ status: 'ok', version: deps.version, ...(deps.sandbox ? { sandbox: deps.sandbox } : {}) });
   });
   app.use('/auth', authRoutes(deps.credentials));
   dashboardRoutes(app, deps.credentials, deps.version, deps.dashboardDir);

@@ -22,6 +22,21 @@ export interface ObjectSchema {
   [keyword: string]: unknown;
 }
 
+/**
+ * How far a call may reach, as its policy decision allowed: what the OS sandbox of `run_shell` and `run_python` is
+ * widened to. A call the analyzers allowed on their own gets none of it (the roots, no network); one the owner or a
+ * rule allowed gets what the approval showed.
+ */
+export interface SandboxGrant {
+  /** Paths outside the roots it may read. */
+  reads: readonly string[];
+  /** Paths outside the roots it may write. */
+  writes: readonly string[];
+  network: boolean;
+  /** Runs without the sandbox: the owner or a rule allowed a call whose reach cannot be known from its text. */
+  unsandboxed: boolean;
+}
+
 /** What a running handler gets besides its arguments. */
 export interface ToolContext {
   /** Aborted on timeout, client disconnect or gateway shutdown; long work must stop when it fires. */
@@ -30,6 +45,8 @@ export interface ToolContext {
   client: string;
   /** Streams live output (a command's terminal) to the log while the call runs. */
   output?: (chunk: string) => void;
+  /** For sandboxed tools: what the decision allowed beyond the roots. Absent: the narrowest sandbox. */
+  grant?: SandboxGrant;
 }
 
 export interface ToolDefinition<Args = Record<string, unknown>, Result = unknown> {
@@ -46,6 +63,8 @@ export interface ToolDefinition<Args = Record<string, unknown>, Result = unknown
   cache?: { ttl_s: number };
   /** Largest serialized result accepted from the handler. */
   maxOutputBytes?: number;
+  /** Runs inside the OS sandbox, widened to what the decision allowed (`ctx.grant`); its approvals say how. */
+  sandboxed?: boolean;
   handler(args: Args, ctx: ToolContext): Promise<Result> | Result;
 }
 

@@ -75,6 +75,8 @@ export interface Approval {
   decided_by: string | null;
   /** Scopes an "always allow" can take for this call, with the pattern each would use. */
   scopes: { scope: RuleScope; pattern: string | null; label: string }[];
+  /** For run_shell and run_python: how the call runs if allowed (in the OS sandbox widened to…, or outside it). */
+  sandbox?: string | null;
 }
 
 /** `GET /approvals`: what waits for the owner, oldest first. */
@@ -181,6 +183,8 @@ export interface Settings {
   llm: { base_url: string; model: string | null; api: 'ollama' | 'openai' };
   /** Keys set by an environment variable or flag, with where they came from; the dashboard cannot change them. */
   locked: Record<string, string>;
+  /** The OS sandbox of run_shell and run_python here; `none` means the policy alone. */
+  sandbox?: { kind: string; detail: string };
 }
 
 export type SettingsPatch = Partial<Pick<Settings, 'paused' | 'roots' | 'approval_timeout_s'>> & { llm?: Partial<Settings['llm']> };

@@ -1,9 +1,9 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ToolError } from '../../errors.js';
-import { defaultRunner, scrubbedEnvironment, type ProcessRunner } from '../../process/index.js';
+import { defaultRunner, scrubbedEnvironment, type ProcessRunner, type SandboxWrapper } from '../../process/index.js';
 import { MAX_PYTHON_CODE_CHARS, PYTHON_PURE_MODULES, resolvePython } from '../../security/python.js';
-import { defineTool } from '../types.js';
+import { defineTool, type SandboxGrant } from '../types.js';
 
 interface RunPythonArgs {
   code: string;
@@ -35,6 +35,11 @@ export interface RunPythonOptions {
   maxFileMb?: number;
   /** Starts the interpreter; default a runner of its own (a gateway passes the one that records and stops its runs). */
   runner?: ProcessRunner;
+  /**
+   * The OS sandbox to run in, for what the call's decision allowed (`ctx.grant`); undefined: no sandbox (none on this
+   * machine, or an approved call whose reach cannot be known). Default: none.
+   */
+  sandbox?: (grant: SandboxGrant | undefined) => SandboxWrapper | undefined;
 }
 
 export const DEFAULT_PYTHON_TIMEOUT_MS = 30_000;
@@ -163,6 +168,7 @@ export function createRunPythonTool(options: RunPythonOptions = {}) {
     timeoutMs: MAX_PYTHON_TIMEOUT_MS + 15_000,
     // Room for both capped streams even when every byte is JSON-escaped.
     maxOutputBytes: 2 * outputCap * 6 + 64 * 1024,
+    sandboxed: true,
     handler: async ({ code, timeout_ms: timeoutMs = DEFAULT_PYTHON_TIMEOUT_MS, stdin = '' }, ctx) => {
       if (typeof code !== 'string' || code.length === 0 || code.length > MAX_PYTHON_CODE_CHARS) {
         throw new ToolError('INVALID_ARGUMENTS', `code must be between 1 and ${MAX_PYTHON_CODE_CHARS} characters of Python.`);
@@ -178,6 +184,8 @@ export function createRunPythonTool(options: RunPythonOptions = {}) {
           `Python could not be started (${(error as Error).message}). Install Python 3 and make sure "${python}" is on the gateway's PATH.`,
         );
       }
+      // Security: the OS sandbox (the roots, system folders, no network) widened to what the decision allowed.
+      const wrapper = options.sandbox?.(ctx.grant);
       return runner.withScratch('run_python', 'python', async (scratch) => {
         const script = join(scratch, 'main.py');
         await writeFile(script, code, { encoding: 'utf8', mode: 0o600, flag: 'wx' });
@@ -200,6 +208,7 @@ export function createRunPythonTool(options: RunPythonOptions = {}) {
             keep: 'start',
             signal: ctx.signal,
             ...(ctx.output && { onOutput: ctx.output }),
+            ...(wrapper ? { sandbox: wrapper } : {}),
           })
           .catch((error: Error) => {
             throw new ToolError('PYTHON_NOT_AVAILABLE', `Python could not be started: ${error.message}`);

@@ -1,8 +1,8 @@
 import { existsSync } from 'node:fs';
 import { ToolError } from '../../errors.js';
-import { defaultRunner, scrubbedEnvironment, type ProcessRunner } from '../../process/index.js';
+import { defaultRunner, scrubbedEnvironment, type ProcessRunner, type SandboxWrapper } from '../../process/index.js';
 import { plainText } from '../shell/plain-text.js';
-import { defineTool } from '../types.js';
+import { defineTool, type SandboxGrant } from '../types.js';
 
 export interface RunShellOptions {
   /** Turns the call's `cwd` into a folder inside a root, or says why it cannot be used. */
@@ -13,6 +13,11 @@ export interface RunShellOptions {
   shell?: string;
   /** Starts the command; default a runner of its own (a gateway passes the one that records and stops its runs). */
   runner?: ProcessRunner;
+  /**
+   * The OS sandbox to run in, for what the call's decision allowed (`ctx.grant`); undefined: no sandbox (none on this
+   * machine, or an approved call whose reach cannot be known). Default: none.
+   */
+  sandbox?: (grant: SandboxGrant | undefined) => SandboxWrapper | undefined;
 }
 
 export interface RunShellArgs {
@@ -99,6 +104,7 @@ export function createRunShellTool(options: RunShellOptions) {
     timeoutMs: MAX_TIMEOUT_MS + 15_000,
     // Output and output_plain each hold at most maxOutputBytes; JSON escaping of control bytes can grow them.
     maxOutputBytes: maxOutputBytes * 8 + 64 * 1024,
+    sandboxed: true,
     async handler({ command, cwd, timeout_ms }, ctx) {
       if (command.includes('\0')) {
         throw new ToolError('INVALID_ARGUMENTS', 'The command contains a NUL byte; bash would cut it there. Remove it.');
@@ -106,6 +112,8 @@ export function createRunShellTool(options: RunShellOptions) {
       const where = await options.resolveCwd(cwd);
       if (!where.ok) throw new ToolError('CWD_NOT_ALLOWED', where.message, { cwd: cwd ?? null });
       if (ctx.signal.aborted) throw new ToolError('CALL_CANCELLED', 'The call was cancelled before the command started.');
+      // Security: the OS sandbox (the roots, system folders, no network) widened to what the decision allowed.
+      const wrapper = options.sandbox?.(ctx.grant);
       // TMPDIR is a scratch folder of this call, removed with everything in it when the call ends.
       const run = await runner.withScratch('run_shell', 'shell-tmp', (scratch) =>
         runner.run({
@@ -130,6 +138,7 @@ export function createRunShellTool(options: RunShellOptions) {
           // A background job that double-forks out of the session is still found by the tag in its environment.
           tag: true,
           watch: true,
+          ...(wrapper ? { sandbox: wrapper } : {}),
         }).catch((error: Error) => {
           throw new ToolError('SPAWN_FAILED', `The shell could not be started: ${error.message}`);
         }),

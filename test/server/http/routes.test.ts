@@ -292,10 +292,14 @@ afterAll(async () => {
 });
 
 describe('GET /health', () => {
-  it('answers {status:"ok", version} without a token', async () => {
+  it('answers {status:"ok", version, sandbox} without a token', async () => {
     const res = await fetch(`${tg.url}/health`);
     expect(res.status).toBe(200);
-    expect(await read(res)).toEqual({ status: 'ok', version: VERSION });
+    expect(await read(res)).toEqual({
+      status: 'ok',
+      version: VERSION,
+      sandbox: { kind: expect.stringMatching(/^(bubblewrap|sandbox-exec|none)$/), detail: expect.any(String) },
+    });
   });
 });
 

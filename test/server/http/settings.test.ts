@@ -113,6 +113,7 @@ describe('GET /settings', () => {
       approval_timeout_s: 120,
       llm: { base_url: 'http://127.0.0.1:11434', model: null, api: 'ollama' },
       locked: {},
+      sandbox: { kind: expect.any(String), detail: expect.any(String) },
     });
   });
 });
@@ -150,6 +151,7 @@ describe('PATCH /settings', () => {
       approval_timeout_s: 300,
       llm: { base_url: 'http://127.0.0.1:9999', model: 'llama3.1', api: 'openai' },
       locked: {},
+      sandbox: { kind: expect.any(String), detail: expect.any(String) },
     });
     expect(await read(await tg.asOwner('/settings'))).toEqual(body);
     expect(readConfig(tg)).toEqual({

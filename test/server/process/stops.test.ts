@@ -34,8 +34,16 @@ function prepare(): Setup {
   return setup;
 }
 
-function start(): Promise<Served> {
-  return serve(setup.dataDir, 0, setup.root, { TMPDIR: setup.tmp, PINCER_ROOTS: setup.root });
+/**
+ * `sandbox: false` runs the tools without the OS sandbox, whose `--die-with-parent` would otherwise end them with the
+ * gateway itself: the ledger, which has to work where there is no sandbox, is what is tested then.
+ */
+function start(options: { sandbox?: boolean } = {}): Promise<Served> {
+  return serve(setup.dataDir, 0, setup.root, {
+    TMPDIR: setup.tmp,
+    PINCER_ROOTS: setup.root,
+    ...(options.sandbox === false ? { PINCER_SANDBOX: 'off' } : {}),
+  });
 }
 
 /** Starts a call and lets it run; the answer (or the refused connection once the server is gone) is ignored. */
@@ -62,6 +70,18 @@ async function eventually(check: () => boolean, ms = 20_000): Promise<boolean> {
 const scratchFolders = () => readdirSync(setup.tmp).filter((name) => name.startsWith('pincer-'));
 /** Processes of the run: the sleep by its command line, the Python loop by its working folder. */
 const leftovers = (sleep: string) => [...processesMatching(sleep), ...processesMatching(setup.tmp)].filter((pid) => pid !== process.pid);
+/** What a process is, for a failure message: its command line and state. */
+const describeProcesses = (pids: number[]) =>
+  pids
+    .map((pid) => {
+      try {
+        const cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' ').slice(0, 200);
+        return `${pid} ${readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.[0] ?? '?'} ${cmdline}`;
+      } catch {
+        return `${pid} (gone)`;
+      }
+    })
+    .join('\n');
 const ledgerFiles = () => {
   const dir = join(setup.dataDir, 'run');
   if (!existsSync(dir)) return [];
@@ -79,9 +99,9 @@ async function startTools(url: string, sleep: string): Promise<void> {
 
 // Each test starts the real gateway (twice for kill -9) and real tools: slow on a loaded machine.
 describe('stops leave nothing behind', { timeout: 90_000 }, () => {
-  it('kill -9 of pincer serve mid-call: the next start kills what was left and removes the scratch folders', async () => {
+  it('kill -9 of pincer serve mid-call (no sandbox): the next start kills what was left and removes the scratch folders', async () => {
     prepare();
-    served = await start();
+    served = await start({ sandbox: false });
     await startTools(served.url, 'sleep 30.9191');
 
     served.child.kill('SIGKILL');
@@ -90,7 +110,7 @@ describe('stops leave nothing behind', { timeout: 90_000 }, () => {
     expect(leftovers('sleep 30.9191').length).toBeGreaterThan(0);
     expect(scratchFolders()).toHaveLength(2);
 
-    served = await start();
+    served = await start({ sandbox: false });
     expect(leftovers('sleep 30.9191')).toEqual([]);
     expect(scratchFolders()).toEqual([]);
     expect(ledgerFiles()).toEqual([]);
@@ -98,6 +118,24 @@ describe('stops leave nothing behind', { timeout: 90_000 }, () => {
     expect(lines).toHaveLength(2);
     expect(lines.join('\n')).toMatch(/left run_shell \(pid \d+\) started \S+ running: \d+ process(es)? killed, scratch folder .*pincer-shell-tmp-\w+ removed/);
     expect(lines.join('\n')).toMatch(/left run_python \(pid \d+\) started \S+ running: 1 process killed, scratch folder .*pincer-python-\w+ removed/);
+  });
+
+  it('kill -9 of pincer serve mid-call (in the sandbox): the sandbox ends the tools with it, the next start removes the folders', async () => {
+    prepare();
+    served = await start();
+    await startTools(served.url, 'sleep 30.9393');
+
+    served.child.kill('SIGKILL');
+    await served.exited;
+    // bubblewrap's --die-with-parent takes the sandboxed processes down with the gateway; their folders stay.
+    const gone = await eventually(() => leftovers('sleep 30.9393').length === 0);
+    expect(gone, describeProcesses(leftovers('sleep 30.9393'))).toBe(true);
+    expect(scratchFolders()).toHaveLength(2);
+
+    served = await start();
+    expect(leftovers('sleep 30.9393')).toEqual([]);
+    expect(scratchFolders()).toEqual([]);
+    expect(ledgerFiles()).toEqual([]);
   });
 
   it('a second SIGTERM mid-call kills every tool process and removes the scratch folders before exiting 130', async () => {
