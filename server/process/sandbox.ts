@@ -1,4 +1,4 @@
-import { spawnSync } from 'node:child_process';
+import { execFile, spawnSync } from 'node:child_process';
 import { lstatSync, mkdirSync, readlinkSync, realpathSync, writeFileSync } from 'node:fs';
 import { userInfo } from 'node:os';
 import { delimiter, dirname, join, posix } from 'node:path';
@@ -90,15 +90,22 @@ export function detectSandbox(platform: NodeJS.Platform = process.platform): San
 /** Builds the wrapper that starts a command inside the sandbox, for the scope of one call. */
 export class Sandbox {
   readonly #bwrap: string | undefined;
-  readonly #interpreterPrefixes: string[];
+  #prefixes: string[] | undefined;
 
   constructor(readonly support: SandboxSupport) {
     this.#bwrap = support.kind === 'bubblewrap' ? onPath('bwrap') : undefined;
-    this.#interpreterPrefixes = support.kind === 'none' ? [] : interpreterPrefixes();
+    // Asking Python where it lives takes a while (a pyenv shim runs a script first): started now, off the start-up
+    // path; a call that comes before the answer asks itself.
+    if (support.kind === 'none') this.#prefixes = [];
+    else void probePython().then((answer) => (this.#prefixes ??= interpreterPrefixes(answer)));
   }
 
   get available(): boolean {
     return this.support.kind !== 'none';
+  }
+
+  get #interpreterPrefixes(): string[] {
+    return (this.#prefixes ??= interpreterPrefixes(probePythonSync()));
   }
 
   /** The wrapper for one call, or undefined when there is no sandbox here. */
@@ -173,24 +180,45 @@ function systemBinds(): string[] {
   return args;
 }
 
+/** What `python3` on the PATH says of itself: its path, and `sys.prefix`, `sys.base_prefix`, its real executable. */
+interface PythonAnswer {
+  path: string;
+  lines: string[];
+}
+
+const PYTHON_PROBE = 'import sys, os; print(sys.prefix); print(sys.base_prefix); print(os.path.realpath(sys.executable))';
+
+function probePythonSync(): PythonAnswer | undefined {
+  const path = onPath('python3');
+  if (!path) return undefined;
+  const probe = spawnSync(path, ['-I', '-c', PYTHON_PROBE], { encoding: 'utf8', timeout: 10_000 });
+  return { path, lines: probe.status === 0 ? probe.stdout.trim().split('\n') : [] };
+}
+
+function probePython(): Promise<PythonAnswer | undefined> {
+  const path = onPath('python3');
+  if (!path) return Promise.resolve(undefined);
+  return new Promise((resolve) => {
+    const child = execFile(path, ['-I', '-c', PYTHON_PROBE], { encoding: 'utf8', timeout: 10_000 }, (error, stdout) =>
+      resolve({ path, lines: error ? [] : stdout.trim().split('\n') }),
+    );
+    // A short-lived command (`pincer call`) need not wait for the answer to exit.
+    child.unref();
+    for (const stream of [child.stdout, child.stderr, child.stdin]) (stream as { unref?: () => void } | null)?.unref?.();
+  });
+}
+
 /**
  * Where the interpreters live when not under /usr: Python's prefix (a pyenv or a virtualenv under the home folder),
  * the whole pyenv when `python3` on the PATH is its shim (the shim runs pyenv's own scripts), and Node's prefix.
  */
-function interpreterPrefixes(): string[] {
+function interpreterPrefixes(python: PythonAnswer | undefined): string[] {
   const found = new Set<string>();
-  const python = onPath('python3');
   if (python) {
-    const pyenv = /^(.*\/\.pyenv)\//.exec(python)?.[1];
+    const pyenv = /^(.*\/\.pyenv)\//.exec(python.path)?.[1];
     if (pyenv) found.add(pyenv);
-    const probe = spawnSync(python, ['-I', '-c', 'import sys, os; print(sys.prefix); print(sys.base_prefix); print(os.path.realpath(sys.executable))'], {
-      encoding: 'utf8',
-      timeout: 10_000,
-    });
-    if (probe.status === 0) {
-      const [prefix, base, executable] = probe.stdout.trim().split('\n');
-      for (const p of [prefix, base, executable ? dirname(dirname(executable)) : undefined]) if (p) found.add(p);
-    }
+    const [prefix, base, executable] = python.lines;
+    for (const p of [prefix, base, executable ? dirname(dirname(executable)) : undefined]) if (p) found.add(p);
   }
   found.add(dirname(dirname(realpathSync(process.execPath))));
   return [...found].filter((p) => !SYSTEM_FOLDERS.some((system) => within(p, system)) && p !== '/');
