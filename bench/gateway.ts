@@ -16,7 +16,7 @@
  *
  * Options: --duration N (seconds, default 5, or BENCH_DURATION), --warmup N (default 1), --sequential N (seconds of
  * the one-client loop, default 5: a p99 over some ten thousand calls), --profile (run the server children under
- * --cpu-prof; the profiles go to bench/results/ and a summary is printed), --only http,express,pincer,startup (run
+ * --cpu-prof; the profiles go to bench/results/ and a summary is printed), --only http,express,pincer,sandbox,startup (run
  * some parts; the ratios need the targets they compare).
  * Results: printed, and written to bench/results/latest.json. The exit code is 0 even when a bar is missed (this
  * is a measurement); it is 1 only when the benchmark itself could not run. The machine is shared: the server's CPU
@@ -33,6 +33,7 @@ import { parseArgs } from 'node:util';
 import { killAllChildren, makeTempDir, removeTempDir, startServer, type ServerMode } from './children.js';
 import { BENCH_BODY, BENCH_PATH, TOOLS_PATH } from './common.js';
 import { benchEvents, benchToolList, type EventsResult, type ToolListResult } from './events.js';
+import { benchSandbox, sandboxLines, type SandboxResult } from './sandbox.js';
 import {
   probe,
   runAutocannon,
@@ -73,7 +74,7 @@ interface Options {
   warmup: number;
   sequential: number;
   profile: boolean;
-  /** Parts to run (default all): http, express, pincer, events, tools, startup. */
+  /** Parts to run (default all): http, express, pincer, events, tools, sandbox, startup. */
   only: Set<string>;
 }
 
@@ -84,7 +85,7 @@ function positiveSeconds(value: string | undefined, name: string, fallback: numb
   return n;
 }
 
-const PARTS = ['http', 'express', 'pincer', 'events', 'tools', 'startup'];
+const PARTS = ['http', 'express', 'pincer', 'events', 'tools', 'sandbox', 'startup'];
 
 function parseOnly(value: string | undefined): Set<string> {
   if (value === undefined) return new Set(PARTS);
@@ -478,7 +479,7 @@ async function main(): Promise<number> {
   try {
     options = parseOptions(process.argv.slice(2), process.env);
   } catch (error) {
-    process.stderr.write(`bench: ${(error as Error).message}\nusage: npm run bench -- [--duration N] [--warmup N] [--sequential N] [--profile] [--only http,express,pincer,events,tools,startup]\n`);
+    process.stderr.write(`bench: ${(error as Error).message}\nusage: npm run bench -- [--duration N] [--warmup N] [--sequential N] [--profile] [--only http,express,pincer,events,tools,sandbox,startup]\n`);
     return 2;
   }
 
@@ -515,6 +516,7 @@ async function main(): Promise<number> {
   const extras: Extras = { events: undefined, tools: undefined };
   if (options.only.has('events')) extras.events = await benchEvents(options);
   if (options.only.has('tools')) extras.tools = await benchToolList(options);
+  const sandbox: SandboxResult | undefined = options.only.has('sandbox') ? await benchSandbox(options) : undefined;
   let startup: StartupResult | undefined;
   if (options.only.has('startup')) {
     progress('start-up: pincer serve');
@@ -541,6 +543,10 @@ async function main(): Promise<number> {
     lines.push('');
     lines.push('viewers: GET /events streams read by a separate process; paced: one call every 1/rate s, sent on time whether or');
     lines.push('not earlier ones were answered (open loop), p50/p99 from each call\'s start to the end of its answer.');
+  }
+  if (sandbox) {
+    lines.push('');
+    lines.push(...sandboxLines(sandbox));
   }
   lines.push(`load average after: ${loadAfter.map((l) => l.toFixed(2)).join(' ')}`);
   lines.push('');
@@ -578,6 +584,7 @@ async function main(): Promise<number> {
     events: extras.events ?? null,
     tool_list: extras.tools ?? null,
     startup: startup ?? null,
+    sandbox: sandbox ?? null,
     verdicts: checks,
     all_bars_met: missed.length === 0,
   };

@@ -148,6 +148,8 @@ async function expressWithPincerMiddleware(dataDir: string | undefined): Promise
 
 async function pincer(dataDir: string | undefined, flags: string[]): Promise<() => Promise<Record<string, unknown>>> {
   if (!dataDir) fail('pincer mode needs a data directory argument');
+  // Measurement only: the same gateway without the OS sandbox around run_shell and run_python.
+  if (flags.includes('--no-sandbox')) process.env.PINCER_SANDBOX = 'off';
   const config = loadConfig({ flags: { dataDir, port: 0 }, env: {} });
   if (config.host !== LOOPBACK) fail(`refusing to listen on ${config.host}: the benchmark stays on ${LOOPBACK}`);
   const gateway: Gateway = createGateway({ config });
