@@ -120,20 +120,19 @@ describe('stops leave nothing behind', { timeout: 90_000 }, () => {
     expect(lines.join('\n')).toMatch(/left run_python \(pid \d+\) started \S+ running: 1 process killed, scratch folder .*pincer-python-\w+ removed/);
   });
 
-  it('kill -9 of pincer serve mid-call (in the sandbox): the sandbox ends the tools with it, the next start removes the folders', async () => {
+  it('kill -9 of pincer serve mid-call (in the sandbox): the next start leaves no sandbox, tool or folder behind', async () => {
     prepare();
     served = await start();
     await startTools(served.url, 'sleep 30.9393');
 
     served.child.kill('SIGKILL');
     await served.exited;
-    // bubblewrap's --die-with-parent takes the sandboxed processes down with the gateway; their folders stay.
-    const gone = await eventually(() => leftovers('sleep 30.9393').length === 0);
-    expect(gone, describeProcesses(leftovers('sleep 30.9393'))).toBe(true);
+    // bubblewrap's --die-with-parent usually takes the sandboxed processes down with the gateway, but not when the
+    // gateway dies while a sandbox is still being set up; either way their folders stay, and the ledger has them.
     expect(scratchFolders()).toHaveLength(2);
 
     served = await start();
-    expect(leftovers('sleep 30.9393')).toEqual([]);
+    expect(leftovers('sleep 30.9393'), describeProcesses(leftovers('sleep 30.9393'))).toEqual([]);
     expect(scratchFolders()).toEqual([]);
     expect(ledgerFiles()).toEqual([]);
   });
