@@ -1,3 +1,4 @@
+import { scanOptions } from './options.js';
 import { literalWord, type Word } from './words.js';
 
 /**
@@ -194,46 +195,19 @@ export function operandsOf(program: string, args: readonly Word[]): Operands {
   if (spec.none) return out;
   if (program === 'shuf' && args.some((w) => w.value === '-e' || w.value === '--echo')) return out;
   const values = args.map((w) => w.value ?? '');
+  const { positionals, options } = scanOptions(args, {
+    short: `${spec.values ?? ''}${spec.files ?? ''}`,
+    long: [...(spec.valuesLong ?? []), ...(spec.filesLong ?? [])],
+  });
+  const isFlag = (flag: string, short: string | undefined, long: readonly string[] | undefined) =>
+    flag.startsWith('--') ? (long ?? []).includes(flag.slice(2)) : (short ?? '').includes(flag.slice(1));
   let patternGiven = false;
-  const positionals: Word[] = [];
-  let endOfOptions = false;
-  for (let i = 0; i < args.length; i++) {
-    const word = args[i]!;
-    const v = word.value;
-    if (endOfOptions || v === undefined || !v.startsWith('-') || v === '-') {
-      positionals.push(word);
-      continue;
-    }
-    if (v === '--') {
-      endOfOptions = true;
-      continue;
-    }
-    if (v.startsWith('--')) {
-      const eq = v.indexOf('=');
-      const name = v.slice(2, eq === -1 ? undefined : eq);
-      const attached = eq === -1 ? undefined : v.slice(eq + 1);
-      if (spec.pattern?.long.includes(name)) patternGiven = true;
-      const isFile = spec.filesLong?.includes(name);
-      if (isFile || spec.valuesLong?.includes(name)) {
-        const value = attached !== undefined ? literalWord(attached) : args[++i];
-        if (isFile && value) out.paths.push(value);
-      } else if (attached !== undefined && looksLikePath(attached)) {
-        // An option this table does not know, given a path (`--config=/etc/x`): judged as one.
-        out.paths.push(literalWord(attached));
-      }
-      continue;
-    }
-    for (let k = 1; k < v.length; k++) {
-      const c = v[k]!;
-      if (spec.pattern?.short.includes(c)) patternGiven = true;
-      const isFile = spec.files?.includes(c);
-      if (isFile || spec.values?.includes(c)) {
-        const attached = v.slice(k + 1);
-        const value = attached !== '' ? literalWord(attached) : args[++i];
-        if (isFile && value) out.paths.push(value);
-        break;
-      }
-    }
+  for (const { flag, value } of options) {
+    if (isFlag(flag, spec.pattern?.short, spec.pattern?.long)) patternGiven = true;
+    if (!value) continue;
+    if (isFlag(flag, spec.files, spec.filesLong)) out.paths.push(value);
+    // An option this table does not know, given a path (`--config=/etc/x`): judged as one.
+    else if (!isFlag(flag, spec.values, spec.valuesLong) && looksLikePath(value.value ?? '')) out.paths.push(value);
   }
   let files = spec.noPositionals ? [] : positionals;
   if (spec.pattern && !patternGiven) files = files.slice(1);

@@ -1,4 +1,5 @@
 import { MODIFIES_FILES } from './programs.js';
+import { scanOptions } from './options.js';
 import { literalWord, type Word } from './words.js';
 
 /**
@@ -44,41 +45,10 @@ const VALUES: Record<string, { short: string; long: readonly string[] }> = {
 };
 
 function positionalsOf(program: string, args: readonly Word[]): { positionals: Word[]; options: string[]; target?: Word } {
-  const spec = VALUES[program] ?? { short: '', long: [] };
-  const positionals: Word[] = [];
-  const options: string[] = [];
-  let target: Word | undefined;
-  let end = false;
-  for (let i = 0; i < args.length; i++) {
-    const word = args[i]!;
-    const v = word.value;
-    if (end || v === undefined || !v.startsWith('-') || v === '-') {
-      positionals.push(word);
-      continue;
-    }
-    if (v === '--') {
-      end = true;
-      continue;
-    }
-    options.push(v);
-    if (v.startsWith('--')) {
-      const eq = v.indexOf('=');
-      const name = v.slice(2, eq === -1 ? undefined : eq);
-      if (spec.long.includes(name)) {
-        const value = eq !== -1 ? literalWord(v.slice(eq + 1)) : args[++i];
-        if (name === 'target-directory') target = value;
-      }
-      continue;
-    }
-    for (let k = 1; k < v.length; k++) {
-      if (spec.short.includes(v[k]!)) {
-        const value = k < v.length - 1 ? literalWord(v.slice(k + 1)) : args[++i];
-        if (v[k] === 't' && program !== 'touch') target = value;
-        break;
-      }
-    }
-  }
-  return { positionals, options, ...(target ? { target } : {}) };
+  const { positionals, options } = scanOptions(args, VALUES[program] ?? { short: '', long: [] });
+  // cp/mv/ln/install -t DIR (touch -t is a time stamp): where every operand is copied to.
+  const target = options.find((o) => o.flag === '--target-directory' || (o.flag === '-t' && program !== 'touch'))?.value;
+  return { positionals, options: options.map((o) => o.word), ...(target ? { target } : {}) };
 }
 
 function baseName(word: Word): string | undefined {
