@@ -24,3 +24,13 @@ export function processesMatching(needle: string): number[] {
   }
   return found;
 }
+
+/** Polls `check` every 25 ms until it holds or `ms` pass; answers whether it held. */
+export async function eventually(check: () => boolean, ms = 3000): Promise<boolean> {
+  const deadline = Date.now() + ms;
+  while (Date.now() < deadline) {
+    if (check()) return true;
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+  return check();
+}

@@ -5,7 +5,7 @@ import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { describeLeftover, ProcessLedger, type LedgerRecord } from '../../../server/process/index.js';
 import { processStartTime } from '../../../server/process/proc.js';
 import { tempDir } from '../../helpers/gateway.js';
-import { processesMatching } from '../../helpers/processes.js';
+import { eventually, processesMatching } from '../../helpers/processes.js';
 
 /*
  * Start-up recovery, with real processes standing in for what a gateway killed with kill -9 left running: each is
@@ -51,14 +51,6 @@ function deadOwnerLedger(records: Array<Partial<LedgerRecord>>): string {
   return dir;
 }
 
-async function eventually(check: () => boolean, ms = 3000): Promise<boolean> {
-  const deadline = Date.now() + ms;
-  while (Date.now() < deadline) {
-    if (check()) return true;
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-  return check();
-}
 
 const running = (needle: string) => processesMatching(needle).length > 0;
 

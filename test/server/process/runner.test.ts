@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ProcessLedger, ProcessRunner, scrubbedEnvironment, type RunOptions } from '../../../server/process/index.js';
 import { tempDir } from '../../helpers/gateway.js';
-import { processesMatching } from '../../helpers/processes.js';
+import { eventually, processesMatching } from '../../helpers/processes.js';
 
 /*
  * The runner, run for real with sh and sleep. Each test uses a sleep duration of its own, so a process left behind
@@ -27,14 +27,6 @@ function sh(script: string, options: Partial<RunOptions> = {}) {
   return runner.run({ kind: 'test', command: 'sh', args: ['-c', script], timeoutMs: 10_000, maxOutputBytes: 64 * 1024, ...options });
 }
 
-async function eventually(check: () => boolean, ms = 3000): Promise<boolean> {
-  const deadline = Date.now() + ms;
-  while (Date.now() < deadline) {
-    if (check()) return true;
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-  return check();
-}
 
 const running = (needle: string) => processesMatching(needle).length > 0;
 

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { freePort, serve, type Served } from '../../helpers/cli.js';
 import { tempDir } from '../../helpers/gateway.js';
-import { processesMatching } from '../../helpers/processes.js';
+import { eventually, processesMatching } from '../../helpers/processes.js';
 
 /*
  * SPEC §10 "Stops": a second signal, or kill -9 followed by the next start, leaves no tool process and no scratch
@@ -58,14 +58,9 @@ function call(url: string, tool: string, args: unknown): void {
     .catch(() => undefined);
 }
 
-async function eventually(check: () => boolean, ms = 20_000): Promise<boolean> {
-  const deadline = Date.now() + ms;
-  while (Date.now() < deadline) {
-    if (check()) return true;
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-  return check();
-}
+
+/** Waits here are for a whole gateway and its tools to start or stop. */
+const GATEWAY_WAIT_MS = 20_000;
 
 const scratchFolders = () => readdirSync(setup.tmp).filter((name) => name.startsWith('pincer-'));
 /** Processes of the run: the sleep by its command line, the Python loop by its working folder. */
@@ -92,7 +87,7 @@ const ledgerFiles = () => {
 async function startTools(url: string, sleep: string): Promise<void> {
   call(url, 'run_shell', { command: sleep, timeout_ms: 120_000 });
   call(url, 'run_python', { code: 'while True:\n    pass', timeout_ms: 120_000 });
-  const ready = await eventually(() => processesMatching(sleep).length > 0 && processesMatching(join(setup.tmp, 'pincer-python-')).length > 0);
+  const ready = await eventually(() => processesMatching(sleep).length > 0 && processesMatching(join(setup.tmp, 'pincer-python-')).length > 0, GATEWAY_WAIT_MS);
   expect(ready, `the tools did not start:\n${served?.output()}`).toBe(true);
   expect(scratchFolders()).toHaveLength(2);
 }
@@ -143,7 +138,7 @@ describe('stops leave nothing behind', { timeout: 90_000 }, () => {
     await startTools(served.url, 'sleep 30.9292');
 
     served.child.kill('SIGTERM');
-    expect(await eventually(() => /Stopping \(SIGTERM\)/.test(served!.output()))).toBe(true);
+    expect(await eventually(() => /Stopping \(SIGTERM\)/.test(served!.output()), GATEWAY_WAIT_MS)).toBe(true);
     served.child.kill('SIGTERM');
     expect(await served.exited).toBe(130);
     expect(served.output()).toMatch(/SIGTERM again, stopping now \(killed the processes of 2 running tool calls\)/);
@@ -163,7 +158,7 @@ describe('stops leave nothing behind', { timeout: 90_000 }, () => {
     await startTools(served.url, 'sleep 30.9393');
 
     served.child.kill('SIGINT');
-    expect(await eventually(() => /Stopping \(SIGINT\)/.test(served!.output()))).toBe(true);
+    expect(await eventually(() => /Stopping \(SIGINT\)/.test(served!.output()), GATEWAY_WAIT_MS)).toBe(true);
     served.child.kill('SIGINT');
     expect(await served.exited).toBe(130);
     expect(leftovers('sleep 30.9393')).toEqual([]);
