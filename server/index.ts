@@ -10,6 +10,7 @@ import { urlHost, type PincerConfig } from './config/config.js';
 import { GatewaySettings } from './config/settings.js';
 import { EventBus } from './events/bus.js';
 import { Executor } from './executor/executor.js';
+import { ResultCache } from './executor/cache.js';
 import { createHttpApp } from './http/app.js';
 import { createAppServer } from './http/server.js';
 import { defaultConnectionLimits, type ConnectionLimits } from './http/connection-limits.js';
@@ -78,6 +79,8 @@ export interface Gateway {
 
 /** A client with this many calls waiting for the owner gets its next ask refused: a flood of asks stays bounded. */
 const MAX_PENDING_APPROVALS_PER_CLIENT = 20;
+/** Expired cache entries are dropped this often, so an answer nobody asks for again does not hold memory. */
+const CACHE_SWEEP_INTERVAL_MS = 60_000;
 
 export function createGateway(options: GatewayOptions): Gateway {
   const { config } = options;
@@ -126,7 +129,9 @@ export function createGateway(options: GatewayOptions): Gateway {
       sandboxAvailable: builtins.sandbox.kind !== 'none',
       defaultTimeoutMs: config.toolTimeoutMs,
       maxOutputBytes: config.maxOutputBytes,
+      cache: new ResultCache(config.cacheMaxEntries),
     });
+    const stopSweeping = executor.cache.sweepEvery(CACHE_SWEEP_INTERVAL_MS);
     registry.on('changed', ({ reason, names }) => {
       if (reason === 'toggled') for (const name of names) store.toolSettings.setEnabled(name, registry.isEnabled(name));
       for (const name of names) executor.cache.clear(name);
@@ -190,6 +195,7 @@ export function createGateway(options: GatewayOptions): Gateway {
         await executor.shutdown(graceMs);
         // Whatever is still running was not started for a call (or outlived it): it ends with the gateway.
         await processes.stopAll();
+        stopSweeping();
         // Answers to the calls that just finished are still being written: let them go out, end the event streams,
         // and only then cut whatever connection is left.
         events.emit('closing');

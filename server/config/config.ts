@@ -30,6 +30,10 @@ export interface PincerConfig {
   maxOutputBytes: number;
   approvalTimeoutS: number;
   llm: { baseUrl: string; model: string | undefined; api: LlmApi };
+  /** How many answers the result cache keeps (least recently used go first); 0 caches nothing. */
+  cacheMaxEntries: number;
+  /** How long call history is kept: calls older than `retentionDays` (0: no age limit) and beyond the newest `maxRows`. */
+  history: { retentionDays: number; maxRows: number | undefined };
   /** PINCER_DASHBOARD_DIR: serve a dashboard built elsewhere (`vite build --outDir …`) instead of the bundled one. */
   dashboardDir: string | undefined;
   /**
@@ -92,6 +96,8 @@ const CONFIG_KEYS = [
   'max_output_bytes',
   'approval_timeout_s',
   'llm',
+  'cache',
+  'history',
 ] as const;
 const LLM_KEYS = ['base_url', 'model', 'api'] as const;
 
@@ -192,6 +198,8 @@ export function loadConfig(options: LoadConfigOptions = {}): PincerConfig {
       model: optional(llmModel, settingParsers['llm.model']),
       api: optional(llmApi, settingParsers['llm.api']) ?? 'ollama',
     },
+    cacheMaxEntries: parseCache(pick(undefined, '', undefined, file.cache, 'cache')) ?? 1000,
+    history: parseHistory(pick(undefined, '', undefined, file.history, 'history')),
     dashboardDir: env.PINCER_DASHBOARD_DIR ? resolve(cwd, env.PINCER_DASHBOARD_DIR) : undefined,
     sources,
   };
@@ -297,6 +305,33 @@ function parseWebSearch(source: Source | undefined): PincerConfig['webSearch'] {
   if (value.provider !== 'searxng') fail('web_search.provider', { ...source, value: value.provider }, 'must be "searxng"');
   const baseUrl = parseHttpUrl({ value: value.base_url, from: source.from }, 'web_search.base_url')!;
   return { provider: 'searxng', baseUrl };
+}
+
+/** `cache`: `{"max_entries": N}`. */
+function parseCache(source: Source | undefined): number | undefined {
+  if (!source) return undefined;
+  const value = objectWithKeys(source, 'cache', ['max_entries'], '{"max_entries": 1000}');
+  return parseInteger(value.max_entries === undefined ? undefined : { ...source, value: value.max_entries }, 'cache.max_entries', 0, 1_000_000);
+}
+
+/** `history`: `{"retention_days": 90, "max_rows": 100000}`, both optional; retention_days 0 keeps calls of any age. */
+function parseHistory(source: Source | undefined): PincerConfig['history'] {
+  const history: PincerConfig['history'] = { retentionDays: 90, maxRows: undefined };
+  if (!source) return history;
+  const value = objectWithKeys(source, 'history', ['retention_days', 'max_rows'], '{"retention_days": 90, "max_rows": 100000}');
+  const days = value.retention_days === undefined ? undefined : { ...source, value: value.retention_days };
+  const rows = value.max_rows === undefined ? undefined : { ...source, value: value.max_rows };
+  history.retentionDays = parseInteger(days, 'history.retention_days', 0, 36_500) ?? history.retentionDays;
+  history.maxRows = parseInteger(rows, 'history.max_rows', 100, 1_000_000_000);
+  return history;
+}
+
+function objectWithKeys(source: Source, key: string, keys: readonly string[], example: string): Record<string, unknown> {
+  const value = source.value;
+  if (!value || typeof value !== 'object' || Array.isArray(value)) fail(key, source, `must be an object like ${example}`);
+  const unknown = Object.keys(value).filter((k) => !keys.includes(k));
+  if (unknown.length > 0) fail(key, source, `has unknown key "${unknown[0]}" (known: ${keys.join(', ')})`);
+  return value as Record<string, unknown>;
 }
 
 function parseHttpUrl(source: Source | undefined, key: string): string | undefined {

@@ -29,6 +29,8 @@ export interface CallRequest {
   owner?: boolean;
   /** Called once the call waits for the owner's approval (lets a route answer 202 at once). */
   onPending?: (pending: { approval_id: string; call_id: string }) => void;
+  /** The caller wants a fresh answer (`Cache-Control: no-cache`): the tool runs, and its answer refreshes the cache. */
+  noCache?: boolean;
 }
 
 export type Envelope =
@@ -149,7 +151,7 @@ export class Executor {
     const widened = decision.decision === 'ask' || decision.rule.startsWith('rule:');
     const grant = tool.definition.sandboxed && widened ? grantFor(decision.subject) : undefined;
 
-    return this.#run(tool, args, record, request.signal, performance.now(), grant);
+    return this.#run(tool, args, record, request, performance.now(), grant);
   }
 
   /**
@@ -319,13 +321,14 @@ export class Executor {
     tool: RegisteredTool,
     args: Record<string, unknown>,
     record: CallRecord,
-    callerSignal: CallerSignal | undefined,
+    request: Pick<CallRequest, 'signal' | 'noCache'>,
     t0: number,
     grant?: SandboxGrant,
   ): Promise<CallOutcome> {
     const def = tool.definition;
+    const callerSignal = request.signal;
     const key = def.cache ? callKey(def.name, args) : undefined;
-    if (key) {
+    if (key && !request.noCache) {
       const hit = this.cache.get(key);
       if (hit) {
         record.cache_hit = true;

@@ -19,6 +19,7 @@ import { settingsRoutes } from './routes/settings.js';
 import type { ApprovalBroker } from '../approvals/broker.js';
 import type { ClientAccess } from '../policy/access.js';
 import type { RuleBook } from '../policy/rules.js';
+import { cacheRoutes } from './routes/cache.js';
 import { callRoutes } from './routes/calls.js';
 import { eventRoutes } from './routes/events.js';
 import { executeRoutes } from './routes/execute.js';
@@ -84,6 +85,7 @@ export function createHttpApp(deps: HttpDeps): express.Express {
   app.use(callRoutes(deps.store, deps.executor));
   app.use(eventRoutes(deps.events, deps.streams, deps.version, deps.credentials));
   app.use(statsRoutes(deps.store, deps.registry, deps.executor.cache));
+  app.use(cacheRoutes(deps.executor.cache, deps.registry));
   app.use(openApiRoutes(deps.registry, deps.access, deps.version));
 
   app.use((req: Request, res: Response) => {

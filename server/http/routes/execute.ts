@@ -25,7 +25,8 @@ export function executeRoutes(executor: Executor, maxJsonDepth: number): Router 
 
   const run = async (res: Response, signal: CallerGone, call: Omit<CallRequest, 'client' | 'signal'>): Promise<CallOutcome> => {
     const who = identityOf(res);
-    return executor.execute({ ...call, client: who.name, owner: who.kind === 'owner', signal });
+    const noCache = wantsFreshAnswer(res.req);
+    return executor.execute({ ...call, client: who.name, owner: who.kind === 'owner', signal, ...(noCache && { noCache }) });
   };
 
   /**
@@ -79,6 +80,12 @@ export function executeRoutes(executor: Executor, maxJsonDepth: number): Router 
   });
 
   return router;
+}
+
+/** `Cache-Control: no-cache` (or the older `Pragma: no-cache`): run the tool even if a cached answer exists. */
+function wantsFreshAnswer(req: Request): boolean {
+  const directives = `${req.headers['cache-control'] ?? ''},${req.headers.pragma ?? ''}`;
+  return directives.split(',').some((d) => d.trim().toLowerCase() === 'no-cache');
 }
 
 /** The body of `POST /execute` and `POST /policy/check`: `{"name", "arguments"}` and nothing else. */
