@@ -6,6 +6,7 @@ import { ToolSettingsStore } from './tool-settings.js';
 import { ApprovalStore } from './approvals.js';
 import { ProfileStore, SettingsStore } from './profiles.js';
 import { RuleStore } from './rules.js';
+import { MemoryStore } from './memories.js';
 
 export type { CallRecord, CallStatus, CallFilter, ToolStats, TimeBucket } from './calls.js';
 export { CALL_STATUSES } from './calls.js';
@@ -15,6 +16,7 @@ export type { ApprovalRecord, ApprovalStatus, ApprovalDecision } from './approva
 export type { Rule, RuleEffect, RuleScope } from './rules.js';
 export { RULE_EFFECTS, RULE_SCOPES } from './rules.js';
 export type { ClientProfile } from './profiles.js';
+export type { Memory, MemoryFilter } from './memories.js';
 
 const CHECKPOINT_INTERVAL_MS = 1000;
 
@@ -28,6 +30,7 @@ export interface Store {
   rules: RuleStore;
   profiles: ProfileStore;
   settings: SettingsStore;
+  memories: MemoryStore;
   close(): void;
 }
 
@@ -48,6 +51,7 @@ export function openStore(file: string, options: OpenDatabaseOptions = {}): Stor
     rules: new RuleStore(db),
     profiles: new ProfileStore(db),
     settings: new SettingsStore(db),
+    memories: new MemoryStore(db),
     close: () => {
       clearInterval(checkpoints);
       calls.flush();

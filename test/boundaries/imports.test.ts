@@ -150,6 +150,7 @@ const LAYERS: readonly (readonly string[])[] = [
   ['errors', 'version', 'decision', 'desktop'],
   ['util', 'config', 'store', 'process'],
   ['security'],
+  ['memory'],
   ['tools'],
   ['policy'],
   ['approvals', 'auth'],

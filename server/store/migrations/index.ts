@@ -4,8 +4,9 @@
  */
 import { initial } from './001-initial.js';
 import { approvalsRulesProfiles } from './002-approvals-rules-profiles.js';
+import { memory } from './003-memory.js';
 import type { Migration } from './migration.js';
 
 export type { Migration } from './migration.js';
 
-export const MIGRATIONS: readonly Migration[] = [initial, approvalsRulesProfiles];
+export const MIGRATIONS: readonly Migration[] = [initial, approvalsRulesProfiles, memory];
