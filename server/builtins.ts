@@ -3,6 +3,7 @@ import { dirname } from 'node:path';
 import { ConfigError, type PincerConfig } from './config/config.js';
 import type { DesktopBridge } from './desktop.js';
 import type { EventBus } from './events/bus.js';
+import type { Memories } from './memory/memories.js';
 import { desktopAnalyzers } from './policy/analyzers/desktop.js';
 import { fileAnalyzers } from './policy/analyzers/files.js';
 import { httpAnalyzers } from './policy/analyzers/http.js';
@@ -22,11 +23,14 @@ import { createFileDeleteTool } from './tools/builtin/file-delete.js';
 import { createFileListTool } from './tools/builtin/file-list.js';
 import { createFileReadTool } from './tools/builtin/file-read.js';
 import { createFileWriteTool } from './tools/builtin/file-write.js';
+import { createForgetTool } from './tools/builtin/forget.js';
 import { getTimeTool } from './tools/builtin/get-time.js';
 import { createHttpGetTool } from './tools/builtin/http-get.js';
 import { createHttpPostTool } from './tools/builtin/http-post.js';
 import { jsonParseTool } from './tools/builtin/json-parse.js';
 import { createNotifyTool } from './tools/builtin/notify.js';
+import { createRecallTool } from './tools/builtin/recall.js';
+import { createRememberTool } from './tools/builtin/remember.js';
 import { createRunPythonTool } from './tools/builtin/run-python.js';
 import { createRunShellTool } from './tools/builtin/run-shell.js';
 import { textProcessTool } from './tools/builtin/text-process.js';
@@ -40,6 +44,8 @@ export interface BuiltinDeps {
   selfPort: () => number | undefined;
   /** Starts every child process of the tools and the Python check, so the gateway can stop them all. */
   runner: ProcessRunner;
+  /** The memory store remember, recall and forget work on. */
+  memories: Memories;
 }
 
 /**
@@ -112,6 +118,9 @@ export function createBuiltins(deps: BuiltinDeps): Builtins {
     createRunPythonTool({ runner, sandbox: sandboxFor }),
     createNotifyTool({ announce: (notification) => events.emit('notify', notification), desktop }),
     createClipboardTool({ desktop, runner }),
+    createRememberTool(deps.memories),
+    createRecallTool(deps.memories),
+    createForgetTool(deps.memories),
   ] as AnyTool[];
   const analyzers: Record<string, Analyzer> = {
     ...fileAnalyzers(paths),

@@ -19,6 +19,7 @@ import { gatewayOrigins, type Origins } from './http/guards.js';
 import type { Policy } from './policy/policy.js';
 import { describeLeftover, ProcessLedger, ProcessRunner } from './process/index.js';
 import { openStore, type Store } from './store/index.js';
+import { Memories } from './memory/memories.js';
 import { createBuiltins } from './builtins.js';
 import { ApprovalBroker } from './approvals/broker.js';
 import { ClientAccess } from './policy/access.js';
@@ -58,6 +59,8 @@ export interface Gateway {
   readonly registry: ToolRegistry;
   readonly executor: Executor;
   readonly store: Store;
+  /** Memories and their search (remember, recall, forget, /memory). */
+  readonly memories: Memories;
   readonly events: EventBus;
   /** The open GET /events streams: how many, how far behind. */
   readonly streams: EventStreams;
@@ -101,7 +104,8 @@ export function createGateway(options: GatewayOptions): Gateway {
     const registry = new ToolRegistry();
     registry.restoreDisabled(store.toolSettings.disabledTools());
     let boundPort: number | undefined;
-    const builtins = createBuiltins({ config, events, desktop: options.desktop, selfPort: () => boundPort, runner: processes });
+    const memories = new Memories(store.memories);
+    const builtins = createBuiltins({ config, events, desktop: options.desktop, selfPort: () => boundPort, runner: processes, memories });
     for (const tool of [...builtins.tools, ...(options.extraTools ?? [])]) registry.register(tool, 'builtin');
     if (builtins.sandbox.kind === 'none') {
       log(`pincer: no OS sandbox for run_shell and run_python: ${builtins.sandbox.detail} They run on the policy alone.`);
@@ -150,7 +154,7 @@ export function createGateway(options: GatewayOptions): Gateway {
       sandbox: () => builtins.sandbox,
     });
     const streams = new EventStreams(events, options.streamLimits);
-    const parts = { registry, executor, store, events, streams, credentials, approvals, rules, access, settings };
+    const parts = { registry, executor, store, events, streams, credentials, approvals, rules, access, settings, memories };
     const app = createHttpApp({
       ...parts,
       version: VERSION,

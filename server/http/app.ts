@@ -4,6 +4,7 @@ import type { GatewaySettings } from '../config/settings.js';
 import { GatewayError, errorBody } from '../errors.js';
 import type { EventBus } from '../events/bus.js';
 import type { Executor } from '../executor/executor.js';
+import type { Memories } from '../memory/memories.js';
 import type { Store } from '../store/index.js';
 import type { ToolRegistry } from '../tools/registry.js';
 import { jsonBody } from './body.js';
@@ -22,6 +23,7 @@ import type { RuleBook } from '../policy/rules.js';
 import { cacheRoutes } from './routes/cache.js';
 import { callRoutes } from './routes/calls.js';
 import { eventRoutes } from './routes/events.js';
+import { memoryRoutes } from './routes/memory.js';
 import { executeRoutes } from './routes/execute.js';
 import { openApiRoutes } from './routes/openapi.js';
 import { policyRoutes } from './routes/policy.js';
@@ -35,6 +37,7 @@ export interface HttpDeps {
   registry: ToolRegistry;
   executor: Executor;
   store: Store;
+  memories: Memories;
   events: EventBus;
   /** The open GET /events streams. */
   streams: EventStreams;
@@ -86,6 +89,7 @@ export function createHttpApp(deps: HttpDeps): express.Express {
   app.use(eventRoutes(deps.events, deps.streams, deps.version, deps.credentials));
   app.use(statsRoutes(deps.store, deps.registry, deps.executor.cache));
   app.use(cacheRoutes(deps.executor.cache, deps.registry));
+  app.use(memoryRoutes(deps.memories));
   app.use(openApiRoutes(deps.registry, deps.access, deps.version));
 
   app.use((req: Request, res: Response) => {

@@ -1,0 +1,47 @@
+import { MEMORY_LIMITS, SEARCH_METHODS, type Memories, type SearchMethod, type SearchResult } from '../../memory/memories.js';
+import { defineTool } from '../types.js';
+
+interface RecallArgs {
+  query: string;
+  method?: SearchMethod;
+  limit?: number;
+  tags?: string[];
+  category?: string;
+}
+
+export function createRecallTool(memories: Memories) {
+  return defineTool<RecallArgs, { results: SearchResult[]; count: number }>({
+    name: 'recall',
+    description:
+      'Search long-term memory (what remember stored) and return the best matches first, each with a score and ' +
+      'which query terms it matched (exactly, or at which edit distance for a typo). The default method "hybrid" ' +
+      'tolerates typos and works for English and Chinese; "keyword" needs every word; "tfidf" ranks by rare words; ' +
+      '"fuzzy" matches by spelling only.',
+    parameters: {
+      type: 'object',
+      properties: {
+        query: { type: 'string', description: 'What to look for, in your own words.', minLength: 1, maxLength: 1000 },
+        method: { type: 'string', enum: [...SEARCH_METHODS], default: 'hybrid' },
+        limit: { type: 'integer', minimum: 1, maximum: MEMORY_LIMITS.limit, default: 10 },
+        tags: { type: 'array', items: { type: 'string' }, maxItems: MEMORY_LIMITS.tags, description: 'Only memories with every one of these tags.' },
+        category: { type: 'string', maxLength: MEMORY_LIMITS.category, description: 'Only memories of this category.' },
+      },
+      required: ['query'],
+      additionalProperties: false,
+    },
+    category: 'memory',
+    risk: 'safe',
+    annotations: { title: 'Recall', readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    timeoutMs: 10_000,
+    handler(args) {
+      const results = memories.search({
+        query: args.query,
+        method: args.method ?? 'hybrid',
+        limit: args.limit ?? 10,
+        ...(args.tags && args.tags.length > 0 && { tags: args.tags }),
+        ...(args.category !== undefined && { category: args.category }),
+      });
+      return { results, count: results.length };
+    },
+  });
+}
