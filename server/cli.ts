@@ -204,18 +204,19 @@ async function stats(args: string[], out: Out): Promise<number> {
     out.log(JSON.stringify(json, null, 2));
     return 0;
   }
-  type Row = { tool: string; calls: number; success_rate: number | null; latency_ms: { avg: number | null; p95: number | null }; last_call: { at: string } | null };
+  type Row = { tool: string; calls: number; success_rate: number | null; latency_ms: { avg: number | null; p95: number | null; p99: number | null }; last_call: { at: string } | null };
   const rows = (json as { tools: Row[] }).tools;
   const ms = (v: number | null) => (v === null ? '-' : `${v.toFixed(2)} ms`);
   out.log(
     table(
-      ['TOOL', 'CALLS', 'SUCCESS', 'AVG', 'P95', 'LAST CALL'],
+      ['TOOL', 'CALLS', 'SUCCESS', 'AVG', 'P95', 'P99', 'LAST CALL'],
       rows.map((r) => [
         r.tool,
         String(r.calls),
         r.success_rate === null ? '-' : `${(r.success_rate * 100).toFixed(1)}%`,
         ms(r.latency_ms.avg),
         ms(r.latency_ms.p95),
+        ms(r.latency_ms.p99),
         r.last_call?.at ?? '-',
       ]),
     ),

@@ -70,7 +70,7 @@ export interface ToolStats {
   success_rate: number | null;
   cache_hits: number;
   /** Over the tool's most recent 10,000 calls that ran. */
-  latency_ms: { avg: number | null; p50: number | null; p95: number | null; max: number | null };
+  latency_ms: { avg: number | null; p50: number | null; p95: number | null; p99: number | null; max: number | null };
   top_errors: { name: string; count: number }[];
   last_call: { id: string; status: CallStatus; at: string } | null;
 }
@@ -84,15 +84,19 @@ export interface TimeBucket {
 /** Latency figures describe a tool's most recent calls: bounded work, and what the tool is like now. */
 const LATENCY_WINDOW = 10_000;
 
-/** avg, p50, p95 and max of durations (nearest-rank percentiles). */
+/** The same figures for the calls one client made, over all tools. */
+export type ClientStats = Omit<ToolStats, 'tool'> & { client: string };
+
+/** avg, p50, p95, p99 and max of durations (nearest-rank percentiles). */
 function latencySummary(durations: number[]): ToolStats['latency_ms'] {
-  if (durations.length === 0) return { avg: null, p50: null, p95: null, max: null };
+  if (durations.length === 0) return { avg: null, p50: null, p95: null, p99: null, max: null };
   const sorted = Float64Array.from(durations).sort();
   const rank = (p: number) => sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(p * sorted.length) - 1))]!;
   return {
     avg: durations.reduce((a, b) => a + b, 0) / durations.length,
     p50: rank(0.5),
     p95: rank(0.95),
+    p99: rank(0.99),
     max: sorted[sorted.length - 1]!,
   };
 }
@@ -265,41 +269,60 @@ export class CallStore {
     return this.db.prepare<[string], { n: number }>(`SELECT 1 AS n FROM calls WHERE tool = ? AND ${RAN} LIMIT 1`).get(tool) !== undefined;
   }
 
-  toolStats(tool: string): ToolStats {
+  /** One tool's figures, over the calls started at or after `sinceMs` (all of them when it is absent). */
+  toolStats(tool: string, sinceMs?: number): ToolStats {
+    return { tool, ...this.#stats('tool', tool, sinceMs) };
+  }
+
+  /** One client's figures over every tool, as toolStats. */
+  clientStats(client: string, sinceMs?: number): ClientStats {
+    return { client, ...this.#stats('client', client, sinceMs) };
+  }
+
+  /** Clients with calls started at or after `sinceMs` (ever, when it is absent). */
+  clientNames(sinceMs?: number): string[] {
+    return this.db
+      .prepare<[number], { client: string }>('SELECT DISTINCT client FROM calls WHERE started_at >= ? ORDER BY client')
+      .all(sinceMs ?? 0)
+      .map((r) => r.client);
+  }
+
+  #stats(column: 'tool' | 'client', value: string, sinceMs = 0): Omit<ToolStats, 'tool'> {
     const db = this.db;
+    // `column` is one of two literals, never caller text.
+    const where = `${column} = ? AND started_at >= ?`;
     const totals = db
-      .prepare<[string], { calls: number; succeeded: number; failed: number; refused: number; denied: number; cache_hits: number }>(
+      .prepare<[string, number], { calls: number; succeeded: number; failed: number; refused: number; denied: number; cache_hits: number }>(
         `SELECT count(*) AS calls,
                 coalesce(sum(status = 'succeeded'), 0) AS succeeded,
                 coalesce(sum(status = 'failed' AND http_status = 200), 0) AS failed,
                 coalesce(sum(status = 'failed' AND http_status <> 200), 0) AS refused,
                 coalesce(sum(status = 'denied'), 0) AS denied,
                 coalesce(sum(cache_hit), 0) AS cache_hits
-         FROM calls WHERE tool = ?`,
+         FROM calls WHERE ${where}`,
       )
-      .get(tool)!;
+      .get(value, sinceMs)!;
     const latency = latencySummary(
       db
-        .prepare<[string, number], { d: number }>(
-          `SELECT duration_ms AS d FROM calls WHERE tool = ? AND ${RAN} AND duration_ms IS NOT NULL ORDER BY seq DESC LIMIT ?`,
+        .prepare<[string, number, number], { d: number }>(
+          `SELECT duration_ms AS d FROM calls WHERE ${where} AND ${RAN} AND duration_ms IS NOT NULL ORDER BY seq DESC LIMIT ?`,
         )
-        .all(tool, LATENCY_WINDOW)
+        .all(value, sinceMs, LATENCY_WINDOW)
         .map((r) => r.d),
     );
     const topErrors = db
-      .prepare<[string], { name: string; count: number }>(
-        `SELECT error_name AS name, count(*) AS count FROM calls WHERE tool = ? AND error_name IS NOT NULL
+      .prepare<[string, number], { name: string; count: number }>(
+        `SELECT error_name AS name, count(*) AS count FROM calls WHERE ${where} AND error_name IS NOT NULL
          GROUP BY error_name ORDER BY count DESC, name LIMIT 5`,
       )
-      .all(tool);
+      .all(value, sinceMs);
     const last = db
-      .prepare<[string], { id: string; status: CallStatus; started_at: number }>(
-        'SELECT id, status, started_at FROM calls WHERE tool = ? ORDER BY seq DESC LIMIT 1',
+      .prepare<[string, number], { id: string; status: CallStatus; started_at: number }>(
+        `SELECT id, status, started_at FROM calls WHERE ${where} ORDER BY seq DESC LIMIT 1`,
       )
-      .get(tool);
+      .get(value, sinceMs);
     const finished = totals.succeeded + totals.failed;
     return {
-      tool,
       calls: totals.calls,
       succeeded: totals.succeeded,
       failed: totals.failed,

@@ -1,7 +1,7 @@
 import { Router } from 'express';
 import { refuse } from '../../errors.js';
 import type { ResultCache } from '../../executor/cache.js';
-import type { Store, TimeBucket } from '../../store/index.js';
+import type { ClientStats, Store, TimeBucket, ToolStats } from '../../store/index.js';
 import type { ToolRegistry } from '../../tools/registry.js';
 import { badQuery, queryKeyProblems } from '../query.js';
 
@@ -25,13 +25,24 @@ const DEFAULT_RANGE: StatsRange = '24h';
 export function statsRoutes(store: Store, registry: ToolRegistry, cache: ResultCache): Router {
   const router = Router();
 
+  /**
+   * The range (default the last 24 hours) bounds everything: the totals, the per-tool (or, with `by=client`,
+   * per-client) figures and the chart; the cache figures are since the gateway started.
+   */
   router.get('/stats', (req, res) => {
-    const range = parseRange(req.query as Record<string, unknown>);
+    const { range, by } = parseStatsQuery(req.query as Record<string, unknown>, ['range', 'by']);
+    const now = Date.now();
+    const chart = overTime(store, range, now);
+    // The chart's first bucket starts the range, so the totals are exactly what its bars add up to.
+    const since = Date.parse(chart.since);
+    let rows: (ToolStats | ClientStats)[];
+    if (by === 'client') rows = store.calls.clientNames(since).map((client) => store.calls.clientStats(client, since));
     // Tools that are registered, and tools that are gone but still have history.
-    const names = [...new Set([...registry.list().map((t) => t.definition.name), ...store.calls.toolNames()])].sort();
-    const tools = names.map((name) => store.calls.toolStats(name));
-    const sum = (pick: (t: (typeof tools)[number]) => number) => tools.reduce((n, t) => n + pick(t), 0);
+    else rows = toolNames(store, registry).map((name) => store.calls.toolStats(name, since));
+    const sum = (pick: (t: ToolStats | ClientStats) => number) => rows.reduce((n, t) => n + pick(t), 0);
     res.json({
+      range,
+      since: chart.since,
       totals: {
         calls: sum((t) => t.calls),
         succeeded: sum((t) => t.succeeded),
@@ -40,27 +51,37 @@ export function statsRoutes(store: Store, registry: ToolRegistry, cache: ResultC
         denied: sum((t) => t.denied),
         cache_hits: sum((t) => t.cache_hits),
       },
-      tools,
-      over_time: overTime(store, range, Date.now()),
+      ...(by === 'client' ? { clients: rows } : { tools: rows }),
+      over_time: chart,
       cache: cache.stats(),
     });
   });
 
   router.get('/stats/tools/:name', (req, res) => {
     const name = req.params.name;
+    const query = req.query as Record<string, unknown>;
+    const { range } = parseStatsQuery(query, ['range']);
     if (!registry.get(name) && !store.calls.hasRun(name)) throw refuse.toolNotFound(name);
-    res.json(store.calls.toolStats(name));
+    // Without a range, all of the tool's history, as before ranges existed.
+    res.json(store.calls.toolStats(name, query.range === undefined ? undefined : Date.now() - RANGES[range].spanMs));
   });
 
   return router;
 }
 
-function parseRange(query: Record<string, unknown>): StatsRange {
-  const problems = queryKeyProblems(query, ['range'], 'parameter');
-  const range = query.range;
+const GROUPINGS = ['tool', 'client'] as const;
+
+function parseStatsQuery(query: Record<string, unknown>, known: string[]): { range: StatsRange; by: (typeof GROUPINGS)[number] } {
+  const problems = queryKeyProblems(query, known, 'parameter');
+  const { range, by } = query;
   if (typeof range === 'string' && !Object.hasOwn(RANGES, range)) problems.push(`range must be one of ${STATS_RANGES.join(', ')}, not "${range}"`);
-  if (problems.length > 0) throw badQuery(problems, { allowed: { range: STATS_RANGES } });
-  return (range as StatsRange | undefined) ?? DEFAULT_RANGE;
+  if (typeof by === 'string' && !(GROUPINGS as readonly string[]).includes(by)) problems.push(`by must be one of ${GROUPINGS.join(', ')}, not "${by}"`);
+  if (problems.length > 0) throw badQuery(problems, { allowed: { range: STATS_RANGES, by: GROUPINGS } });
+  return { range: (range as StatsRange | undefined) ?? DEFAULT_RANGE, by: (by as (typeof GROUPINGS)[number] | undefined) ?? 'tool' };
+}
+
+function toolNames(store: Store, registry: ToolRegistry): string[] {
+  return [...new Set([...registry.list().map((t) => t.definition.name), ...store.calls.toolNames()])].sort();
 }
 
 /**

@@ -1205,7 +1205,7 @@ describe('GET /stats and GET /stats/tools/{name}', () => {
       denied: 0,
       success_rate: null,
       cache_hits: 0,
-      latency_ms: { avg: null, p50: null, p95: null, max: null },
+      latency_ms: { avg: null, p50: null, p95: null, p99: null, max: null },
       top_errors: [],
       last_call: null,
     });

@@ -108,11 +108,48 @@ describe('GET /stats?range=', () => {
     }
   });
 
-  it('keeps the other fields of /stats as they were', async () => {
+  it('bounds the totals and the per-tool figures by the range too, so they add up to the chart', async () => {
     const body = await read(await s.api('/stats?range=1h'));
-    expect(Object.keys(body).sort()).toEqual(['cache', 'over_time', 'tools', 'totals']);
-    expect(body.totals).toEqual({ calls: 7, succeeded: 5, failed: 1, refused: 0, denied: 1, cache_hits: 0 });
-    expect(body.tools.find((t: { tool: string }) => t.tool === 'calculate')).toMatchObject({ calls: 7, failed: 1, denied: 1 });
+    expect(Object.keys(body).sort()).toEqual(['cache', 'over_time', 'range', 'since', 'tools', 'totals']);
+    expect(body).toMatchObject({ range: '1h', since: body.over_time.since });
+    expect(body.totals).toEqual({ calls: 3, succeeded: 2, failed: 1, refused: 0, denied: 0, cache_hits: 0 });
+    expect(body.tools.find((t: { tool: string }) => t.tool === 'calculate')).toMatchObject({ calls: 3, failed: 1, denied: 0 });
+    for (const [range, calls, denied] of [['24h', 5, 1], ['7d', 6, 1]] as const) {
+      const wider = await read(await s.api(`/stats?range=${range}`));
+      expect(wider.totals).toMatchObject({ calls, denied });
+      expect(wider.totals.calls).toBe(total(wider.over_time, (b) => b.calls));
+      expect(wider.tools.find((t: { tool: string }) => t.tool === 'calculate')).toMatchObject({ calls, denied });
+    }
+    // Without a range, one tool's figures cover all of its history, as before.
+    expect(await read(await s.api('/stats/tools/calculate'))).toMatchObject({ calls: 7, denied: 1 });
+    expect(await read(await s.api('/stats/tools/calculate?range=1h'))).toMatchObject({ calls: 3, denied: 0 });
+  });
+
+  it('puts p99 beside p95 in the latency figures', async () => {
+    const body = await read(await s.api('/stats?range=7d'));
+    const latency = body.tools.find((t: { tool: string }) => t.tool === 'calculate').latency_ms;
+    expect(Object.keys(latency).sort()).toEqual(['avg', 'max', 'p50', 'p95', 'p99']);
+    expect(latency.p99).toBeGreaterThanOrEqual(latency.p95);
+    expect(latency.max).toBeGreaterThanOrEqual(latency.p99);
+  });
+
+  it('groups by client with by=client, within the range', async () => {
+    const res = await s.asOwner('/tools/calculate/execute', { json: { expression: '40 + 2' } });
+    expect(res.status).toBe(200);
+    s.gateway.store.calls.save(pastCall(30 * MINUTE, { client: 'cursor' }));
+    s.gateway.store.calls.save(pastCall(2 * DAY, { client: 'cursor' }));
+    const body = await read(await s.api('/stats?range=1h&by=client'));
+    expect(body.tools).toBeUndefined();
+    const byName = Object.fromEntries(body.clients.map((c: { client: string }) => [c.client, c]));
+    expect(Object.keys(byName).sort()).toEqual(['cursor', 'default', 'owner']);
+    expect(byName.default).toMatchObject({ calls: 3, failed: 1 });
+    expect(byName.cursor).toMatchObject({ calls: 1, succeeded: 1 });
+    expect(byName.cursor.latency_ms.p99).toBe(1);
+    expect(body.totals.calls).toBe(5);
+    expect((await read(await s.api('/stats?range=7d&by=client'))).clients.find((c: { client: string }) => c.client === 'cursor').calls).toBe(2);
+    const bad = await s.api('/stats?by=tools');
+    expect(bad.status).toBe(400);
+    expect((await read(bad)).error.message).toContain('tool, client');
   });
 
   it('refuses an unknown range with 400, naming the allowed ones', async () => {
@@ -123,7 +160,7 @@ describe('GET /stats?range=', () => {
     expect(body.error.name).toBe('INVALID_ARGUMENTS');
     expect(body.error.message).toContain('1h, 24h, 7d');
     expect(body.error.message).toContain('"30d"');
-    expect(body.error.details.allowed).toEqual({ range: ['1h', '24h', '7d'] });
+    expect(body.error.details.allowed).toEqual({ range: ['1h', '24h', '7d'], by: ['tool', 'client'] });
   });
 
   it('refuses a range given twice, an empty range and an unknown parameter', async () => {
