@@ -3,6 +3,7 @@ import { ConfigError, urlHost } from './config/config.js';
 import { createGateway, type Gateway } from './index.js';
 import { configFrom, failed, firstSentence, parse, request, table, UsageError, withCredentials, type Out } from './cli/common.js';
 import { approvals, clients, rules, setPaused, toggleTool } from './cli/owner-commands.js';
+import { calls } from './cli/history.js';
 import { VERSION } from './version.js';
 
 const USAGE = `Pincer ${VERSION} — a local tool gateway for AI assistants
@@ -12,6 +13,8 @@ Usage:
   pincer tools [--json]                   list tools
   pincer call <tool> ['{"arg": …}']      call a tool through the gateway
   pincer stats [--json]                   per-tool statistics
+  pincer calls export [--since T] [--tool T] [--client C] [--status S] [--out FILE]
+                                          the call history as JSONL, oldest first
   pincer policy check <tool> ['{…}']     what the policy would decide, without running
   pincer token create <name>              issue a named client token (shown once)
   pincer token list                       list client tokens
@@ -50,6 +53,8 @@ export async function main(argv: string[], out: Out = stdio): Promise<number> {
         return await call(rest, out);
       case 'stats':
         return await stats(rest, out);
+      case 'calls':
+        return calls(rest, out);
       case 'token':
         return token(rest, out);
       case 'policy':

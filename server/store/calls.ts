@@ -254,6 +254,28 @@ export class CallStore {
   }
 
   /**
+   * The history oldest first, in pages: each page is its own short query, so no statement stays open between pages
+   * (the connection must stay free to record calls while an export is read slowly). Calls recorded after the export
+   * began are left out, so it ends.
+   */
+  *exportPages(filter: Omit<CallFilter, 'cursor' | 'limit'>, pageSize = 500): Generator<CallRecord[]> {
+    const where: string[] = ['seq > @after', 'seq <= @last'];
+    const params: Record<string, unknown> = { limit: pageSize, after: 0 };
+    params.last = this.db.prepare<[], { seq: number | null }>('SELECT max(seq) AS seq FROM calls').get()?.seq ?? 0;
+    if (filter.tool) (where.push('tool = @tool'), (params.tool = filter.tool));
+    if (filter.status) (where.push('status = @status'), (params.status = filter.status));
+    if (filter.client) (where.push('client = @client'), (params.client = filter.client));
+    if (filter.since !== undefined) (where.push('started_at >= @since'), (params.since = filter.since));
+    const page = this.db.prepare<Record<string, unknown>, CallRow>(`SELECT * FROM calls WHERE ${where.join(' AND ')} ORDER BY seq LIMIT @limit`);
+    for (;;) {
+      const rows = page.all(params);
+      if (rows.length === 0) return;
+      params.after = rows.at(-1)!.seq;
+      yield rows.map(toRecord);
+    }
+  }
+
+  /**
    * Tools that ran at least once. Refused calls do not count: any client can send a made-up tool name, and such
    * names must not fill the statistics.
    */

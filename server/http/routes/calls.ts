@@ -19,6 +19,30 @@ export function callRoutes(store: Store, executor: Executor): Router {
     }
   });
 
+  // Registered before /calls/:id, which would otherwise take "export" for a call id.
+  router.get('/calls/export', async (req, res) => {
+    const query = { ...(req.query as Record<string, unknown>) };
+    const format = query.format;
+    delete query.format;
+    if (format !== undefined && format !== 'jsonl') throw badQuery([`format must be jsonl, not ${JSON.stringify(format)}`]);
+    const { limit: _limit, cursor: _cursor, ...filter } = parseFilter(query, ['tool', 'status', 'client', 'since']);
+    res.status(200).set({
+      'content-type': 'application/x-ndjson; charset=utf-8',
+      'content-disposition': 'attachment; filename="pincer-calls.jsonl"',
+      'cache-control': 'no-store',
+    });
+    const closed = new Promise<void>((resolve) => res.once('close', resolve));
+    for (const page of store.calls.exportPages(filter)) {
+      if (res.destroyed) return;
+      const text = page.map((call) => `${JSON.stringify(call)}\n`).join('');
+      // Backpressure: a slow reader holds the export, never a growing buffer in the gateway.
+      if (!res.write(text)) await Promise.race([new Promise((resolve) => res.once('drain', resolve)), closed]);
+      // Yield between pages so calls are recorded while a large history streams out.
+      else await new Promise((resolve) => setImmediate(resolve));
+    }
+    res.end();
+  });
+
   router.get('/calls/:id', (req, res) => {
     const call = executor.inFlight(req.params.id) ?? store.calls.get(req.params.id);
     if (!call) throw refuse.notFound(`Call "${req.params.id}"`);
@@ -28,8 +52,8 @@ export function callRoutes(store: Store, executor: Executor): Router {
   return router;
 }
 
-function parseFilter(query: Record<string, unknown>): CallFilter {
-  const problems = queryKeyProblems(query, ['tool', 'status', 'client', 'since', 'cursor', 'limit'], 'filter');
+function parseFilter(query: Record<string, unknown>, known = ['tool', 'status', 'client', 'since', 'cursor', 'limit']): CallFilter {
+  const problems = queryKeyProblems(query, known, 'filter');
   const q = query as Record<string, string | undefined>;
   const filter: CallFilter = { limit: 50 };
   if (q.limit !== undefined) {
