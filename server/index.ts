@@ -18,7 +18,7 @@ import { EventStreams, type StreamLimits } from './http/event-streams.js';
 import { gatewayOrigins, type Origins } from './http/guards.js';
 import type { Policy } from './policy/policy.js';
 import { describeLeftover, ProcessLedger, ProcessRunner } from './process/index.js';
-import { openStore, type Store } from './store/index.js';
+import { HistoryRetention, openStore, type RetentionOptions, type Store } from './store/index.js';
 import { Memories } from './memory/memories.js';
 import { createBuiltins } from './builtins.js';
 import { ApprovalBroker } from './approvals/broker.js';
@@ -50,6 +50,8 @@ export interface GatewayOptions {
   log?: (line: string) => void;
   /** Connection cap and timeouts; the defaults are sized from the open-file limit (tests set small ones). */
   connectionLimits?: Partial<ConnectionLimits>;
+  /** Batch size and pacing of history pruning (tests set small ones). */
+  retention?: RetentionOptions;
   /** Bounds of the GET /events streams (tests set small ones). */
   streamLimits?: Partial<StreamLimits>;
 }
@@ -70,6 +72,8 @@ export interface Gateway {
   readonly access: ClientAccess;
   /** The owner's run-time settings (GET/PATCH /settings); changes are saved to config.json and apply at once. */
   readonly settings: GatewaySettings;
+  /** Keeps the call history within config.json's `history` limits, once the owner has allowed it. */
+  readonly retention: HistoryRetention;
   /** Every child process the gateway started (tools, the Python check); `killAll()` is the last resort of a stop. */
   readonly processes: ProcessRunner;
   /** Starts answering HTTP; resolves with the address actually bound (port 0 picks a free one). */
@@ -136,6 +140,8 @@ export function createGateway(options: GatewayOptions): Gateway {
       cache: new ResultCache(config.cacheMaxEntries),
     });
     const stopSweeping = executor.cache.sweepEvery(CACHE_SWEEP_INTERVAL_MS);
+    const retention = new HistoryRetention(store.calls, store.settings, config.history, options.retention);
+    retention.start();
     registry.on('changed', ({ reason, names }) => {
       if (reason === 'toggled') for (const name of names) store.toolSettings.setEnabled(name, registry.isEnabled(name));
       for (const name of names) executor.cache.clear(name);
@@ -152,6 +158,8 @@ export function createGateway(options: GatewayOptions): Gateway {
       setApprovalTimeoutS: (seconds) => approvals.setTimeoutMs(seconds * 1000),
       address: () => address?.url ?? `http://${urlHost(config.host)}:${config.port}`,
       sandbox: () => builtins.sandbox,
+      history: () => retention.view(),
+      setHistoryPruningConfirmed: (confirmed) => retention.setConfirmed(confirmed),
     });
     const streams = new EventStreams(events, options.streamLimits);
     const parts = { registry, executor, store, events, streams, credentials, approvals, rules, access, settings, memories };
@@ -172,6 +180,7 @@ export function createGateway(options: GatewayOptions): Gateway {
       config,
       ...parts,
       processes,
+      retention,
       async listen() {
         if (address) return address;
         // Receiving a request (headers and body, at most 1 MiB) is bounded, so a client that never stops sending
@@ -200,6 +209,7 @@ export function createGateway(options: GatewayOptions): Gateway {
         // Whatever is still running was not started for a call (or outlived it): it ends with the gateway.
         await processes.stopAll();
         stopSweeping();
+        retention.stop();
         // Answers to the calls that just finished are still being written: let them go out, end the event streams,
         // and only then cut whatever connection is left.
         events.emit('closing');

@@ -15,12 +15,14 @@ export interface SettingsView {
   locked: Partial<Record<SettingKey, string>>;
   /** The OS sandbox run_shell and run_python run in here (`none`: the policy alone), read-only. */
   sandbox: { kind: string; detail: string };
+  /** The history's retention (config.json `history`) and whether the owner has allowed it to prune. */
+  history?: unknown;
 }
 
 /** The settings the dashboard may change, spelt as in config.json. */
 export type SettingKey = 'roots' | 'approval_timeout_s' | 'llm.base_url' | 'llm.model' | 'llm.api';
 const SETTING_KEYS: readonly SettingKey[] = ['roots', 'approval_timeout_s', 'llm.base_url', 'llm.model', 'llm.api'];
-const BODY_KEYS = ['paused', 'roots', 'approval_timeout_s', 'llm'] as const;
+const BODY_KEYS = ['paused', 'roots', 'approval_timeout_s', 'llm', 'history_pruning_confirmed'] as const;
 const LLM_BODY_KEYS = ['base_url', 'model', 'api'] as const;
 
 /** What the settings act on; the gateway wires these to the parts that hold each value. */
@@ -36,6 +38,10 @@ export interface SettingsHooks<Checked = unknown> {
   address(): string;
   /** The OS sandbox of run_shell and run_python here. */
   sandbox(): { kind: string; detail: string };
+  /** The history's retention, for the view. */
+  history?(): unknown;
+  /** The owner allows (true) or withholds (false) pruning of the history; kept in the database. */
+  setHistoryPruningConfirmed?(confirmed: boolean): void;
 }
 
 /** A PATCH that passed validation: each value parsed, nothing applied yet. */
@@ -44,6 +50,7 @@ interface Change<Checked> {
   roots?: { list: string[]; checked: Checked };
   approval_timeout_s?: number;
   llm?: { base_url?: string; model?: string | null; api?: LlmApi };
+  history_pruning_confirmed?: boolean;
 }
 
 /**
@@ -80,6 +87,7 @@ export class GatewaySettings<Checked = unknown> {
       llm: { base_url: config.llm.baseUrl, model: config.llm.model ?? null, api: config.llm.api },
       locked,
       sandbox: this.hooks.sandbox(),
+      ...(this.hooks.history && { history: this.hooks.history() }),
     };
   }
 
@@ -114,6 +122,7 @@ export class GatewaySettings<Checked = unknown> {
     // A cleared model is no longer in config.json: it is back to its default.
     if (change.llm?.model === null) delete config.sources['llm.model'];
     if (change.paused !== undefined) hooks.setPaused(change.paused);
+    if (change.history_pruning_confirmed !== undefined) hooks.setHistoryPruningConfirmed?.(change.history_pruning_confirmed);
     return { view: this.view(), changed };
   }
 
@@ -126,7 +135,7 @@ export class GatewaySettings<Checked = unknown> {
     if (unknown.length > 0) {
       throw refuse.badRequest(
         `Unknown setting${unknown.length > 1 ? 's' : ''} ${unknown.map((k) => `"${k}"`).join(', ')}; the settings are ` +
-          `paused, roots, approval_timeout_s and llm (base_url, model, api).`,
+          `paused, roots, approval_timeout_s, llm (base_url, model, api) and history_pruning_confirmed.`,
         { unknown },
       );
     }
@@ -166,6 +175,10 @@ export class GatewaySettings<Checked = unknown> {
     if (body.paused !== undefined) {
       if (typeof body.paused === 'boolean') change.paused = body.paused;
       else problems.push({ key: 'paused', message: `paused must be true or false, got ${JSON.stringify(body.paused)}` });
+    }
+    if (body.history_pruning_confirmed !== undefined) {
+      if (typeof body.history_pruning_confirmed === 'boolean') change.history_pruning_confirmed = body.history_pruning_confirmed;
+      else problems.push({ key: 'history_pruning_confirmed', message: `history_pruning_confirmed must be true or false, got ${JSON.stringify(body.history_pruning_confirmed)}` });
     }
     if (body.roots !== undefined) {
       const roots = parse('roots', () => this.#parseRoots(body.roots));

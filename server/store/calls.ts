@@ -75,6 +75,12 @@ export interface ToolStats {
   last_call: { id: string; status: CallStatus; at: string } | null;
 }
 
+/** What the history keeps: calls started at or after `before` (epoch ms), and at most the newest `keepRows`. */
+export interface PruneLimits {
+  before?: number;
+  keepRows?: number;
+}
+
 export interface TimeBucket {
   at: string;
   calls: number;
@@ -251,6 +257,41 @@ export class CallStore {
     const more = rows.length > filter.limit;
     const page = more ? rows.slice(0, filter.limit) : rows;
     return { calls: page.map(toRecord), next_cursor: more ? encodeCursor(page.at(-1)!.seq) : null };
+  }
+
+  /**
+   * Deletes up to `limit` of the oldest finished calls that fall outside the retention: started before `before`, or
+   * older than the newest `keepRows`. One short statement: a caller recording a call waits at most for this batch.
+   */
+  pruneBatch(limits: PruneLimits, limit: number): number {
+    const cut = this.#pruneCut(limits);
+    if (cut.before === null && cut.seq === null) return 0;
+    return this.db
+      .prepare(
+        `DELETE FROM calls WHERE seq IN (
+           SELECT seq FROM calls WHERE status NOT IN ('running', 'pending') AND (started_at < @before OR seq <= @seq)
+           ORDER BY seq LIMIT @limit)`,
+      )
+      .run({ before: cut.before ?? -1, seq: cut.seq ?? -1, limit }).changes;
+  }
+
+  /** How many finished calls lie outside the retention now. */
+  countPrunable(limits: PruneLimits): number {
+    const cut = this.#pruneCut(limits);
+    if (cut.before === null && cut.seq === null) return 0;
+    return this.db
+      .prepare<Record<string, number>, { n: number }>(
+        `SELECT count(*) AS n FROM calls WHERE status NOT IN ('running', 'pending') AND (started_at < @before OR seq <= @seq)`,
+      )
+      .get({ before: cut.before ?? -1, seq: cut.seq ?? -1 })!.n;
+  }
+
+  #pruneCut(limits: PruneLimits): { before: number | null; seq: number | null } {
+    const seq =
+      limits.keepRows === undefined
+        ? null
+        : (this.db.prepare<[number], { seq: number }>('SELECT seq FROM calls ORDER BY seq DESC LIMIT 1 OFFSET ?').get(limits.keepRows)?.seq ?? null);
+    return { before: limits.before ?? null, seq };
   }
 
   /**

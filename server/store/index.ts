@@ -8,7 +8,7 @@ import { ProfileStore, SettingsStore } from './profiles.js';
 import { RuleStore } from './rules.js';
 import { MemoryStore } from './memories.js';
 
-export type { CallRecord, CallStatus, CallFilter, ToolStats, ClientStats, TimeBucket } from './calls.js';
+export type { CallRecord, CallStatus, CallFilter, ToolStats, ClientStats, TimeBucket, PruneLimits } from './calls.js';
 export { CALL_STATUSES } from './calls.js';
 export type { ClientInfo } from './clients.js';
 export { ClientExistsError } from './clients.js';
@@ -59,3 +59,4 @@ export function openStore(file: string, options: OpenDatabaseOptions = {}): Stor
     },
   };
 }
+export { HistoryRetention, type RetentionView, type RetentionOptions } from './retention.js';

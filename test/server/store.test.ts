@@ -319,22 +319,22 @@ describe('calls: statistics', () => {
     store.calls.save(call({ tool: 'other', duration_ms: 10_000 }));
     const stats = store.calls.toolStats('timed');
     expect(stats.calls).toBe(100);
-    expect(stats.latency_ms).toEqual({ avg: 50.5, p50: 50, p95: 95, max: 100 });
+    expect(stats.latency_ms).toEqual({ avg: 50.5, p50: 50, p95: 95, p99: 99, max: 100 });
   });
 
   it('uses nearest-rank percentiles on small sets', () => {
     const store = newStore();
     for (const d of [10, 20]) store.calls.save(call({ tool: 'two', duration_ms: d }));
     store.calls.save(call({ tool: 'one', duration_ms: 7 }));
-    expect(store.calls.toolStats('two').latency_ms).toEqual({ avg: 15, p50: 10, p95: 20, max: 20 });
-    expect(store.calls.toolStats('one').latency_ms).toEqual({ avg: 7, p50: 7, p95: 7, max: 7 });
+    expect(store.calls.toolStats('two').latency_ms).toEqual({ avg: 15, p50: 10, p95: 20, p99: 20, max: 20 });
+    expect(store.calls.toolStats('one').latency_ms).toEqual({ avg: 7, p50: 7, p95: 7, p99: 7, max: 7 });
   });
 
   it('leaves calls without a duration (still running) out of the latency', () => {
     const store = newStore();
     store.calls.save(call({ tool: 't', duration_ms: 4 }));
     store.calls.save(call({ tool: 't', status: 'running', duration_ms: null, finished_at: null }));
-    expect(store.calls.toolStats('t').latency_ms).toEqual({ avg: 4, p50: 4, p95: 4, max: 4 });
+    expect(store.calls.toolStats('t').latency_ms).toEqual({ avg: 4, p50: 4, p95: 4, p99: 4, max: 4 });
   });
 
   it('counts outcomes; the success rate is over finished calls (succeeded + failed) only', () => {
@@ -360,7 +360,7 @@ describe('calls: statistics', () => {
     }
     const stats = store.calls.toolStats('t');
     expect(stats).toMatchObject({ calls: 7, succeeded: 1, failed: 1, refused: 5, success_rate: 0.5 });
-    expect(stats.latency_ms).toEqual({ avg: 50, p50: 40, p95: 60, max: 60 });
+    expect(stats.latency_ms).toEqual({ avg: 50, p50: 40, p95: 60, p99: 60, max: 60 });
   });
 
   it('orders top errors by count, then name, and keeps five', () => {
@@ -405,7 +405,7 @@ describe('calls: statistics', () => {
       denied: 0,
       success_rate: null,
       cache_hits: 0,
-      latency_ms: { avg: null, p50: null, p95: null, max: null },
+      latency_ms: { avg: null, p50: null, p95: null, p99: null, max: null },
       top_errors: [],
       last_call: null,
     });

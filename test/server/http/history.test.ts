@@ -2,13 +2,15 @@
  * The history kept, exported and pruned: GET /calls/export, `pincer calls export`, and the retention setting,
  * through real HTTP against a real gateway.
  */
-import { readFileSync } from 'node:fs';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../../../server/cli.js';
+import { ConfigError, loadConfig } from '../../../server/index.js';
+import { openStore } from '../../../server/store/index.js';
 import type { CallRecord } from '../../../server/store/index.js';
 import { finishedCall } from '../../helpers/calls.js';
-import { readJson as read, startGateway, type TestGateway } from '../../helpers/gateway.js';
+import { readJson as read, startGateway, tempDir, type TestGateway } from '../../helpers/gateway.js';
 
 const DAY = 24 * 60 * 60_000;
 
@@ -81,5 +83,99 @@ describe('GET /calls/export', () => {
     expect(cursor).toHaveLength(600);
     expect(err.at(-1)).toContain('600 calls written');
     expect(await main(['calls', 'export', '--data-dir', s.dataDir, '--since', 'soon'], io)).toBe(2);
+  });
+});
+
+/** Polls until `check` holds (the pruning runs on its own timer). */
+async function until(check: () => Promise<boolean> | boolean, ms = 5_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > end) throw new Error('timed out');
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+const FAST = { retention: { intervalMs: 30, batchSize: 7, batchPauseMs: 1 } };
+
+describe('history retention', () => {
+  it('prunes calls older than the retention in small batches, and the stats agree with what is left', async () => {
+    const g = await startGateway({ history: { retentionDays: 30, maxRows: undefined } }, FAST);
+    try {
+      for (let i = 0; i < 40; i++) g.gateway.store.calls.save(pastCall(40 * DAY + i * 60_000));
+      for (let i = 0; i < 5; i++) g.gateway.store.calls.save(pastCall(2 * DAY + i * 60_000));
+      // Calls keep being answered and recorded while the old ones go.
+      for (const expression of ['1+1', '2+2', '3+3']) {
+        expect((await read(await g.api('/tools/calculate/execute', { method: 'POST', json: { expression } }))).success).toBe(true);
+      }
+      await until(() => g.gateway.store.calls.count() === 8);
+      const stats = await read(await g.api('/stats/tools/calculate'));
+      expect(stats.calls).toBe(8);
+      expect((await read(await g.api('/stats?range=7d'))).totals.calls).toBe(8);
+      expect(lines(await (await g.api('/calls/export')).text())).toHaveLength(8);
+      const settings = await read(await g.asOwner('/settings'));
+      expect(settings.history).toMatchObject({ retention_days: 30, max_rows: null, pruning_confirmed: true, prunable: 0, pruned: 40 });
+    } finally {
+      await g.close();
+    }
+  });
+
+  it('keeps at most max_rows calls, the newest', async () => {
+    const g = await startGateway({ history: { retentionDays: 0, maxRows: 100 } }, FAST);
+    try {
+      for (let i = 0; i < 130; i++) g.gateway.store.calls.save(pastCall((400 - i) * DAY));
+      await until(() => g.gateway.store.calls.count() === 100);
+      const kept = lines(await (await g.api('/calls/export')).text());
+      expect(kept[0]!.started_at).toBe(new Date(Date.parse(kept[0]!.started_at)).toISOString());
+      expect(Date.now() - Date.parse(kept[0]!.started_at)).toBeLessThan(371 * DAY);
+    } finally {
+      await g.close();
+    }
+  });
+
+  it('waits for the owner before the first pruning of a history that existed before the setting', async () => {
+    // A data directory from before retention existed: a history, and no word from the owner about pruning it.
+    const dataDir = tempDir();
+    const old = openStore(join(dataDir, 'pincer.db'));
+    for (let i = 0; i < 20; i++) old.calls.save(pastCall(200 * DAY + i * 60_000));
+    old.close();
+    const g = await startGateway({ dataDir, history: { retentionDays: 90, maxRows: undefined } }, FAST);
+    try {
+      await new Promise((r) => setTimeout(r, 150));
+      expect(g.gateway.store.calls.count()).toBe(20);
+      const before = await read(await g.asOwner('/settings'));
+      expect(before.history).toMatchObject({ retention_days: 90, pruning_confirmed: false, prunable: 20, pruned: 0 });
+      // A client cannot decide it.
+      const refused = await g.api('/settings', { method: 'PATCH', json: { history_pruning_confirmed: true } });
+      expect(refused.status).toBe(403);
+      const bad = await g.asOwner('/settings', { method: 'PATCH', json: { history_pruning_confirmed: 'yes' } });
+      expect(bad.status).toBe(400);
+      const ok = await g.asOwner('/settings', { method: 'PATCH', json: { history_pruning_confirmed: true } });
+      expect(ok.status).toBe(200);
+      expect((await read(ok)).history.pruning_confirmed).toBe(true);
+      await until(() => g.gateway.store.calls.count() === 0);
+    } finally {
+      await g.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+
+  it('reads history from config.json, and stops on a bad value with one line naming the key', () => {
+    const dataDir = tempDir();
+    try {
+      expect(loadConfig({ flags: { dataDir }, env: {} }).history).toEqual({ retentionDays: 90, maxRows: undefined });
+      writeFileSync(join(dataDir, 'config.json'), JSON.stringify({ history: { retention_days: 7, max_rows: 5000 } }));
+      expect(loadConfig({ flags: { dataDir }, env: {} }).history).toEqual({ retentionDays: 7, maxRows: 5000 });
+      for (const [bad, key] of [
+        [{ retention_days: -1 }, 'history.retention_days'],
+        [{ max_rows: 'all' }, 'history.max_rows'],
+        [{ days: 3 }, 'history'],
+      ] as const) {
+        writeFileSync(join(dataDir, 'config.json'), JSON.stringify({ history: bad }));
+        expect(() => loadConfig({ flags: { dataDir }, env: {} })).toThrow(ConfigError);
+        expect(() => loadConfig({ flags: { dataDir }, env: {} })).toThrow(new RegExp(`^Invalid configuration: ${key.replace('.', '\\.')} `));
+      }
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
   });
 });

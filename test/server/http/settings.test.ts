@@ -114,6 +114,7 @@ describe('GET /settings', () => {
       llm: { base_url: 'http://127.0.0.1:11434', model: null, api: 'ollama' },
       locked: {},
       sandbox: { kind: expect.any(String), detail: expect.any(String) },
+      history: { retention_days: 90, max_rows: null, pruning_confirmed: true, prunable: 0, pruned: 0, last_pruned_at: null },
     });
   });
 });
@@ -152,6 +153,7 @@ describe('PATCH /settings', () => {
       llm: { base_url: 'http://127.0.0.1:9999', model: 'llama3.1', api: 'openai' },
       locked: {},
       sandbox: { kind: expect.any(String), detail: expect.any(String) },
+      history: { retention_days: 90, max_rows: null, pruning_confirmed: true, prunable: 0, pruned: 0, last_pruned_at: null },
     });
     expect(await read(await tg.asOwner('/settings'))).toEqual(body);
     expect(readConfig(tg)).toEqual({

@@ -1,0 +1,127 @@
+import type { CallStore } from './calls.js';
+import type { SettingsStore } from './profiles.js';
+
+/** How long history is kept: `retentionDays` 0 means no age limit; `maxRows` undefined means no row limit. */
+export interface RetentionPolicy {
+  retentionDays: number;
+  maxRows: number | undefined;
+}
+
+export interface RetentionView {
+  retention_days: number;
+  max_rows: number | null;
+  /** False while a history older than this setting waits for the owner to allow its first pruning. */
+  pruning_confirmed: boolean;
+  /** Finished calls outside the retention right now (what the next pruning removes). */
+  prunable: number;
+  /** Calls removed since the gateway started. */
+  pruned: number;
+  last_pruned_at: string | null;
+}
+
+export interface RetentionOptions {
+  /** Calls deleted per batch; each batch is one short statement. */
+  batchSize?: number;
+  /** Pause between batches while there is more to delete, so calls are recorded in between. */
+  batchPauseMs?: number;
+  /** How often the history is checked once it is within its limits. */
+  intervalMs?: number;
+}
+
+const CONFIRMED_KEY = 'history.pruning_confirmed';
+const DAY_MS = 24 * 60 * 60_000;
+
+/**
+ * Applies the retention in small batches on an unref'd timer. The first start of a gateway with this setting over a
+ * history that already exists does not delete anything until the owner confirms: a default of 90 days must not
+ * silently remove the record of what assistants did.
+ */
+export class HistoryRetention {
+  readonly #batchSize: number;
+  readonly #batchPauseMs: number;
+  readonly #intervalMs: number;
+  #timer: NodeJS.Timeout | undefined;
+  #running = false;
+  #pruned = 0;
+  #lastPrunedAt: number | null = null;
+
+  constructor(
+    private readonly calls: CallStore,
+    private readonly settings: SettingsStore,
+    private readonly policy: RetentionPolicy,
+    options: RetentionOptions = {},
+  ) {
+    this.#batchSize = options.batchSize ?? 500;
+    this.#batchPauseMs = options.batchPauseMs ?? 20;
+    this.#intervalMs = options.intervalMs ?? 60 * 60_000;
+    // First start with this setting: an empty history has nothing to lose; an existing one waits for the owner.
+    if (this.settings.get(CONFIRMED_KEY) === undefined) this.settings.set(CONFIRMED_KEY, this.calls.count() === 0 ? 'true' : 'false');
+  }
+
+  get confirmed(): boolean {
+    return this.settings.get(CONFIRMED_KEY) === 'true';
+  }
+
+  /** The owner allows (or withholds) pruning; allowing starts it at once. */
+  setConfirmed(confirmed: boolean): void {
+    this.settings.set(CONFIRMED_KEY, confirmed ? 'true' : 'false');
+    if (confirmed && this.#running) this.#schedule(0);
+  }
+
+  start(): void {
+    this.#running = true;
+    this.#schedule(0);
+  }
+
+  stop(): void {
+    this.#running = false;
+    clearTimeout(this.#timer);
+  }
+
+  /** Deletes one batch if pruning is allowed; answers how many calls went. */
+  pruneOnce(now = Date.now()): number {
+    if (!this.confirmed) return 0;
+    const removed = this.calls.pruneBatch(this.#limits(now), this.#batchSize);
+    if (removed > 0) {
+      this.#pruned += removed;
+      this.#lastPrunedAt = now;
+    }
+    return removed;
+  }
+
+  view(now = Date.now()): RetentionView {
+    return {
+      retention_days: this.policy.retentionDays,
+      max_rows: this.policy.maxRows ?? null,
+      pruning_confirmed: this.confirmed,
+      prunable: this.calls.countPrunable(this.#limits(now)),
+      pruned: this.#pruned,
+      last_pruned_at: this.#lastPrunedAt === null ? null : new Date(this.#lastPrunedAt).toISOString(),
+    };
+  }
+
+  #limits(now: number) {
+    return {
+      ...(this.policy.retentionDays > 0 && { before: now - this.policy.retentionDays * DAY_MS }),
+      ...(this.policy.maxRows !== undefined && { keepRows: this.policy.maxRows }),
+    };
+  }
+
+  #schedule(delayMs: number): void {
+    clearTimeout(this.#timer);
+    this.#timer = setTimeout(() => this.#tick(), delayMs);
+    this.#timer.unref();
+  }
+
+  #tick(): void {
+    if (!this.#running) return;
+    let removed = 0;
+    try {
+      removed = this.pruneOnce();
+    } catch (error) {
+      // A busy or full database: try again at the next interval rather than stop keeping the history bounded.
+      console.error(`pincer: could not prune the call history: ${(error as Error).message}`);
+    }
+    this.#schedule(removed === this.#batchSize ? this.#batchPauseMs : this.#intervalMs);
+  }
+}
