@@ -108,7 +108,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     const registry = new ToolRegistry();
     registry.restoreDisabled(store.toolSettings.disabledTools());
     let boundPort: number | undefined;
-    const memories = new Memories(store.memories);
+    const memories = new Memories(store.memories, (client) => store.clients.memoryScope(client));
     const builtins = createBuiltins({ config, events, desktop: options.desktop, selfPort: () => boundPort, runner: processes, memories });
     for (const tool of [...builtins.tools, ...(options.extraTools ?? [])]) registry.register(tool, 'builtin');
     if (builtins.sandbox.kind === 'none') {

@@ -23,7 +23,7 @@ import type { RuleBook } from '../policy/rules.js';
 import { cacheRoutes } from './routes/cache.js';
 import { callRoutes } from './routes/calls.js';
 import { eventRoutes } from './routes/events.js';
-import { memoryRoutes } from './routes/memory.js';
+import { memoryImport, memoryRoutes } from './routes/memory.js';
 import { executeRoutes } from './routes/execute.js';
 import { openApiRoutes } from './routes/openapi.js';
 import { policyRoutes } from './routes/policy.js';
@@ -75,6 +75,8 @@ export function createHttpApp(deps: HttpDeps): express.Express {
   // Security: who is calling is settled before the body is read, so an unauthenticated peer cannot make the
   // gateway buffer and parse a megabyte of JSON per request.
   app.use(identify(deps.credentials, deps.clientAuth, () => deps.origins().origins));
+  // A JSONL upload read line by line: before the JSON parser and its size limit.
+  app.post('/memory/import', ...memoryImport(deps.memories));
   app.use(jsonBody(deps.bodyLimitBytes, deps.jsonMaxDepth));
 
   // Calls first: they are the hot path, and every router in front of them is matched against each one.

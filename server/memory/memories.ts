@@ -1,9 +1,18 @@
-import type { IndexedMemory, Memory, MemoryFilter, MemoryStore } from '../store/memories.js';
+import type { MemoryScope } from '../store/clients.js';
+import type { ExactMemory, IndexedMemory, Memory as StoredMemory, MemoryFilter, MemoryStore, NewMemory } from '../store/memories.js';
 import { ftsPhrase } from '../store/memories.js';
+import { parseUntrustedJson } from '../util/json.js';
 import { allowedDistance, editDistance, trigrams } from './distance.js';
+import { flagOf, type MemoryFlag } from './flags.js';
 import { isCjk, normalize, queryTerms, tokenize } from './tokenize.js';
 
-export type { Memory, MemoryFilter } from '../store/memories.js';
+export type { MemoryFilter } from '../store/memories.js';
+export type { MemoryFlag } from './flags.js';
+
+/** A memory as every answer shows it: with `flagged` when its text reads as instructions to a model. */
+export interface Memory extends StoredMemory {
+  flagged: MemoryFlag | null;
+}
 
 export type SearchMethod = 'keyword' | 'tfidf' | 'fuzzy' | 'hybrid';
 export const SEARCH_METHODS: readonly SearchMethod[] = ['keyword', 'tfidf', 'fuzzy', 'hybrid'];
@@ -64,47 +73,129 @@ const MIN_POOL = 200;
  *   more than the exact term would be.
  */
 export class Memories {
-  constructor(private readonly store: MemoryStore) {}
+  /**
+   * `scopeOf` says which memories a caller sees (a client limited to its own memories, or every one); a method
+   * given no `reader` acts for the owner and sees every memory.
+   */
+  constructor(
+    private readonly store: MemoryStore,
+    private readonly scopeOf: (client: string) => MemoryScope = () => 'all',
+  ) {}
 
   add(input: { content: unknown; tags?: unknown; category?: unknown; client: string; callId?: string | null }): Memory {
     const content = checkContent(input.content);
     const tags = checkTags(input.tags);
     const category = checkCategory(input.category);
-    return this.store.add({ content, tags, category, client: input.client, call_id: input.callId ?? null, terms: indexTerms(content, tags, category) });
+    return flagged(this.store.add({ content, tags, category, client: input.client, call_id: input.callId ?? null, terms: indexTerms(content, tags, category) }));
   }
 
-  /** Changes the fields given; answers undefined for an unknown id. */
-  update(id: number, patch: { content?: unknown; tags?: unknown; category?: unknown }): Memory | undefined {
-    const current = this.store.get(id);
+  /** Changes the fields given; answers undefined for an unknown id, or one the reader may not see. */
+  update(id: number, patch: { content?: unknown; tags?: unknown; category?: unknown }, reader?: string): Memory | undefined {
+    const current = this.#visible(this.store.get(id), reader);
     if (!current) return undefined;
     const content = patch.content === undefined ? current.content : checkContent(patch.content);
     const tags = patch.tags === undefined ? current.tags : checkTags(patch.tags);
     const category = patch.category === undefined ? current.category : checkCategory(patch.category);
-    return this.store.update(id, { content, tags, category, terms: indexTerms(content, tags, category) });
+    const updated = this.store.update(id, { content, tags, category, terms: indexTerms(content, tags, category) });
+    return updated && flagged(updated);
   }
 
-  remove(id: number): boolean {
+  /** Deletes one memory; false for an unknown id, or one the reader may not see. */
+  remove(id: number, reader?: string): boolean {
+    if (reader !== undefined && !this.#visible(this.store.get(id), reader)) return false;
     return this.store.remove(id);
   }
 
-  get(id: number): Memory | undefined {
-    return this.store.get(id);
+  get(id: number, reader?: string): Memory | undefined {
+    const memory = this.#visible(this.store.get(id), reader);
+    return memory && flagged(memory);
   }
 
-  newest(filter: MemoryFilter, limit: number): Memory[] {
-    return this.store.newest(filter, limit);
+  newest(filter: MemoryFilter, limit: number, reader?: string): Memory[] {
+    const scoped = this.#scoped(filter, reader);
+    return scoped ? this.store.newest(scoped, limit).map(flagged) : [];
   }
 
-  search(options: SearchOptions): SearchResult[] {
+  /** The client a reader is limited to, or undefined when it sees every memory. */
+  limitedTo(reader: string | undefined): string | undefined {
+    return reader !== undefined && this.scopeOf(reader) === 'own' ? reader : undefined;
+  }
+
+  /** Another client's memory is answered as unknown: a limited client does not even learn that it exists. */
+  #visible(memory: StoredMemory | undefined, reader: string | undefined): StoredMemory | undefined {
+    const only = this.limitedTo(reader);
+    return memory && (only === undefined || memory.client === only) ? memory : undefined;
+  }
+
+  /** The filter narrowed to what the reader may see; undefined when it asks only for what it may not. */
+  #scoped(filter: MemoryFilter, reader: string | undefined): MemoryFilter | undefined {
+    const only = this.limitedTo(reader);
+    if (only === undefined) return filter;
+    if (filter.client !== undefined && filter.client !== only) return undefined;
+    return { ...filter, client: only };
+  }
+
+  /** Every memory the reader may see, oldest id first, a page at a time: an export in constant memory. */
+  *exportPages(reader?: string): Generator<Memory[]> {
+    const filter = this.#scoped({}, reader)!;
+    for (const page of this.store.exportPages(filter)) yield page.map(flagged);
+  }
+
+  /**
+   * Imports JSONL, one memory a line (an export's lines, or just `{"content": …}`), in batches of one transaction
+   * each, so an import of any size holds one batch in memory. A line with an `id` keeps it and its dates; an id
+   * that already exists changes nothing and counts as skipped, so importing an export again duplicates nothing.
+   * Lines without `client` are recorded as written by `importer`.
+   */
+  async import(lines: AsyncIterable<string>, importer: string): Promise<ImportReport> {
+    const report: ImportReport = { imported: 0, skipped: 0, failed: 0, errors: [] };
+    let batch: Array<NewMemory | ExactMemory> = [];
+    const flush = async () => {
+      const rows = batch;
+      batch = [];
+      this.store.batch(() => {
+        for (const row of rows) {
+          if (!('id' in row)) {
+            this.store.add(row);
+            report.imported++;
+          } else if (this.store.addExact(row)) report.imported++;
+          else report.skipped++;
+        }
+      });
+      // Calls keep being answered while a large import runs.
+      await new Promise((resolve) => setImmediate(resolve));
+    };
+    let number = 0;
+    for await (const line of lines) {
+      number++;
+      if (line.trim() === '') continue;
+      try {
+        batch.push(importedLine(line, importer));
+      } catch (error) {
+        report.failed++;
+        if (report.errors.length < IMPORT_ERRORS_SHOWN) report.errors.push({ line: number, message: (error as Error).message });
+        continue;
+      }
+      if (batch.length >= IMPORT_BATCH) await flush();
+    }
+    if (batch.length > 0) await flush();
+    return report;
+  }
+
+  search(options: SearchOptions & { reader?: string }): SearchResult[] {
     const method = options.method ?? 'hybrid';
     const limit = options.limit ?? 10;
     const terms = queryTerms(options.query);
     if (terms.length === 0) return [];
-    const filter: MemoryFilter = {
-      ...(options.tags && { tags: options.tags.map((t) => normalize(t).trim()) }),
-      ...(options.category !== undefined && { category: normalize(options.category).trim() }),
-      ...(options.client !== undefined && { client: options.client }),
-    };
+    const filter = this.#scoped(
+      {
+        ...(options.tags && { tags: options.tags.map((t) => normalize(t).trim()) }),
+        ...(options.category !== undefined && { category: normalize(options.category).trim() }),
+        ...(options.client !== undefined && { client: options.client }),
+      },
+      options.reader,
+    );
+    if (!filter) return [];
     if (method === 'keyword' || method === 'tfidf') {
       const match = terms.map(ftsPhrase).join(method === 'keyword' ? ' AND ' : ' OR ');
       return this.store.search(match, filter, limit).map((row) => result(row, row.score, explainExact(method, terms, row.terms)));
@@ -176,6 +267,50 @@ export class Memories {
   }
 }
 
+export interface ImportReport {
+  imported: number;
+  skipped: number;
+  failed: number;
+  /** The first few lines that could not be imported, by line number (from 1). */
+  errors: Array<{ line: number; message: string }>;
+}
+
+const IMPORT_BATCH = 500;
+const IMPORT_ERRORS_SHOWN = 20;
+const CLIENT_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
+
+/** One import line as a row to store; throws with a message naming the bad field. */
+function importedLine(line: string, importer: string): NewMemory | ExactMemory {
+  let value: unknown;
+  try {
+    value = parseUntrustedJson(line, 8);
+  } catch (error) {
+    throw new Error(`not JSON: ${(error as Error).message}`);
+  }
+  if (!value || typeof value !== 'object' || Array.isArray(value)) throw new Error('each line must be a JSON object with "content"');
+  const v = value as Record<string, unknown>;
+  const content = checkContent(v.content);
+  const tags = checkTags(v.tags);
+  const category = checkCategory(v.category);
+  const client = v.client ?? importer;
+  if (typeof client !== 'string' || !CLIENT_NAME.test(client)) throw new Error('"client" must be a client name');
+  const callId = v.call_id ?? null;
+  if (callId !== null && (typeof callId !== 'string' || callId.length > 100)) throw new Error('"call_id" must be a call id or null');
+  const now = Date.now();
+  const createdAt = importedDate(v.created_at, 'created_at', now);
+  const row: NewMemory = { content, tags, category, client, call_id: callId, terms: indexTerms(content, tags, category), created_at: createdAt };
+  if (v.id === undefined || v.id === null) return row;
+  if (typeof v.id !== 'number' || !Number.isSafeInteger(v.id) || v.id < 1) throw new Error('"id" must be a positive whole number');
+  return { ...row, id: v.id, created_at: createdAt, updated_at: importedDate(v.updated_at, 'updated_at', createdAt) };
+}
+
+function importedDate(value: unknown, field: string, fallback: number): number {
+  if (value === undefined || value === null) return fallback;
+  const ms = typeof value === 'number' ? value : typeof value === 'string' ? Date.parse(value) : NaN;
+  if (!Number.isFinite(ms) || ms < 0) throw new Error(`"${field}" must be an ISO 8601 date-time`);
+  return ms;
+}
+
 /** What is indexed: the content's terms, then the tags' and the category's. */
 function indexTerms(content: string, tags: readonly string[], category: string | null): string[] {
   return [...tokenize(content), ...tags.flatMap(tokenize), ...(category ? tokenize(category) : [])];
@@ -183,7 +318,12 @@ function indexTerms(content: string, tags: readonly string[], category: string |
 
 function result(memory: IndexedMemory, score: number, match: MatchExplanation): SearchResult {
   const { terms: _terms, ...rest } = memory;
-  return { ...rest, score: Math.round(score * 10_000) / 10_000, match };
+  return { ...flagged(rest), score: Math.round(score * 10_000) / 10_000, match };
+}
+
+/** Judged when shown, not only when stored: a rule added later covers every memory, imported ones included. */
+function flagged(memory: StoredMemory): Memory {
+  return { ...memory, flagged: flagOf(memory.content) };
 }
 
 function explainExact(method: SearchMethod, terms: readonly string[], memoryTerms: readonly string[]): MatchExplanation {

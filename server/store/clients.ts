@@ -1,5 +1,9 @@
 import type { Db } from './db.js';
 
+/** Which memories a client sees: every one, or only those it wrote. */
+export type MemoryScope = 'all' | 'own';
+export const MEMORY_SCOPES: readonly MemoryScope[] = ['all', 'own'];
+
 export interface ClientInfo {
   name: string;
   /** The last characters of the token, so a person can tell tokens apart without seeing them. */
@@ -7,6 +11,7 @@ export interface ClientInfo {
   created_at: string;
   revoked_at: string | null;
   last_used_at: string | null;
+  memories: MemoryScope;
 }
 
 interface ClientRow {
@@ -15,6 +20,7 @@ interface ClientRow {
   created_at: number;
   revoked_at: number | null;
   last_used_at: number | null;
+  memories: MemoryScope;
 }
 
 const toInfo = (row: ClientRow): ClientInfo => ({
@@ -23,6 +29,7 @@ const toInfo = (row: ClientRow): ClientInfo => ({
   created_at: new Date(row.created_at).toISOString(),
   revoked_at: row.revoked_at === null ? null : new Date(row.revoked_at).toISOString(),
   last_used_at: row.last_used_at === null ? null : new Date(row.last_used_at).toISOString(),
+  memories: row.memories,
 });
 
 /** add() found an active client with that name. */
@@ -38,6 +45,7 @@ export class ClientStore {
   readonly #byHash;
   readonly #touch;
   readonly #add;
+  readonly #scope;
 
   constructor(private readonly db: Db) {
     this.#byHash = db.prepare<[string], { name: string }>(
@@ -46,12 +54,15 @@ export class ClientStore {
     this.#touch = db.prepare<[number, string]>('UPDATE clients SET last_used_at = ? WHERE name = ?');
     // Replaces only a revoked row: the check and the write are one statement, so `pincer token create` and a
     // running gateway (two processes, one database) cannot both take a name.
+    // A client created from now on sees only its own memories until the owner says otherwise (a name reused after a
+    // revocation is a new client: it starts there too).
     this.#add = db.prepare<[string, string, string, number]>(
-      `INSERT INTO clients (name, token_hash, token_hint, created_at) VALUES (?, ?, ?, ?)
+      `INSERT INTO clients (name, token_hash, token_hint, created_at, memories) VALUES (?, ?, ?, ?, 'own')
        ON CONFLICT (name) DO UPDATE SET token_hash = excluded.token_hash, token_hint = excluded.token_hint,
-         created_at = excluded.created_at, revoked_at = NULL, last_used_at = NULL
+         created_at = excluded.created_at, revoked_at = NULL, last_used_at = NULL, memories = excluded.memories
        WHERE clients.revoked_at IS NOT NULL`,
     );
+    this.#scope = db.prepare<[string], { memories: MemoryScope }>('SELECT memories FROM clients WHERE name = ? AND revoked_at IS NULL');
   }
 
   /**
@@ -61,7 +72,7 @@ export class ClientStore {
   add(name: string, tokenHash: string, tokenHint: string, now = Date.now()): ClientInfo {
     if (this.#add.run(name, tokenHash, tokenHint, now).changes === 0) throw new ClientExistsError(name);
     // The row as just written: no need to read it back.
-    return toInfo({ name, token_hint: tokenHint, created_at: now, revoked_at: null, last_used_at: null });
+    return toInfo({ name, token_hint: tokenHint, created_at: now, revoked_at: null, last_used_at: null, memories: 'own' });
   }
 
   /** One client, active or revoked. */
@@ -83,6 +94,19 @@ export class ClientStore {
       this.db.prepare('UPDATE clients SET revoked_at = ? WHERE name = ? AND revoked_at IS NULL').run(now, name)
         .changes === 1
     );
+  }
+
+  /**
+   * Which memories a client sees, read on every use so a change made by another process (the CLI) counts at once.
+   * Names without a row (the default client, the owner) see every memory.
+   */
+  memoryScope(name: string): MemoryScope {
+    return this.#scope.get(name)?.memories ?? 'all';
+  }
+
+  /** Sets an active client's memory scope; false when no active client has that name. */
+  setMemoryScope(name: string, scope: MemoryScope): boolean {
+    return this.db.prepare('UPDATE clients SET memories = ? WHERE name = ? AND revoked_at IS NULL').run(scope, name).changes === 1;
   }
 
   list(): ClientInfo[] {

@@ -10,8 +10,8 @@ import { MemoryStore } from './memories.js';
 
 export type { CallRecord, CallStatus, CallFilter, ToolStats, ClientStats, TimeBucket, PruneLimits } from './calls.js';
 export { CALL_STATUSES } from './calls.js';
-export type { ClientInfo } from './clients.js';
-export { ClientExistsError } from './clients.js';
+export type { ClientInfo, MemoryScope } from './clients.js';
+export { ClientExistsError, MEMORY_SCOPES } from './clients.js';
 export type { ApprovalRecord, ApprovalStatus, ApprovalDecision } from './approvals.js';
 export type { Rule, RuleEffect, RuleScope } from './rules.js';
 export { RULE_EFFECTS, RULE_SCOPES } from './rules.js';

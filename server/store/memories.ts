@@ -30,6 +30,13 @@ export interface NewMemory {
   created_at?: number;
 }
 
+/** A memory as an export holds it: an import keeps its id and dates. */
+export interface ExactMemory extends NewMemory {
+  id: number;
+  created_at: number;
+  updated_at: number;
+}
+
 export interface MemoryFilter {
   /** Every one of these tags. */
   tags?: string[];
@@ -92,6 +99,41 @@ export class MemoryStore {
       }
     })();
     return added;
+  }
+
+  /**
+   * Adds a memory with its own id and dates (an import). An id already taken is left as it is: false, nothing
+   * written, so importing the same export twice duplicates nothing.
+   */
+  addExact(memory: ExactMemory): boolean {
+    return (
+      this.db
+        .prepare(
+          `INSERT INTO memories (id, content, tags, category, client, call_id, terms, created_at, updated_at)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`,
+        )
+        .run(memory.id, memory.content, JSON.stringify(memory.tags), memory.category, memory.client, memory.call_id, JSON.stringify(memory.terms), memory.created_at, memory.updated_at)
+        .changes === 1
+    );
+  }
+
+  /** Runs `work` in one transaction (a batch of an import). */
+  batch<T>(work: () => T): T {
+    return this.db.transaction(work)();
+  }
+
+  /** Every memory the filter selects, oldest id first, a page at a time (an export in constant memory). */
+  *exportPages(filter: MemoryFilter, pageSize = 500): Generator<Memory[]> {
+    const where = filterSql(filter, 'm');
+    const page = this.db.prepare<unknown[], MemoryRow>(`SELECT * FROM memories m WHERE m.id > ? AND ${where.sql} ORDER BY m.id LIMIT ?`);
+    let after = 0;
+    for (;;) {
+      const rows = page.all(after, ...where.params, pageSize);
+      if (rows.length === 0) return;
+      after = rows.at(-1)!.id;
+      yield rows.map(toMemory);
+      if (rows.length < pageSize) return;
+    }
   }
 
   update(id: number, change: { content: string; tags: string[]; category: string | null; terms: string[] }, now = Date.now()): Memory | undefined {

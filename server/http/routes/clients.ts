@@ -3,7 +3,7 @@ import { CLIENT_NAME_PATTERN, ClientNameError, DEFAULT_CLIENT, type Credentials 
 import { GatewayError, refuse } from '../../errors.js';
 import type { EventBus } from '../../events/bus.js';
 import type { ClientAccess } from '../../policy/access.js';
-import type { Store } from '../../store/index.js';
+import { MEMORY_SCOPES, type MemoryScope, type Store } from '../../store/index.js';
 import type { ToolRegistry } from '../../tools/registry.js';
 import { requireOwner } from '../identity.js';
 
@@ -22,8 +22,8 @@ export function clientRoutes({ store, access, registry, events, credentials }: C
   router.get('/clients', requireOwner, (_req, res) => {
     const tokens = store.clients.list().filter((c) => c.revoked_at === null);
     const clients = [
-      { ...access.profile(DEFAULT_CLIENT), token: null },
-      ...tokens.map((token) => ({ ...access.profile(token.name), token })),
+      { ...access.profile(DEFAULT_CLIENT), memories: 'all', token: null },
+      ...tokens.map((token) => ({ ...access.profile(token.name), memories: token.memories, token })),
     ];
     res.json({ clients });
   });
@@ -69,6 +69,19 @@ export function clientRoutes({ store, access, registry, events, credentials }: C
 
   router.get('/clients/default/token', requireOwner, (_req, res) => {
     res.json({ token: credentials.defaultToken });
+  });
+
+  // Which memories a client sees through /memory and the memory tools: "own" (those it wrote) or "all".
+  router.put('/clients/:name/memories', requireOwner, (req, res) => {
+    const name = String(req.params.name);
+    const body = (req.body ?? {}) as Record<string, unknown>;
+    const extra = Object.keys(body).filter((k) => k !== 'scope');
+    if (!MEMORY_SCOPES.includes(body.scope as MemoryScope) || extra.length > 0) {
+      throw refuse.badRequest(`Send {"scope": "own"} (only the memories it wrote) or {"scope": "all"}${extra.length > 0 ? `; unknown field "${extra[0]}"` : ''}.`);
+    }
+    if (name === DEFAULT_CLIENT) throw refuse.badRequest('The default client always sees every memory; give an assistant a named client to limit it.');
+    if (!CLIENT_NAME_PATTERN.test(name) || !store.clients.setMemoryScope(name, body.scope as MemoryScope)) throw refuse.notFound(`An active client named "${name}"`);
+    res.json({ name, memories: body.scope });
   });
 
   router.put('/clients/:name/tools', requireOwner, (req, res) => {

@@ -1,11 +1,35 @@
-import { Router, type Request } from 'express';
+import { Router, type Request, type RequestHandler } from 'express';
 import { refuse } from '../../errors.js';
 import { MEMORY_LIMITS, MemoryInputError, parseTagList, SEARCH_METHODS, type Memories, type SearchMethod } from '../../memory/memories.js';
-import { identityOf } from '../identity.js';
+import { GatewayError } from '../../errors.js';
+import { identityOf, requireOwner } from '../identity.js';
+import { streamLines } from '../jsonl.js';
 import { badQuery, queryKeyProblems } from '../query.js';
 
 const SEARCH_KEYS = ['q', 'method', 'limit', 'tags', 'category'] as const;
 const WRITE_FIELDS = ['content', 'tags', 'category'];
+const JSONL_TYPE = /^application\/(?:x-ndjson|jsonl|x-jsonlines)\s*(?:;|$)/i;
+/** A memory's content is at most 100,000 characters; escaped in JSON, up to six bytes each. */
+const MAX_IMPORT_LINE_BYTES = 1 << 20;
+
+/**
+ * `POST /memory/import` (owner only): a JSONL body, read line by line in constant memory, so it is mounted before
+ * the JSON body parser and its size limit. An import sets ids, dates and the client each memory is recorded for,
+ * which only the owner may do.
+ */
+export function memoryImport(memories: Memories): RequestHandler[] {
+  return [
+    requireOwner,
+    async (req, res) => {
+      const type = req.headers['content-type'];
+      if (!type || !JSONL_TYPE.test(type)) {
+        req.resume();
+        throw new GatewayError('UNSUPPORTED_MEDIA_TYPE', 415, 'Send the memories as JSONL, one a line, with "Content-Type: application/x-ndjson".');
+      }
+      res.json(await memories.import(streamLines(req, MAX_IMPORT_LINE_BYTES), identityOf(res).name));
+    },
+  ];
+}
 
 /** The memory store over HTTP: clients and the owner write and search it; each memory records who wrote it. */
 export function memoryRoutes(memories: Memories): Router {
@@ -18,24 +42,47 @@ export function memoryRoutes(memories: Memories): Router {
 
   router.get('/memory', (req, res) => {
     const query = searchQuery(req.query as Record<string, unknown>);
+    const reader = identityOf(res).name;
     if (query.q === undefined) {
-      res.json({ results: memories.newest(query.filter, query.limit).map((m) => ({ ...m, score: null, match: null })) });
+      res.json({ results: memories.newest(query.filter, query.limit, reader).map((m) => ({ ...m, score: null, match: null })) });
       return;
     }
-    res.json({ results: memories.search({ query: query.q, method: query.method, limit: query.limit, ...query.filter }) });
+    res.json({ results: memories.search({ query: query.q, method: query.method, limit: query.limit, ...query.filter, reader }) });
+  });
+
+  // Registered before /memory/:id, which would otherwise refuse "export" as an id.
+  router.get('/memory/export', async (req, res) => {
+    const query = req.query as Record<string, unknown>;
+    const problems = queryKeyProblems(query, ['format'], 'parameter');
+    if (query.format !== undefined && query.format !== 'jsonl') problems.push(`"format" must be jsonl, not ${JSON.stringify(query.format)}`);
+    if (problems.length > 0) throw badQuery(problems);
+    res.status(200).set({
+      'content-type': 'application/x-ndjson; charset=utf-8',
+      'content-disposition': 'attachment; filename="pincer-memories.jsonl"',
+      'cache-control': 'no-store',
+    });
+    const closed = new Promise<void>((resolve) => res.once('close', resolve));
+    for (const page of memories.exportPages(identityOf(res).name)) {
+      if (res.destroyed) return;
+      const text = page.map((memory) => `${JSON.stringify(memory)}\n`).join('');
+      // Backpressure: a slow reader holds the export, never a growing buffer in the gateway.
+      if (!res.write(text)) await Promise.race([new Promise((resolve) => res.once('drain', resolve)), closed]);
+      else await new Promise((resolve) => setImmediate(resolve));
+    }
+    res.end();
   });
 
   // Lobster's search: {query, results: [{id, content, score}]}, hybrid.
   router.get('/search', (req, res) => {
     const query = searchQuery(req.query as Record<string, unknown>);
     if (query.q === undefined) throw badQuery(['"q" is required (the text to search for)']);
-    const results = memories.search({ query: query.q, method: query.method, limit: query.limit, ...query.filter });
-    res.json({ query: query.q, results: results.map(({ id, content, score }) => ({ id, content, score })) });
+    const results = memories.search({ query: query.q, method: query.method, limit: query.limit, ...query.filter, reader: identityOf(res).name });
+    res.json({ query: query.q, results: results.map(({ id, content, score, flagged }) => ({ id, content, score, ...(flagged && { flagged }) })) });
   });
 
   router.get('/memory/:id', (req, res) => {
     const id = memoryId(req);
-    const memory = memories.get(id);
+    const memory = memories.get(id, identityOf(res).name);
     if (!memory) throw refuse.notFound(`Memory ${id}`);
     res.json(memory);
   });
@@ -43,14 +90,14 @@ export function memoryRoutes(memories: Memories): Router {
   router.patch('/memory/:id', (req, res) => {
     const id = memoryId(req);
     const body = writeBody(req, false);
-    const memory = checked(() => memories.update(id, body));
+    const memory = checked(() => memories.update(id, body, identityOf(res).name));
     if (!memory) throw refuse.notFound(`Memory ${id}`);
     res.json(memory);
   });
 
   router.delete('/memory/:id', (req, res) => {
     const id = memoryId(req);
-    if (!memories.remove(id)) throw refuse.notFound(`Memory ${id}`);
+    if (!memories.remove(id, identityOf(res).name)) throw refuse.notFound(`Memory ${id}`);
     res.json({ deleted: id });
   });
 

@@ -23,8 +23,8 @@ export function createForgetTool(memories: Memories) {
     risk: 'sensitive',
     annotations: { title: 'Forget', readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
     timeoutMs: 10_000,
-    handler(args) {
-      if (!memories.remove(args.id)) throw new ToolError('MEMORY_NOT_FOUND', `There is no memory ${args.id}; recall finds ids.`, { id: args.id });
+    handler(args, ctx) {
+      if (!memories.remove(args.id, ctx.client)) throw new ToolError('MEMORY_NOT_FOUND', `There is no memory ${args.id}; recall finds ids.`, { id: args.id });
       return { id: args.id, deleted: true };
     },
   });

@@ -1,0 +1,125 @@
+import Database from 'better-sqlite3';
+import { createHash } from 'node:crypto';
+import { rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { migrate } from '../../../server/store/db.js';
+import { MIGRATIONS } from '../../../server/store/migrations/index.js';
+import { readJson, startGateway, tempDir, type TestGateway } from '../../helpers/gateway.js';
+
+describe('a client limited to its own memories', () => {
+  let gw: TestGateway;
+  const tokens: Record<string, string> = {};
+  const ids: Record<string, number> = {};
+
+  /** A request as one named client. */
+  const as = (client: string, path: string, init: { method?: string; json?: unknown } = {}) =>
+    gw.api(path, { method: init.method ?? (init.json === undefined ? 'GET' : 'POST'), json: init.json, headers: { authorization: `Bearer ${tokens[client]}` } });
+
+  beforeAll(async () => {
+    gw = await startGateway();
+    for (const name of ['alpha', 'beta']) {
+      const res = await gw.asOwner('/clients', { json: { name } });
+      expect(res.status).toBe(201);
+      tokens[name] = (await readJson(res)).token;
+    }
+    tokens.default = gw.token;
+    for (const [client, content] of [
+      ['alpha', 'alpha keeps the staging password rotation schedule'],
+      ['beta', 'beta keeps the staging deployment checklist'],
+      ['default', 'default keeps the staging server address'],
+    ] as const) {
+      const res = await as(client, '/memory', { json: { content } });
+      expect(res.status).toBe(201);
+      ids[client] = (await readJson(res)).id;
+    }
+  });
+  afterAll(async () => {
+    await gw.close();
+  });
+
+  const contents = async (client: string, path: string) =>
+    ((await readJson(await as(client, path))).results as Array<{ content: string }>).map((r) => r.content.split(' ')[0]).sort();
+
+  it('is on for a client created now, and GET /clients says so', async () => {
+    const { clients } = await readJson(await gw.asOwner('/clients'));
+    const scopes = Object.fromEntries(clients.map((c: { name: string; memories: string }) => [c.name, c.memories]));
+    expect(scopes).toEqual({ default: 'all', alpha: 'own', beta: 'own' });
+  });
+
+  it('lists and searches only its own memories (every method, and /search)', async () => {
+    expect(await contents('alpha', '/memory')).toEqual(['alpha']);
+    for (const method of ['hybrid', 'keyword', 'tfidf', 'fuzzy']) expect(await contents('alpha', `/memory?q=staging&method=${method}`), method).toEqual(['alpha']);
+    expect(await contents('beta', '/search?q=staging')).toEqual(['beta']);
+  });
+
+  it("answers another client's memory as unknown: read, update and delete are 404", async () => {
+    expect((await as('alpha', `/memory/${ids.beta}`)).status).toBe(404);
+    expect((await as('alpha', `/memory/${ids.beta}`, { method: 'PATCH', json: { content: 'taken over' } })).status).toBe(404);
+    expect((await as('alpha', `/memory/${ids.beta}`, { method: 'DELETE' })).status).toBe(404);
+    expect((await readJson(await as('beta', `/memory/${ids.beta}`))).content).toBe('beta keeps the staging deployment checklist');
+    expect((await as('alpha', `/memory/${ids.alpha}`, { method: 'PATCH', json: { tags: ['mine'] } })).status).toBe(200);
+  });
+
+  it('exports only its own memories', async () => {
+    const lines = (await (await as('alpha', '/memory/export')).text()).trim().split('\n');
+    expect(lines.map((l) => JSON.parse(l).id)).toEqual([ids.alpha]);
+  });
+
+  it('recalls only its own memories through the tool', async () => {
+    const body = await readJson(await as('beta', '/tools/recall/execute', { json: { query: 'staging' } }));
+    expect(body.success).toBe(true);
+    expect(body.result.results.map((r: { id: number }) => r.id)).toEqual([ids.beta]);
+  });
+
+  it('leaves the default client and the owner seeing every memory', async () => {
+    expect(await contents('default', '/memory')).toEqual(['alpha', 'beta', 'default']);
+    const owner = await readJson(await gw.asOwner('/memory?q=staging'));
+    expect(owner.results).toHaveLength(3);
+  });
+
+  it('is the owner\'s to change (PUT /clients/{name}/memories), never a client\'s', async () => {
+    expect((await as('alpha', '/clients/alpha/memories', { method: 'PUT', json: { scope: 'all' } })).status).toBe(403);
+    const put = (name: string, json: unknown) =>
+      gw.ownerHeaders().then((headers) =>
+        fetch(`${gw.url}/clients/${name}/memories`, { method: 'PUT', headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify(json) }),
+      );
+    expect((await put('alpha', { scope: 'everything' })).status).toBe(400);
+    expect((await put('default', { scope: 'own' })).status).toBe(400);
+    expect((await put('nobody', { scope: 'own' })).status).toBe(404);
+    const res = await put('alpha', { scope: 'all' });
+    expect(await readJson(res)).toEqual({ name: 'alpha', memories: 'all' });
+    expect(await contents('alpha', '/memory')).toEqual(['alpha', 'beta', 'default']);
+    await put('alpha', { scope: 'own' });
+    expect(await contents('alpha', '/memory')).toEqual(['alpha']);
+  });
+});
+
+describe('clients created before the setting', () => {
+  it('keep seeing every memory', async () => {
+    const dataDir = tempDir();
+    // A database as it was before the setting, holding one named client.
+    const db = new Database(join(dataDir, 'pincer.db'));
+    migrate(db, MIGRATIONS.filter((m) => m.version <= 3));
+    const token = 'legacy-token-0123456789abcdef0123456789';
+    db.prepare('INSERT INTO clients (name, token_hash, token_hint, created_at) VALUES (?, ?, ?, ?)').run(
+      'legacy',
+      createHash('sha256').update(token).digest('hex'),
+      token.slice(-4),
+      Date.now(),
+    );
+    db.close();
+    const gw = await startGateway({ dataDir });
+    try {
+      await gw.api('/memory', { method: 'POST', json: { content: 'written by the default client' } });
+      const res = await gw.api('/memory', { headers: { authorization: `Bearer ${token}` } });
+      expect(res.status).toBe(200);
+      expect((await readJson(res)).results).toHaveLength(1);
+      const { clients } = await readJson(await gw.asOwner('/clients'));
+      expect(clients.find((c: { name: string }) => c.name === 'legacy').memories).toBe('all');
+    } finally {
+      await gw.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+});
