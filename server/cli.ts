@@ -4,6 +4,7 @@ import { createGateway, type Gateway } from './index.js';
 import { configFrom, failed, firstSentence, parse, request, table, UsageError, withCredentials, type Out } from './cli/common.js';
 import { approvals, clients, rules, setPaused, toggleTool } from './cli/owner-commands.js';
 import { calls } from './cli/history.js';
+import { memory } from './cli/memory.js';
 import { VERSION } from './version.js';
 
 const USAGE = `Pincer ${VERSION} — a local tool gateway for AI assistants
@@ -16,6 +17,9 @@ Usage:
   pincer calls export [--since T] [--tool T] [--client C] [--status S] [--out FILE]
                                           the call history as JSONL, oldest first
   pincer policy check <tool> ['{…}']     what the policy would decide, without running
+  pincer memory add "<text>" [--tags a,b] [--category C] | memory search "<query>" [--method M] [--limit N]
+  pincer memory rm <id> | memory export [--out FILE] | memory import <FILE|->
+                                          the memory store (as the owner); export/import stream JSONL
   pincer token create <name>              issue a named client token (shown once)
   pincer token list                       list client tokens
   pincer token revoke <name>              revoke a client token
@@ -55,6 +59,8 @@ export async function main(argv: string[], out: Out = stdio): Promise<number> {
         return await stats(rest, out);
       case 'calls':
         return calls(rest, out);
+      case 'memory':
+        return await memory(rest, out);
       case 'token':
         return token(rest, out);
       case 'policy':

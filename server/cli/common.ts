@@ -97,6 +97,11 @@ export async function request(config: PincerConfig, method: string, path: string
  * gateway's own Origin, as every owner change needs) and is then logged out. Neither is ever printed.
  */
 export async function ownerRequest(config: PincerConfig, method: string, path: string, body?: unknown): Promise<Answer> {
+  return asOwner(config, (base, headers) => send(`${base}${path}`, method, headers, body));
+}
+
+/** Runs `exchange` signed in as the owner (as ownerRequest does), for requests that stream their body or answer. */
+export async function asOwner<T>(config: PincerConfig, exchange: (base: string, headers: Record<string, string>) => Promise<T>): Promise<T> {
   return viaGateway(config, async (base) => {
     const code = withCredentials(config, ({ credentials }) => credentials.createLoginCode());
     const login = await fetch(`${base}/auth?code=${encodeURIComponent(code)}`, { redirect: 'manual' });
@@ -107,7 +112,7 @@ export async function ownerRequest(config: PincerConfig, method: string, path: s
     }
     const headers = { cookie: `${SESSION_COOKIE}=${session}`, origin: base };
     try {
-      return await send(`${base}${path}`, method, headers, body);
+      return await exchange(base, headers);
     } finally {
       await fetch(`${base}/auth/logout`, { method: 'POST', headers }).then(
         (r) => r.body?.cancel(),
