@@ -12,12 +12,13 @@
  * the calls it answered. Then live events (bench/events.ts): calculate @32 with 0 and with 20 GET /events viewers
  * open, and 200 viewers while calls come at a steady 200/s (every viewer must get every event; call p99); and
  * GET /tools/openai @32 against bare Node http building the same list each time. Then the start-up bar:
- * `pincer serve` → /health, idle RSS, SIGINT → exit 0.
+ * `pincer serve` → /health, idle RSS, SIGINT → exit 0. Then memory search (bench/memory.ts, in this process): bulk add,
+ * query latency per method and the naive full scan at 10,000 and 100,000 memories, and a labelled retrieval set.
  *
  * Options: --duration N (seconds, default 5, or BENCH_DURATION), --warmup N (default 1), --sequential N (seconds of
  * the one-client loop, default 5: a p99 over some ten thousand calls), --profile (run the server children under
- * --cpu-prof; the profiles go to bench/results/ and a summary is printed), --only http,express,pincer,sandbox,startup (run
- * some parts; the ratios need the targets they compare).
+ * --cpu-prof; the profiles go to bench/results/ and a summary is printed), --only http,express,pincer,sandbox,startup,memory (run
+ * some parts; the ratios need the targets they compare), --memory-sizes 10000,100000 (the memory part's corpus sizes).
  * Results: printed, and written to bench/results/latest.json. The exit code is 0 even when a bar is missed (this
  * is a measurement); it is 1 only when the benchmark itself could not run. The machine is shared: the server's CPU
  * per request and the CPU other processes used meanwhile are printed, and verdicts resting on a disturbed run are
@@ -47,6 +48,7 @@ import {
 } from './load.js';
 import { summarizeProfile } from './profile-summary.js';
 import { measureStartup, type StartupResult } from './startup.js';
+import { benchMemory, defaultMemoryOptions, memoryLines, memoryVerdicts, type MemoryBenchResult } from './memory.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const ROOT = here.endsWith(`${sep}dist${sep}bench`) ? resolve(here, '..', '..') : resolve(here, '..');
@@ -74,8 +76,10 @@ interface Options {
   warmup: number;
   sequential: number;
   profile: boolean;
-  /** Parts to run (default all): http, express, pincer, events, tools, sandbox, startup. */
+  /** Parts to run (default all): http, express, pincer, events, tools, sandbox, startup, memory. */
   only: Set<string>;
+  /** Corpus sizes of the memory part. */
+  memorySizes: number[];
 }
 
 function positiveSeconds(value: string | undefined, name: string, fallback: number): number {
@@ -85,7 +89,16 @@ function positiveSeconds(value: string | undefined, name: string, fallback: numb
   return n;
 }
 
-const PARTS = ['http', 'express', 'pincer', 'events', 'tools', 'sandbox', 'startup'];
+const PARTS = ['http', 'express', 'pincer', 'events', 'tools', 'sandbox', 'startup', 'memory'];
+
+function parseSizes(value: string | undefined): number[] {
+  if (value === undefined) return [10_000, 100_000];
+  const sizes = value.split(',').map((s) => Number(s.trim().replaceAll('_', '')));
+  if (sizes.length === 0 || sizes.some((n) => !Number.isInteger(n) || n < 100 || n > 1_000_000)) {
+    throw new Error(`--memory-sizes takes a comma list of corpus sizes in [100, 1000000]; got "${value}"`);
+  }
+  return sizes;
+}
 
 function parseOnly(value: string | undefined): Set<string> {
   if (value === undefined) return new Set(PARTS);
@@ -104,6 +117,7 @@ function parseOptions(argv: string[], env: NodeJS.ProcessEnv): Options {
       sequential: { type: 'string' },
       profile: { type: 'boolean' },
       only: { type: 'string' },
+      'memory-sizes': { type: 'string' },
     },
     strict: true,
   });
@@ -113,6 +127,7 @@ function parseOptions(argv: string[], env: NodeJS.ProcessEnv): Options {
     sequential: positiveSeconds(values.sequential, '--sequential', 5),
     profile: values.profile === true,
     only: parseOnly(values.only),
+    memorySizes: parseSizes(values['memory-sizes']),
   };
 }
 
@@ -479,7 +494,7 @@ async function main(): Promise<number> {
   try {
     options = parseOptions(process.argv.slice(2), process.env);
   } catch (error) {
-    process.stderr.write(`bench: ${(error as Error).message}\nusage: npm run bench -- [--duration N] [--warmup N] [--sequential N] [--profile] [--only http,express,pincer,events,tools,sandbox,startup]\n`);
+    process.stderr.write(`bench: ${(error as Error).message}\nusage: npm run bench -- [--duration N] [--warmup N] [--sequential N] [--profile] [--only http,express,pincer,events,tools,sandbox,startup,memory] [--memory-sizes 10000,100000]\n`);
     return 2;
   }
 
@@ -488,6 +503,7 @@ async function main(): Promise<number> {
     TARGETS.length * (options.warmup + 2 * options.duration + options.sequential) +
     (options.warmup + 3 * options.duration + 15) +
     2 * (options.warmup + options.duration) +
+    (options.only.has('memory') ? 180 : 0) +
     5;
   const budgetMs = (plannedS * 2 + 120) * 1000;
   const watchdog = setTimeout(() => {
@@ -522,11 +538,16 @@ async function main(): Promise<number> {
     progress('start-up: pincer serve');
     startup = await measureStartup(PINCER_BIN);
   }
+  // Last: it runs in this process and keeps both cores busy for a while.
+  const memory: MemoryBenchResult | undefined = options.only.has('memory')
+    ? await benchMemory(defaultMemoryOptions(ROOT, options.memorySizes))
+    : undefined;
   const loadAfter = loadavg();
 
   const pincer = results.find((r) => r.key === 'pincer');
   const accounting = pincer ? account(pincer) : undefined;
   const checks = verdicts(results, accounting, startup, extras);
+  if (memory) checks.push(...memoryVerdicts(memory));
 
   const lines: string[] = [];
   lines.push(resultsTable(results));
@@ -547,6 +568,10 @@ async function main(): Promise<number> {
   if (sandbox) {
     lines.push('');
     lines.push(...sandboxLines(sandbox));
+  }
+  if (memory) {
+    lines.push('');
+    lines.push(...memoryLines(memory));
   }
   lines.push(`load average after: ${loadAfter.map((l) => l.toFixed(2)).join(' ')}`);
   lines.push('');
@@ -585,6 +610,7 @@ async function main(): Promise<number> {
     tool_list: extras.tools ?? null,
     startup: startup ?? null,
     sandbox: sandbox ?? null,
+    memory: memory ?? null,
     verdicts: checks,
     all_bars_met: missed.length === 0,
   };
