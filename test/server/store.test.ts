@@ -451,8 +451,8 @@ describe('clients', () => {
     store.clients.add('alice', sha256(token), token.slice(-4), T0 + 1);
     const list = store.clients.list();
     expect(list).toEqual([
-      { name: 'alice', token_hint: 'cdef', created_at: new Date(T0 + 1).toISOString(), revoked_at: null, last_used_at: null },
-      { name: 'bob', token_hint: 'efgh', created_at: new Date(T0).toISOString(), revoked_at: null, last_used_at: null },
+      { name: 'alice', token_hint: 'cdef', created_at: new Date(T0 + 1).toISOString(), revoked_at: null, last_used_at: null, memories: 'own' },
+      { name: 'bob', token_hint: 'efgh', created_at: new Date(T0).toISOString(), revoked_at: null, last_used_at: null, memories: 'own' },
     ]);
     expect(JSON.stringify(list)).not.toContain(sha256(token));
   });
@@ -495,7 +495,7 @@ describe('clients', () => {
     expect(store.clients.findByTokenHash(sha256(fresh))).toBe('alice');
     expect(store.clients.findByTokenHash(sha256(token))).toBeUndefined();
     expect(store.clients.list()).toEqual([
-      { name: 'alice', token_hint: 'yxwv', created_at: new Date(T0 + 3).toISOString(), revoked_at: null, last_used_at: null },
+      { name: 'alice', token_hint: 'yxwv', created_at: new Date(T0 + 3).toISOString(), revoked_at: null, last_used_at: null, memories: 'own' },
     ]);
   });
 
