@@ -178,7 +178,7 @@ describe('stats', () => {
     for (const name of ['Calls over time', 'Latency per tool']) {
       await page.getByRole('figure', { name }).locator('canvas').first().waitFor({ state: 'visible' });
     }
-    const table = page.getByRole('table');
+    const table = page.getByRole('table', { name: /^Per tool/ });
     await table.getByRole('row', { name: /calculate/ }).waitFor({ state: 'visible' });
     await screenshot(page, 'stats-charts');
 
@@ -193,7 +193,7 @@ describe('stats', () => {
     await page.getByRole('heading', { level: 1, name: 'Live' }).waitFor({ state: 'visible' });
     await page.goto(`${gateway.url}/#/stats`);
     await expect.poll(() => page.getByRole('button', { name: 'Last 7 days' }).getAttribute('aria-pressed')).toBe('true');
-    await expect.poll(() => page.getByRole('columnheader', { name: /^Tool/ }).getAttribute('aria-sort')).toBe('ascending');
+    await expect.poll(() => table.getByRole('columnheader', { name: /^Tool/ }).getAttribute('aria-sort')).toBe('ascending');
   });
 });
 
@@ -216,6 +216,95 @@ describe('rules', () => {
   });
 });
 
+describe('memory', () => {
+  it('adds two memories, finds one through a typo with the distance explained, edits one and deletes the other', async () => {
+    const page = await open('memory');
+    await page.getByRole('heading', { level: 1, name: 'Memory' }).waitFor({ state: 'visible' });
+    await page.waitForFunction(() => (globalThis as unknown as Window).document.querySelector('[aria-busy="true"]') === null);
+
+    const add = async (content: string, tags: string, category: string) => {
+      await page.getByRole('button', { name: '+ Add memory' }).click();
+      const form = page.getByRole('form', { name: 'Add a memory' });
+      await form.getByLabel('Content').fill(content);
+      await form.getByLabel(/^Tags/).fill(tags);
+      await form.getByLabel(/^Category/).fill(category);
+      await form.getByRole('button', { name: 'Remember' }).click();
+      await form.waitFor({ state: 'detached' });
+    };
+    await add('The staging database listens on port 5433, not the default 5432.', 'work, postgres', 'infra');
+    await add('Lobster kept its memory in one JSON file and rewrote it on every add.', 'history', 'notes');
+    const results = page.getByRole('list').filter({ has: page.getByRole('article') });
+    await expect.poll(() => results.getByRole('article').count()).toBe(2);
+
+    // A typo still finds the memory, and the explanation says how far the word was.
+    await page.getByRole('searchbox', { name: 'Search memories' }).fill('stagng databse');
+    const staging = page.getByRole('article', { name: /staging database/ });
+    await staging.waitFor({ state: 'visible' });
+    await staging.getByText('(1 edit)').first().waitFor({ state: 'visible' });
+    const why = await staging.getByLabel(/^Why it matched/).getAttribute('aria-label');
+    expect(why).toMatch(/databse → database, 1 edit/);
+    await expect.poll(() => page.getByRole('article').count()).toBe(1);
+    await screenshot(page, 'memory-typo-search-light');
+    await page.emulateMedia({ colorScheme: 'dark' });
+    await screenshot(page, 'memory-typo-search-dark');
+    await page.emulateMedia({ colorScheme: 'light' });
+
+    // Keyword needs every word as written: the typo finds nothing there.
+    await page.getByRole('group', { name: 'Search method' }).getByRole('button', { name: 'Keyword' }).click();
+    await page.getByRole('status').filter({ hasText: 'Nothing found' }).waitFor({ state: 'visible' });
+    await page.getByRole('group', { name: 'Search method' }).getByRole('button', { name: 'Hybrid' }).click();
+    await staging.waitFor({ state: 'visible' });
+
+    // Edit it in place.
+    await staging.getByRole('button', { name: /^Edit memory/ }).click();
+    const edit = page.getByRole('form', { name: 'Edit memory' });
+    await edit.getByLabel('Content').fill('The staging database listens on port 6543 since the move.');
+    await edit.getByRole('button', { name: 'Save' }).click();
+    await edit.waitFor({ state: 'detached' });
+    await page.getByRole('searchbox', { name: 'Search memories' }).fill('');
+    await page.getByText('The staging database listens on port 6543 since the move.').waitFor({ state: 'visible' });
+
+    // Filter by a tag, then delete the other memory (asked twice).
+    await page.getByRole('button', { name: '#history' }).click();
+    await expect.poll(() => page.getByRole('article').count()).toBe(1);
+    await page.getByRole('button', { name: 'Clear filters' }).click();
+    await expect.poll(() => page.getByRole('article').count()).toBe(2);
+    await screenshot(page, 'memory-list-light');
+    await page.emulateMedia({ colorScheme: 'dark' });
+    await screenshot(page, 'memory-list-dark');
+    await page.emulateMedia({ colorScheme: 'light' });
+    const lobster = page.getByRole('article', { name: /Lobster kept/ });
+    await lobster.getByRole('button', { name: /^Delete memory/ }).click();
+    await lobster.getByRole('button', { name: 'Confirm delete' }).click();
+    await lobster.waitFor({ state: 'detached' });
+
+    const stored = (await ownerFetch(page, 'GET', '/memory')).json as { results: { content: string }[] };
+    expect(stored.results.map((m) => m.content)).toEqual(['The staging database listens on port 6543 since the move.']);
+  });
+});
+
+describe('cache and history', () => {
+  it('shows every cacheable tool in the cache table, and the history retention in Settings', async () => {
+    await gateway.call('/tools/calculate/execute', { json: { expression: '1 + 2' } });
+    const page = await open('stats');
+    const cache = page.getByRole('region', { name: /Result cache/ });
+    // web_search declares a cache: it is listed before its first call, with nothing to clear yet.
+    const row = cache.getByRole('row', { name: /^web_search/ });
+    await row.waitFor({ state: 'visible' });
+    const cached = (await ownerFetch(page, 'GET', '/cache')).json as { tools: { tool: string; size: number }[] };
+    const size = cached.tools.find((t) => t.tool === 'web_search')?.size ?? 0;
+    expect(await row.getByRole('button', { name: 'Clear the cached answers of web_search' }).isDisabled()).toBe(size === 0);
+    await cache.scrollIntoViewIfNeeded();
+    await screenshot(page, 'stats-cache');
+
+    await page.goto(`${gateway.url}/#/settings`);
+    const history = page.getByRole('region', { name: 'History' });
+    await history.getByText(/^the last \d+ days?/).waitFor({ state: 'visible' });
+    await history.scrollIntoViewIfNeeded();
+    await screenshot(page, 'settings-history');
+  });
+});
+
 describe('every view', () => {
   for (const scheme of ['light', 'dark'] as const) {
     it(`renders each view readably in ${scheme} mode`, async () => {
@@ -226,6 +315,7 @@ describe('every view', () => {
         ['stats', 'Stats'],
         ['tools', 'Tools'],
         ['rules', 'Rules'],
+        ['memory', 'Memory'],
         ['settings', 'Settings'],
       ] as const) {
         await page.goto(`${gateway.url}/#/${view}`);

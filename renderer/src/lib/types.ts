@@ -185,9 +185,84 @@ export interface Settings {
   locked: Record<string, string>;
   /** The OS sandbox of run_shell and run_python here; `none` means the policy alone. */
   sandbox?: { kind: string; detail: string };
+  /** How long the call history is kept, and what the next pruning would remove. */
+  history?: HistoryRetention;
 }
 
-export type SettingsPatch = Partial<Pick<Settings, 'paused' | 'roots' | 'approval_timeout_s'>> & { llm?: Partial<Settings['llm']> };
+export interface HistoryRetention {
+  /** 0: no age limit. */
+  retention_days: number;
+  /** null: no row limit. */
+  max_rows: number | null;
+  /** False while a history older than the setting waits for the owner to allow its first pruning. */
+  pruning_confirmed: boolean;
+  /** Finished calls outside the retention now: what the next pruning deletes. */
+  prunable: number;
+  /** Calls deleted since the gateway started. */
+  pruned: number;
+  last_pruned_at: string | null;
+}
+
+export type SettingsPatch = Partial<Pick<Settings, 'paused' | 'roots' | 'approval_timeout_s'>> & {
+  llm?: Partial<Settings['llm']>;
+  history_pruning_confirmed?: boolean;
+};
+
+export interface CacheCounters {
+  hits: number;
+  misses: number;
+  evictions: number;
+  expirations: number;
+  hit_rate: number | null;
+}
+
+/** `GET /cache`: the result cache as a whole and per tool (every tool that declares a cache, used or not). */
+export interface CacheReport extends CacheCounters {
+  size: number;
+  max_entries: number;
+  tools: (CacheCounters & { tool: string; size: number; ttl_s: number | null })[];
+}
+
+export type SearchMethod = 'hybrid' | 'keyword' | 'tfidf' | 'fuzzy';
+
+/** One query term and the memory term it matched; `distance` 0 is an exact match. */
+export interface TermMatch {
+  query: string;
+  term: string;
+  distance: number;
+}
+
+export interface MemoryMatch {
+  method: SearchMethod;
+  terms: TermMatch[];
+  /** Query terms the memory does not contain, even approximately. */
+  missing: string[];
+}
+
+export interface Memory {
+  id: number;
+  content: string;
+  tags: string[];
+  category: string | null;
+  /** The client that wrote it ("owner" for the dashboard and the CLI). */
+  client: string;
+  call_id: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+/** `GET /memory`: with a query, scored and explained best first; without one, the newest with null scores. */
+export interface MemoryResult extends Memory {
+  score: number | null;
+  match: MemoryMatch | null;
+}
+
+/** What the owner writes (POST /memory, PATCH /memory/{id}). */
+export interface MemoryDraft {
+  content: string;
+  tags: string[];
+  category: string | null;
+}
 
 export interface GatewayErrorBody {
   name: string;

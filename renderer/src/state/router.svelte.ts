@@ -4,7 +4,8 @@ export const VIEWS = [
   { id: 'stats', label: 'Stats', key: '3' },
   { id: 'tools', label: 'Tools', key: '4' },
   { id: 'rules', label: 'Rules', key: '5' },
-  { id: 'settings', label: 'Settings', key: '6' },
+  { id: 'memory', label: 'Memory', key: '6' },
+  { id: 'settings', label: 'Settings', key: '7' },
 ] as const;
 
 export type ViewId = (typeof VIEWS)[number]['id'];

@@ -1,0 +1,110 @@
+import type { MemoryMatch, SearchMethod } from './types';
+
+// The Memory view's words and query strings. Pure, so the explanations are tested without a page.
+
+export const SEARCH_METHODS: readonly { method: SearchMethod; label: string; hint: string }[] = [
+  { method: 'hybrid', label: 'Hybrid', hint: 'exact and near matches in one score (best for most searches)' },
+  { method: 'keyword', label: 'Keyword', hint: 'every word must be present' },
+  { method: 'tfidf', label: 'TF-IDF', hint: 'any word, rare words count most (BM25)' },
+  { method: 'fuzzy', label: 'Fuzzy', hint: 'words spelt a little differently (typos)' },
+];
+
+export interface MemoryQuery {
+  q: string;
+  method: SearchMethod;
+  tags: string[];
+  category: string;
+  limit: number;
+}
+
+/** `GET /memory?…` for a query; without words it lists the newest memories (the method then does not apply). */
+export function memorySearchPath(query: MemoryQuery): string {
+  const params = new URLSearchParams();
+  const q = query.q.trim();
+  if (q !== '') {
+    params.set('q', q);
+    params.set('method', query.method);
+  }
+  if (query.tags.length > 0) params.set('tags', query.tags.join(','));
+  if (query.category.trim() !== '') params.set('category', query.category.trim());
+  params.set('limit', String(query.limit));
+  return `/memory?${params.toString()}`;
+}
+
+/** Tags as the owner types them: separated by commas, trimmed, lower case, no repeats, no empties. */
+export function parseTags(text: string): string[] {
+  return [...new Set(text.split(',').map((t) => t.trim().toLowerCase()).filter((t) => t !== ''))];
+}
+
+export type TermKind = 'exact' | 'near' | 'missing';
+
+/** One query word and what it found in a memory, as the result's explanation lists it. */
+export interface ExplainedTerm {
+  kind: TermKind;
+  query: string;
+  /** The memory's word it matched (absent for a missing one). */
+  term?: string;
+  distance: number;
+  /** "lobstr → lobster, 1 edit" */
+  text: string;
+}
+
+/**
+ * Why a result was found, one entry per query word: exact matches first, then near ones (closest first), then the
+ * words the memory lacks. A query word matched both exactly and approximately shows only its exact match.
+ */
+export function explainMatch(match: MemoryMatch | null): ExplainedTerm[] {
+  if (!match) return [];
+  const best = new Map<string, { term: string; distance: number }>();
+  for (const t of match.terms) {
+    const seen = best.get(t.query);
+    if (!seen || t.distance < seen.distance) best.set(t.query, { term: t.term, distance: t.distance });
+  }
+  const found: ExplainedTerm[] = [...best].map(([query, { term, distance }]) => ({
+    kind: distance === 0 ? 'exact' : 'near',
+    query,
+    term,
+    distance,
+    text: distance === 0 ? (term === query ? query : `${query} = ${term}`) : `${query} → ${term}, ${editWord(distance)}`,
+  }));
+  found.sort((a, b) => a.distance - b.distance);
+  const missing: ExplainedTerm[] = match.missing
+    .filter((q) => !best.has(q))
+    .map((query) => ({ kind: 'missing', query, distance: Number.POSITIVE_INFINITY, text: query }));
+  return [...found, ...missing];
+}
+
+function editWord(distance: number): string {
+  return distance === 1 ? '1 edit' : `${distance} edits`;
+}
+
+/** A one-line reading of the explanation, for screen readers and the result's title. */
+export function matchSummary(match: MemoryMatch | null): string {
+  const terms = explainMatch(match);
+  if (terms.length === 0) return '';
+  const of = (kind: TermKind) => terms.filter((t) => t.kind === kind).map((t) => t.text);
+  const parts = [
+    of('exact').length > 0 ? `exact: ${of('exact').join(', ')}` : '',
+    of('near').length > 0 ? `near: ${of('near').join('; ')}` : '',
+    of('missing').length > 0 ? `not found: ${of('missing').join(', ')}` : '',
+  ];
+  return parts.filter((p) => p !== '').join(' · ');
+}
+
+/**
+ * A score for reading, not for arithmetic: BM25 and similarity scores have no fixed scale, so three significant
+ * figures are enough to see which result is ahead.
+ */
+export function formatScore(score: number | null): string {
+  if (score === null || !Number.isFinite(score)) return '—';
+  if (score === 0) return '0';
+  const abs = Math.abs(score);
+  if (abs >= 100) return score.toFixed(0);
+  return Number(score.toPrecision(3)).toString();
+}
+
+/** Each result's share of the best score, 0–1, for the small bar beside it (the first result fills it). */
+export function scoreShare(score: number | null, best: number | null): number {
+  if (score === null || best === null || !(best > 0) || !(score > 0)) return 0;
+  return Math.min(1, score / best);
+}

@@ -1,0 +1,100 @@
+import { describe, expect, it } from 'vitest';
+import { explainMatch, formatScore, matchSummary, memorySearchPath, parseTags, scoreShare } from '../../../renderer/src/lib/memory.js';
+import type { MemoryMatch } from '../../../renderer/src/lib/types.js';
+
+const match = (terms: MemoryMatch['terms'], missing: string[] = []): MemoryMatch => ({ method: 'hybrid', terms, missing });
+
+describe('explainMatch', () => {
+  it('lists exact matches first, then near ones closest first, then the missing words', () => {
+    const terms = explainMatch(
+      match(
+        [
+          { query: 'databse', term: 'database', distance: 1 },
+          { query: 'port', term: 'port', distance: 0 },
+          { query: 'stagng', term: 'staging', distance: 2 },
+        ],
+        ['redis'],
+      ),
+    );
+    expect(terms.map((t) => [t.kind, t.text])).toEqual([
+      ['exact', 'port'],
+      ['near', 'databse → database, 1 edit'],
+      ['near', 'stagng → staging, 2 edits'],
+      ['missing', 'redis'],
+    ]);
+  });
+
+  it('keeps only the closest match of a query word matched several ways', () => {
+    const terms = explainMatch(
+      match([
+        { query: 'cat', term: 'cart', distance: 1 },
+        { query: 'cat', term: 'cat', distance: 0 },
+      ]),
+    );
+    expect(terms).toEqual([{ kind: 'exact', query: 'cat', term: 'cat', distance: 0, text: 'cat' }]);
+  });
+
+  it('names the stored form when an exact match differs from the query as typed (case, width)', () => {
+    expect(explainMatch(match([{ query: 'ｖ2', term: 'v2', distance: 0 }]))[0]?.text).toBe('ｖ2 = v2');
+  });
+
+  it('a word both matched and reported missing counts as matched', () => {
+    expect(explainMatch(match([{ query: 'x1', term: 'x1', distance: 0 }], ['x1'])).map((t) => t.kind)).toEqual(['exact']);
+  });
+
+  it('explains nothing for the newest-first listing (no match)', () => {
+    expect(explainMatch(null)).toEqual([]);
+    expect(matchSummary(null)).toBe('');
+  });
+});
+
+describe('matchSummary', () => {
+  it('reads as one line for a screen reader', () => {
+    const summary = matchSummary(match([{ query: 'lobstr', term: 'lobster', distance: 1 }, { query: 'claw', term: 'claw', distance: 0 }], ['sea']));
+    expect(summary).toBe('exact: claw · near: lobstr → lobster, 1 edit · not found: sea');
+  });
+});
+
+describe('memorySearchPath', () => {
+  it('sends the words, method and filters', () => {
+    expect(memorySearchPath({ q: ' port 5433 ', method: 'fuzzy', tags: ['work', 'db'], category: 'notes', limit: 50 })).toBe(
+      '/memory?q=port+5433&method=fuzzy&tags=work%2Cdb&category=notes&limit=50',
+    );
+  });
+
+  it('lists the newest without a method when there are no words', () => {
+    expect(memorySearchPath({ q: '   ', method: 'keyword', tags: [], category: ' ', limit: 10 })).toBe('/memory?limit=10');
+  });
+
+  it('encodes Chinese and symbols', () => {
+    const path = memorySearchPath({ q: '茅台 & sh600519', method: 'hybrid', tags: [], category: '', limit: 5 });
+    expect(new URLSearchParams(path.split('?')[1]).get('q')).toBe('茅台 & sh600519');
+  });
+});
+
+describe('parseTags', () => {
+  it('splits on commas, trims, lower-cases and drops repeats and empties', () => {
+    expect(parseTags(' Work, db ,,work,  ')).toEqual(['work', 'db']);
+    expect(parseTags('')).toEqual([]);
+  });
+});
+
+describe('formatScore and scoreShare', () => {
+  it('shows three significant figures, whole numbers from 100', () => {
+    expect(formatScore(3.14159)).toBe('3.14');
+    expect(formatScore(0.012345)).toBe('0.0123');
+    expect(formatScore(1234.5)).toBe('1235');
+    expect(formatScore(2)).toBe('2');
+    expect(formatScore(0)).toBe('0');
+    expect(formatScore(null)).toBe('—');
+  });
+
+  it('scales each result against the best, never past full and never below empty', () => {
+    expect(scoreShare(5, 10)).toBe(0.5);
+    expect(scoreShare(10, 10)).toBe(1);
+    expect(scoreShare(12, 10)).toBe(1);
+    expect(scoreShare(-1, 10)).toBe(0);
+    expect(scoreShare(1, 0)).toBe(0);
+    expect(scoreShare(null, null)).toBe(0);
+  });
+});
