@@ -1,7 +1,8 @@
 import { Router } from 'express';
 import { refuse } from '../../errors.js';
 import type { Executor } from '../../executor/executor.js';
-import { CALL_STATUSES, type CallFilter, type CallStatus, type Store } from '../../store/index.js';
+import { CALL_STATUSES, type CallFilter, type CallRecord, type CallStatus, type Store } from '../../store/index.js';
+import { identityOf } from '../identity.js';
 import { badQuery, queryKeyProblems } from '../query.js';
 
 const MAX_PAGE = 500;
@@ -11,8 +12,10 @@ export function callRoutes(store: Store, executor: Executor): Router {
 
   router.get('/calls', (req, res) => {
     const filter = parseFilter(req.query as Record<string, unknown>);
+    const visible = memoryPrivacy(store, res);
     try {
-      res.json(store.calls.list(filter));
+      const page = store.calls.list(filter);
+      res.json({ ...page, calls: page.calls.map(visible) });
     } catch (error) {
       if (error instanceof RangeError) throw refuse.badRequest('The cursor is not one this gateway gave out; start again without it.');
       throw error;
@@ -32,9 +35,10 @@ export function callRoutes(store: Store, executor: Executor): Router {
       'cache-control': 'no-store',
     });
     const closed = new Promise<void>((resolve) => res.once('close', resolve));
+    const visible = memoryPrivacy(store, res);
     for (const page of store.calls.exportPages(filter)) {
       if (res.destroyed) return;
-      const text = page.map((call) => `${JSON.stringify(call)}\n`).join('');
+      const text = page.map((call) => `${JSON.stringify(visible(call))}\n`).join('');
       // Backpressure: a slow reader holds the export, never a growing buffer in the gateway.
       if (!res.write(text)) await Promise.race([new Promise((resolve) => res.once('drain', resolve)), closed]);
       // Yield between pages so calls are recorded while a large history streams out.
@@ -46,7 +50,7 @@ export function callRoutes(store: Store, executor: Executor): Router {
   router.get('/calls/:id', (req, res) => {
     const call = executor.inFlight(req.params.id) ?? store.calls.get(req.params.id);
     if (!call) throw refuse.notFound(`Call "${req.params.id}"`);
-    res.json(call);
+    res.json(memoryPrivacy(store, res)(call));
   });
 
   return router;
@@ -75,4 +79,19 @@ function parseFilter(query: Record<string, unknown>, known = ['tool', 'status', 
   if (q.cursor) filter.cursor = q.cursor;
   if (problems.length > 0) throw badQuery(problems);
   return filter;
+}
+
+const MEMORY_TOOLS = new Set(['remember', 'recall', 'forget']);
+
+/**
+ * Security: a client limited to its own memories must not read another client's through the history either: the
+ * arguments and results of other clients' memory calls are left out for it (the call itself still shows).
+ */
+function memoryPrivacy(store: Store, res: Parameters<typeof identityOf>[0]): (call: CallRecord) => CallRecord {
+  const who = identityOf(res);
+  if (who.kind !== 'client' || store.clients.memoryScope(who.name) !== 'own') return (call) => call;
+  return (call) =>
+    MEMORY_TOOLS.has(call.tool) && call.client !== who.name
+      ? { ...call, arguments: null, result: null, hidden: "another client's memory call: its arguments and result are not shown" }
+      : call;
 }

@@ -123,3 +123,37 @@ describe('clients created before the setting', () => {
     }
   });
 });
+
+describe("a client limited to its own memories, and the call history", () => {
+  let gw: TestGateway;
+  const tokens: Record<string, string> = {};
+  const as = (client: string, path: string, json?: unknown) =>
+    gw.api(path, { method: json === undefined ? 'GET' : 'POST', json, headers: { authorization: `Bearer ${tokens[client]}` } });
+
+  beforeAll(async () => {
+    gw = await startGateway();
+    for (const name of ['alpha', 'beta']) tokens[name] = (await readJson(await gw.asOwner('/clients', { json: { name } }))).token;
+    tokens.default = gw.token;
+  });
+  afterAll(() => gw.close());
+
+  it("cannot read another client's memories through /calls, /calls/{id} or the export", async () => {
+    const remembered = await as('alpha', '/tools/remember/execute', { content: 'alpha note: the vault code is 4711' });
+    expect(remembered.status).toBe(200);
+    const { call_id: callId } = await readJson(remembered);
+    expect(await readJson(await as('beta', `/calls/${callId}`))).toMatchObject({
+      tool: 'remember',
+      client: 'alpha',
+      arguments: null,
+      result: null,
+      hidden: expect.any(String),
+    });
+    const listed = JSON.stringify(await readJson(await as('beta', '/calls?tool=remember')));
+    const exported = await (await as('beta', '/calls/export?tool=remember')).text();
+    expect(listed).toContain(callId);
+    for (const text of [listed, exported]) expect(text).not.toContain('4711');
+    // The writer, and a client that sees every memory, still read it.
+    expect(JSON.stringify(await readJson(await as('alpha', `/calls/${callId}`)))).toContain('4711');
+    expect(JSON.stringify(await readJson(await as('default', `/calls/${callId}`)))).toContain('4711');
+  });
+});
