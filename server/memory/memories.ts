@@ -61,7 +61,14 @@ const B = 0.75;
 /** How many vocabulary terms sharing trigrams with a query term are compared with it. */
 const FUZZY_CANDIDATES = 64;
 /** How many memories the index hands to the fuzzy and hybrid scoring, at least. */
-const MIN_POOL = 200;
+const MIN_POOL = 100;
+/**
+ * A term in more than this share of the memories ("the", "的") does not pick candidates when the query has rarer
+ * ones: OR-ing it in would make the index rank most of the corpus to keep 200. It still counts in every score.
+ */
+const COMMON_SHARE = 0.2;
+/** Near variants kept per CJK query term: a two-character term is one edit from very many others. */
+const CJK_VARIANTS = 16;
 
 /**
  * The memory: writes (terms come from the one tokeniser) and the four search methods.
@@ -212,12 +219,15 @@ export class Memories {
       if (df.has(term)) found.set(term, 0);
       const max = allowedDistance(term, isCjk(term));
       if (max > 0) {
+        let near = 0;
+        const cap = isCjk(term) ? CJK_VARIANTS : FUZZY_CANDIDATES;
         for (const candidate of this.store.termsSharingGrams(trigrams(term), FUZZY_CANDIDATES)) {
           if (candidate.term === term) continue;
           const distance = editDistance(term, candidate.term, max);
           if (distance <= max) {
             found.set(candidate.term, distance);
             df.set(candidate.term, candidate.docs);
+            if (++near >= cap) break;
           }
         }
       }
@@ -225,8 +235,14 @@ export class Memories {
     }
     const all = [...new Set([...variants.values()].flatMap((found) => [...found.keys()]))];
     if (all.length === 0) return [];
-    const pool = this.store.search(all.map(ftsPhrase).join(' OR '), filter, Math.max(MIN_POOL, limit * 10));
     const { docs, tokens } = this.store.corpus();
+    const selective = all.filter((term) => (df.get(term) ?? 0) <= docs * COMMON_SHARE);
+    // A query of common words alone ("of the") would have the index rank most of the corpus: any memories holding
+    // them will do as candidates, since every one of them scores alike.
+    const pool =
+      selective.length > 0
+        ? this.store.search(selective.map(ftsPhrase).join(' OR '), filter, Math.max(MIN_POOL, limit * 10))
+        : this.store.search(all.map(ftsPhrase).join(' OR '), filter, Math.max(MIN_POOL, limit * 10), false);
     const averageLength = docs > 0 ? tokens / docs : 1;
     const idf = (term: string) => {
       const n = df.get(term) ?? 0;

@@ -167,12 +167,13 @@ export class MemoryStore {
    * FTS5 search: `match` is an FTS5 query over the terms column; ranked by FTS5's bm25() (k1 = 1.2, b = 0.75,
    * fixed in SQLite), best first. `score` is bm25 negated, so larger is better.
    */
-  search(match: string, filter: MemoryFilter, limit: number): Array<IndexedMemory & { score: number }> {
+  search(match: string, filter: MemoryFilter, limit: number, ranked = true): Array<IndexedMemory & { score: number }> {
     const where = filterSql(filter, 'm');
+    // Unranked, the index stops at `limit` matches instead of scoring every one (for queries of only common words).
     return this.db
       .prepare<unknown[], MemoryRow & { score: number }>(
-        `SELECT m.*, -f.rank AS score FROM memory_fts f JOIN memories m ON m.id = f.rowid
-         WHERE memory_fts MATCH ? AND ${where.sql} ORDER BY f.rank LIMIT ?`,
+        `SELECT m.*, ${ranked ? '-f.rank' : '0'} AS score FROM memory_fts f JOIN memories m ON m.id = f.rowid
+         WHERE memory_fts MATCH ? AND ${where.sql} ${ranked ? 'ORDER BY f.rank' : ''} LIMIT ?`,
       )
       .all(match, ...where.params, limit)
       .map((row) => ({ ...toIndexed(row), score: row.score }));
