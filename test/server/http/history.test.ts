@@ -132,6 +132,21 @@ describe('history retention', () => {
     }
   });
 
+  it('a memory keeps its text when the call that wrote it is pruned', async () => {
+    const g = await startGateway({ history: { retentionDays: 0, maxRows: 2 } }, FAST);
+    try {
+      const remembered = await read(await g.api('/tools/remember/execute', { method: 'POST', json: { content: 'the deploy key rotates on Mondays' } }));
+      expect(remembered.success).toBe(true);
+      const { id } = remembered.result.memory ?? remembered.result;
+      for (const expression of ['1+1', '2+2', '3+3']) await g.api('/tools/calculate/execute', { method: 'POST', json: { expression } });
+      await until(() => g.gateway.store.calls.get(remembered.call_id) === undefined);
+      const memory = await read(await g.api(`/memory/${id}`));
+      expect(memory).toMatchObject({ id, content: 'the deploy key rotates on Mondays' });
+    } finally {
+      await g.close();
+    }
+  });
+
   it('waits for the owner before the first pruning of a history that existed before the setting', async () => {
     // A data directory from before retention existed: a history, and no word from the owner about pruning it.
     const dataDir = tempDir();
