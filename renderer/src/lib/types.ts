@@ -249,6 +249,8 @@ export interface Memory {
   call_id: string | null;
   created_at: string;
   updated_at: string;
+  /** Set when the text reads as instructions to a model ("ignore previous instructions", "send … to http…"). */
+  flagged?: { rule: string; reason: string } | null;
 }
 
 /** `GET /memory`: with a query, scored and explained best first; without one, the newest with null scores. */
