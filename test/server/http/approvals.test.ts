@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { defineTool, type AnyTool } from '../../../server/index.js';
 import { EventStream } from '../../helpers/events.js';
 import { startGateway, tempDir, type TestGateway } from '../../helpers/gateway.js';
+import { until } from '../../helpers/wait.js';
 
 /**
  * Human in the loop through real HTTP: the approval broker, the grants ledger, per-client tool sets, the pause switch
@@ -44,18 +45,6 @@ const EXTRA_TOOLS = [
 type Json = any;
 
 const read = async (res: Response): Promise<Json> => res.json();
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-/** Polls until `probe` returns something truthy (no timing assertion: only a generous ceiling against a hang). */
-async function until<T>(probe: () => Promise<T | undefined | null | false>, what: string, limitMs = 10_000): Promise<T> {
-  const end = Date.now() + limitMs;
-  for (;;) {
-    const value = await probe();
-    if (value) return value;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await sleep(10);
-  }
-}
 
 /** As a named client (its own token). */
 function as(tg: TestGateway, token: string, path: string, init: { method?: string; json?: unknown; headers?: Record<string, string> } = {}) {

@@ -8,6 +8,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
 import { defaultConnectionLimits, maxConnectionsFor, openFileLimit } from '../../../server/http/connection-limits.js';
 import { startGateway, type TestGateway } from '../../helpers/gateway.js';
+import { until } from '../../helpers/wait.js';
 
 let tg: TestGateway | undefined;
 const sockets: Socket[] = [];
@@ -17,14 +18,6 @@ afterEach(async () => {
   await tg?.close();
   tg = undefined;
 });
-
-async function until(check: () => boolean, what: string, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(10);
-  }
-}
 
 /** A raw connection that records what the gateway sends and whether it closed. */
 interface Raw {

@@ -9,6 +9,10 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
 import { EventStream } from '../../helpers/events.js';
 import { readJson as read, startGateway, type TestGateway } from '../../helpers/gateway.js';
+import { until } from '../../helpers/wait.js';
+
+/** A ceiling for waits that involve 200 viewers on a busy machine. */
+const WAIT_MS = 15_000;
 
 let tg: TestGateway | undefined;
 const sockets: Socket[] = [];
@@ -18,15 +22,6 @@ afterEach(async () => {
   await tg?.close();
   tg = undefined;
 });
-
-/** Polls `check` until it is true, failing with `what` after `timeoutMs`. */
-async function until(check: () => boolean, what: string, timeoutMs = 15_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(10);
-  }
-}
 
 /** A viewer on a raw socket: reads the stream only while `reading`, and keeps what it read as text. */
 class RawViewer {
@@ -45,7 +40,7 @@ class RawViewer {
   }
 
   async hello(): Promise<void> {
-    await until(() => this.text.includes('event: hello'), 'hello');
+    await until(() => this.text.includes('event: hello'), 'hello', WAIT_MS);
   }
 }
 
@@ -141,15 +136,15 @@ describe('a viewer that stops reading', () => {
     // The reader that keeps up is still there and got every event.
     expect(stats.viewers).toBe(1);
     const floods = sent / OUTPUT_CHUNK.length;
-    await until(() => reader.events.filter((e) => e.event === 'output').length === floods, 'the reader to get every event');
+    await until(() => reader.events.filter((e) => e.event === 'output').length === floods, 'the reader to get every event', WAIT_MS);
 
     // The stalled one is cut off after its linger, and nothing waits for it any more.
     await until(() => tg!.gateway.streams.stats().lingering === 0, 'the stalled viewer to be cut off', 5_000);
     expect(tg.gateway.streams.stats().queuedBytes).toBeLessThan(BATCH);
     stalled.socket.resume();
-    await until(() => stalled.closed, 'the stalled socket to close');
+    await until(() => stalled.closed, 'the stalled socket to close', WAIT_MS);
     await reader.close();
-    await until(() => tg!.gateway.streams.stats().viewers === 0, 'the reader to leave');
+    await until(() => tg!.gateway.streams.stats().viewers === 0, 'the reader to leave', WAIT_MS);
     expect(tg.gateway.events.listenerCount('call')).toBe(0);
   });
 
@@ -162,7 +157,7 @@ describe('a viewer that stops reading', () => {
 
     slow.socket.resume();
     // Chunked encoding ends with the zero-length chunk: the gateway ended the response, it did not just drop it.
-    await until(() => slow.text.endsWith('\r\n0\r\n\r\n'), 'the end of the ended stream');
+    await until(() => slow.text.endsWith('\r\n0\r\n\r\n'), 'the end of the ended stream', WAIT_MS);
     const events = slow.text.split('\n\n').filter((block) => block.includes('event: '));
     const last = events.at(-1)!;
     expect(last).toContain('event: reset\n');
@@ -190,7 +185,7 @@ describe('many viewers', () => {
       expect(new Set(ids).size).toBe(150);
 
       const complete = (v: CountingViewer) => ids.every((id) => v.seen.get(id)?.length === 2);
-      await until(() => viewers.every(complete), 'every viewer to see every call start and finish');
+      await until(() => viewers.every(complete), 'every viewer to see every call start and finish', WAIT_MS);
       for (const viewer of viewers) {
         expect(viewer.resets).toBe(0);
         expect(viewer.seen.size).toBe(150);
@@ -200,7 +195,7 @@ describe('many viewers', () => {
     } finally {
       for (const viewer of viewers) viewer.close();
     }
-    await until(() => tg!.gateway.streams.stats().viewers === 0, 'the viewers to leave');
+    await until(() => tg!.gateway.streams.stats().viewers === 0, 'the viewers to leave', WAIT_MS);
   });
 });
 
@@ -242,6 +237,6 @@ describe('the call event', () => {
     expect(record.result).toBeTruthy();
     await stream.close();
     // The last viewer gone, calls build no events at all.
-    await until(() => tg!.gateway.events.listenerCount('call') === 0, 'the bus listener to go');
+    await until(() => tg!.gateway.events.listenerCount('call') === 0, 'the bus listener to go', WAIT_MS);
   });
 });

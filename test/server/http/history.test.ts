@@ -11,6 +11,7 @@ import { openStore } from '../../../server/store/index.js';
 import type { CallRecord } from '../../../server/store/index.js';
 import { finishedCall } from '../../helpers/calls.js';
 import { readJson as read, startGateway, tempDir, type TestGateway } from '../../helpers/gateway.js';
+import { until } from '../../helpers/wait.js';
 
 const DAY = 24 * 60 * 60_000;
 
@@ -85,15 +86,6 @@ describe('GET /calls/export', () => {
     expect(await main(['calls', 'export', '--data-dir', s.dataDir, '--since', 'soon'], io)).toBe(2);
   });
 });
-
-/** Polls until `check` holds (the pruning runs on its own timer). */
-async function until(check: () => Promise<boolean> | boolean, ms = 5_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > end) throw new Error('timed out');
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
 
 const FAST = { retention: { intervalMs: 30, batchSize: 7, batchPauseMs: 1 } };
 

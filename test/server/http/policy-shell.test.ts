@@ -4,6 +4,7 @@ import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readJson, startGateway, tempDir, type TestGateway } from '../../helpers/gateway.js';
+import { until } from '../../helpers/wait.js';
 
 /**
  * run_shell's path checks as a client meets them, against a real workspace: real files, real symbolic links out of
@@ -260,18 +261,6 @@ const TABLE: Array<[string, Case[]]> = [
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Json = any;
 const ASYNC = { prefer: 'respond-async' };
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-/** Polls until `probe` returns something truthy (a generous ceiling against a hang, not a timing assertion). */
-async function until<T>(probe: () => Promise<T | undefined | null | false>, what: string, limitMs = 10_000): Promise<T> {
-  const end = Date.now() + limitMs;
-  for (;;) {
-    const value = await probe();
-    if (value) return value;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await sleep(10);
-  }
-}
 
 function git(cwd: string, ...args: string[]): string {
   return execFileSync('git', ['-c', 'user.name=Pincer Test', '-c', 'user.email=test@pincer.invalid', '-c', 'init.defaultBranch=main', ...args], {
