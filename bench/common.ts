@@ -86,3 +86,14 @@ export function machineBusyMs(): number | null {
     return null;
   }
 }
+
+/** One bar of the benchmark, as a line of the report says it. */
+export interface Verdict {
+  name: string;
+  text: string;
+  value: number | null;
+  bar: string;
+  ok: boolean;
+  /** Other processes were busy during a run this verdict rests on: take it with salt, run again. */
+  noisy?: boolean;
+}

@@ -32,7 +32,7 @@ import { dirname, join, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { killAllChildren, makeTempDir, removeTempDir, startServer, type ServerMode } from './children.js';
-import { BENCH_BODY, BENCH_PATH, TOOLS_PATH } from './common.js';
+import { BENCH_BODY, BENCH_PATH, TOOLS_PATH, type Verdict } from './common.js';
 import { benchEvents, benchToolList, type EventsResult, type ToolListResult } from './events.js';
 import { benchSandbox, sandboxLines, type SandboxResult } from './sandbox.js';
 import {
@@ -315,16 +315,6 @@ function extrasTable({ events, tools }: Extras): string | undefined {
     ]),
     new Set([2, 3, 4, 5, 6, 7, 8, 9, 10]),
   );
-}
-
-interface Verdict {
-  name: string;
-  text: string;
-  value: number | null;
-  bar: string;
-  ok: boolean;
-  /** Other processes were busy during a run this verdict rests on: take it with salt, run again. */
-  noisy?: boolean;
 }
 
 const isNoisy = (...runs: (WithCpu<Counts> | undefined)[]) =>

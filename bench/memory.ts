@@ -25,7 +25,7 @@ import { isCjk, queryTerms, tokenize } from '../server/memory/tokenize.js';
 import { openStore, type Store } from '../server/store/index.js';
 import type { NewMemory } from '../server/store/memories.js';
 import { makeTempDir, removeTempDir } from './children.js';
-import { cpuTimeMs, machineBusyMs, percentile } from './common.js';
+import { cpuTimeMs, machineBusyMs, percentile, type Verdict } from './common.js';
 import {
   corpusMemory,
   LABELLED,
@@ -567,17 +567,8 @@ export function memoryLines(result: MemoryBenchResult): string[] {
   return lines;
 }
 
-export interface MemoryVerdict {
-  name: string;
-  text: string;
-  value: number | null;
-  bar: string;
-  ok: boolean;
-  noisy?: boolean;
-}
-
-export function memoryVerdicts(result: MemoryBenchResult): MemoryVerdict[] {
-  const out: MemoryVerdict[] = [];
+export function memoryVerdicts(result: MemoryBenchResult): Verdict[] {
+  const out: Verdict[] = [];
   const top = result.sizes.at(-1)!;
   const at = `@${int(top.size)}${top.size === BAR_SIZE ? '' : ` (the bar is stated at ${int(BAR_SIZE)})`}`;
   const noisy = top.otherLoadCores !== null && top.otherLoadCores > NOISE_CORES;
