@@ -90,14 +90,12 @@ export function detectSandbox(platform: NodeJS.Platform = process.platform): San
 /** Builds the wrapper that starts a command inside the sandbox, for the scope of one call. */
 export class Sandbox {
   readonly #bwrap: string | undefined;
-  #prefixes: string[] | undefined;
 
   constructor(readonly support: SandboxSupport) {
     this.#bwrap = support.kind === 'bubblewrap' ? onPath('bwrap') : undefined;
     // Asking Python where it lives takes a while (a pyenv shim runs a script first): started now, off the start-up
-    // path; a call that comes before the answer asks itself.
-    if (support.kind === 'none') this.#prefixes = [];
-    else void probePython().then((answer) => (this.#prefixes ??= interpreterPrefixes(answer)));
+    // path, once per process; a call that comes before the answer asks itself.
+    if (support.kind !== 'none') probing ??= probePython().then((answer) => (prefixes ??= interpreterPrefixes(answer)));
   }
 
   get available(): boolean {
@@ -105,7 +103,8 @@ export class Sandbox {
   }
 
   get #interpreterPrefixes(): string[] {
-    return (this.#prefixes ??= interpreterPrefixes(probePythonSync()));
+    if (this.support.kind === 'none') return [];
+    return (prefixes ??= interpreterPrefixes(probePythonSync()));
   }
 
   /** The wrapper for one call, or undefined when there is no sandbox here. */
@@ -185,6 +184,10 @@ interface PythonAnswer {
   path: string;
   lines: string[];
 }
+
+/** Where the interpreters live, found once per process (every gateway in it shares the answer). */
+let prefixes: string[] | undefined;
+let probing: Promise<unknown> | undefined;
 
 const PYTHON_PROBE = 'import sys, os; print(sys.prefix); print(sys.base_prefix); print(os.path.realpath(sys.executable))';
 
