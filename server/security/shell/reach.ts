@@ -112,16 +112,18 @@ export function trustWrites(script: Script, program: string, args: Word[]): void
     script.push(denyRule('trust-file-write', 'crontab with a file (or "-") installs a timetable of commands that then run on their own'));
   }
   for (const target of writes.targets) {
-    trustWrite(script, program, target, writes.sourceNames);
+    const judged = trustWrite(script, program, target, writes.sourceNames);
     // Noted (not asked for: writing asks anyway) so that an approved write outside the roots gets exactly that path.
-    const judged = judgeWord(target, script.paths, script.bases);
     if (judged !== 'too-many') for (const { real, place } of judged) if (place === 'outside') outsidePath(script, real, 'write', program);
   }
   if (!writes.known) script.reader.unknownReach = true;
 }
 
-/** Security: one written path (or the files a copy puts into it, `sourceNames`) against the system's trust files. */
-export function trustWrite(script: Script, program: string, target: Word, sourceNames: readonly string[]): void {
+/**
+ * Security: one written path (or the files a copy puts into it, `sourceNames`) against the system's trust files.
+ * Answers where the path really leads, for the caller to note.
+ */
+export function trustWrite(script: Script, program: string, target: Word, sourceNames: readonly string[]): Judged[] | 'too-many' {
   const texts = target.value !== undefined ? [target.value] : target.guesses.filter(Boolean);
   const judged = judgeWord(target, script.paths, script.bases);
   // The spelling as written, and where it really leads: each name a glob matches (`/etc/hos*`), links followed.
@@ -135,7 +137,7 @@ export function trustWrite(script: Script, program: string, target: Word, source
         const what = trustFileGlob(absolute, script.paths.home);
         if (what) {
           script.push(denyRule('trust-file-write', `${program} would write to ${short(target.text, 40)}, which can name ${what}`));
-          return;
+          return judged;
         }
       }
     }
@@ -145,10 +147,11 @@ export function trustWrite(script: Script, program: string, target: Word, source
       const what = trustFile(path);
       if (what) {
         script.push(denyRule('trust-file-write', `${program} would write to ${path}, ${what}`));
-        return;
+        return judged;
       }
     }
   }
+  return judged;
 }
 
 /** Security: a repository's own settings (core.fsmonitor, diff.external, filters…) make git run programs. */
