@@ -4,7 +4,6 @@
  * own settings that make git run programs ask.
  */
 import { posix } from 'node:path';
-import type { PolicyDecision } from '../../decision.js';
 import type { Script } from './context.js';
 import { hostileGitSetting } from './git-config.js';
 import { gitDirectories, operandsOf } from './operands.js';
@@ -17,16 +16,19 @@ import { writesOf } from './writes.js';
 
 /** Secrets and Pincer's folder named where no command reads them yet (loop lists, here-strings). */
 export function mentioned(script: Script, word: Word, what: string): void {
-  if (namesProtectedPath(word, script.paths, script.cwdGuesses)) script.push(pincerData(script, word));
+  pincerData(script, word);
   const secret = secretIn(word, script.paths, script.cwdGuesses);
   if (secret) script.push(askRule('secret-read', `${what} ${secret} (${short(word.text, 40)})`));
 }
 
 /** Naming the data folder (or something in it) is refused; a glob over a folder that holds it (`ls /*`) asks. */
-export function pincerData(script: Script, word: Word): PolicyDecision {
-  return namesProtectedPath(word, script.paths, script.cwdGuesses) === 'reaches'
-    ? askRule('pincer-data-within', `The command lists a folder that holds Pincer's data folder (${short(word.text, 50)})`)
-    : denyPincerData(`The command names Pincer's data folder (${short(word.text, 50)})`);
+export function pincerData(script: Script, word: Word): void {
+  const named = namesProtectedPath(word, script.paths, script.cwdGuesses);
+  if (named === 'reaches') {
+    script.push(askRule('pincer-data-within', `The command lists a folder that holds Pincer's data folder (${short(word.text, 50)})`));
+  } else if (named === 'names') {
+    script.push(denyPincerData(`The command names Pincer's data folder (${short(word.text, 50)})`));
+  }
 }
 
 /** Security: a read-only command may read only inside the roots, as the file tools may (SPEC §5). */

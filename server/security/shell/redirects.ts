@@ -118,7 +118,7 @@ export function redirect(script: Script, node: Node, commandFacts: Facts): Facts
   if (!destination) return facts;
   for (const d of destinations) merge(facts, script.walk(d));
   const word = evaluateWord(destination, script.scope);
-  if (namesProtectedPath(word, script.paths, script.cwdGuesses)) script.push(pincerData(script, word));
+  pincerData(script, word);
   lookalike(script, word);
   const value = word.value;
   const duplicate =

@@ -14,7 +14,6 @@ import { hiddenSubstitution } from './parser.js';
 import {
   holdsProtectedPath,
   holdsSecrets,
-  namesProtectedPath,
   normalizeAbsolute,
   secretIn,
   secretInText,
@@ -292,7 +291,7 @@ export class ScriptWalker implements Script {
     const name = words[0];
     if (!name) return facts;
     const args = words.slice(1);
-    for (const word of words) if (namesProtectedPath(word, this.paths, this.cwdGuesses)) this.push(pincerData(this, word));
+    for (const word of words) pincerData(this, word);
     for (const word of words) lookalike(this, word);
 
     // Catastrophes are judged on every name the program could have, wherever it lives (`/tmp/x/rm` too).

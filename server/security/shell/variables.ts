@@ -5,7 +5,6 @@
 import type { Node } from 'web-tree-sitter';
 import type { Script } from './context.js';
 import { merge, noFacts, type Facts } from './facts.js';
-import { namesProtectedPath } from './paths.js';
 import { riskyAssignment, short } from './programs.js';
 import { pincerData } from './reach.js';
 import { askRule } from './rules.js';
@@ -39,7 +38,7 @@ export function assignment(script: Script, node: Node, exported: boolean): Facts
   }
   if (value && word) {
     if (word.value !== undefined) script.vars.set(name.text, [...(script.vars.get(name.text) ?? []), word.value]);
-    if (namesProtectedPath(word, script.paths, script.cwdGuesses)) script.push(pincerData(script, word));
+    pincerData(script, word);
   }
   return facts;
 }

@@ -1,7 +1,7 @@
 import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { freePort, serve, type Served } from '../../helpers/cli.js';
+import { serve, type Served } from '../../helpers/cli.js';
 import { tempDir } from '../../helpers/gateway.js';
 import { eventually, processesMatching } from '../../helpers/processes.js';
 
