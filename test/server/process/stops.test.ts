@@ -89,7 +89,26 @@ async function startTools(url: string, sleep: string): Promise<void> {
   call(url, 'run_python', { code: 'while True:\n    pass', timeout_ms: 120_000 });
   const ready = await eventually(() => processesMatching(sleep).length > 0 && processesMatching(join(setup.tmp, 'pincer-python-')).length > 0, GATEWAY_WAIT_MS);
   expect(ready, `the tools did not start:\n${served?.output()}`).toBe(true);
+  // The ledger writes a run before it starts and again once it has a pid: wait for the second write, so a kill -9
+  // right now finds both runs by their leaders.
+  const recorded = await eventually(() => ledgerPids() === 2, GATEWAY_WAIT_MS);
+  expect(recorded, 'both runs are in the ledger with their pids').toBe(true);
   expect(scratchFolders()).toHaveLength(2);
+}
+
+/** How many runs the ledger holds with a pid. */
+function ledgerPids(): number {
+  const dir = join(setup.dataDir, 'run');
+  if (!existsSync(dir)) return 0;
+  return readdirSync(dir)
+    .flatMap((owner) => readdirSync(join(dir, owner)).filter((name) => name.endsWith('.json')).map((name) => join(dir, owner, name)))
+    .filter((file) => {
+      try {
+        return typeof (JSON.parse(readFileSync(file, 'utf8')) as { pid?: unknown }).pid === 'number';
+      } catch {
+        return false; // being rewritten
+      }
+    }).length;
 }
 
 // Each test starts the real gateway (twice for kill -9) and real tools: slow on a loaded machine.
