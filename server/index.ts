@@ -35,7 +35,15 @@ export { loadConfig, resolveDataDir, ConfigError, type PincerConfig, type Config
 export { VERSION } from './version.js';
 export type { AnyTool, ToolDefinition, ToolContext } from './tools/types.js';
 export { defineTool } from './tools/types.js';
-export { ToolError } from './errors.js';
+export { ToolError, GatewayError } from './errors.js';
+// What the desktop shell needs: the bridge it implements, the events it follows, the owner's answers it validates.
+export type { DesktopBridge } from './desktop.js';
+export type { GatewayEvents, CallPhase } from './events/bus.js';
+export type { ApprovalEvent, OwnerDecision, PendingApproval } from './approvals/broker.js';
+export { parseOwnerDecision } from './approvals/owner-decision.js';
+export type { RegisteredTool } from './tools/registry.js';
+export type { ClientProfile } from './store/index.js';
+export { DEFAULT_CLIENT, OWNER } from './auth/credentials.js';
 
 export interface GatewayOptions {
   config: PincerConfig;
@@ -118,7 +126,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     // Approvals from a previous run can never be answered: their calls are gone.
     store.approvals.cancelOpen();
     const rules = new RuleBook(store, (change) => events.emit('rules', change));
-    const access = new ClientAccess(store);
+    const access = new ClientAccess(store, (profile) => events.emit('tools', { reason: `client:${profile.name}`, names: profile.tools ?? [] }));
     const approvals = new ApprovalBroker({
       store,
       events,
@@ -160,6 +168,12 @@ export function createGateway(options: GatewayOptions): Gateway {
       sandbox: () => builtins.sandbox,
       history: () => retention.view(),
       setHistoryPruningConfirmed: (confirmed) => retention.setConfirmed(confirmed),
+      changed: (keys, view) => {
+        if (keys.includes('paused')) events.emit('tools', { reason: view.paused ? 'paused' : 'resumed', names: [] });
+        // Roots change what the file tools may reach: open dashboards and clients re-read what they show. A change of
+        // paused alone was announced just above; a second event would only make them re-read twice.
+        if (keys.some((key) => key !== 'paused')) events.emit('tools', { reason: 'settings', names: [] });
+      },
     });
     const streams = new EventStreams(events, options.streamLimits);
     const parts = { registry, executor, store, events, streams, credentials, approvals, rules, access, settings, memories };

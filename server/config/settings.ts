@@ -42,6 +42,8 @@ export interface SettingsHooks<Checked = unknown> {
   history?(): unknown;
   /** The owner allows (true) or withholds (false) pruning of the history; kept in the database. */
   setHistoryPruningConfirmed?(confirmed: boolean): void;
+  /** After a change was applied, whoever changed it (dashboard, tray): so everything showing settings hears of it. */
+  changed?(keys: string[], view: SettingsView): void;
 }
 
 /** A PATCH that passed validation: each value parsed, nothing applied yet. */
@@ -123,7 +125,9 @@ export class GatewaySettings<Checked = unknown> {
     if (change.llm?.model === null) delete config.sources['llm.model'];
     if (change.paused !== undefined) hooks.setPaused(change.paused);
     if (change.history_pruning_confirmed !== undefined) hooks.setHistoryPruningConfirmed?.(change.history_pruning_confirmed);
-    return { view: this.view(), changed };
+    const view = this.view();
+    if (changed.length > 0) hooks.changed?.(changed, view);
+    return { view, changed };
   }
 
   #parse(body: unknown): Change<Checked> {

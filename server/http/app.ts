@@ -85,7 +85,7 @@ export function createHttpApp(deps: HttpDeps): express.Express {
   app.use(approvalRoutes(deps.approvals));
   app.use(ruleRoutes(deps.rules));
   app.use(clientRoutes(deps));
-  app.use(settingsRoutes(deps.settings, deps.events));
+  app.use(settingsRoutes(deps.settings));
   app.use(policyRoutes(deps.executor));
   app.use(callRoutes(deps.store, deps.executor));
   app.use(eventRoutes(deps.events, deps.streams, deps.version, deps.credentials));

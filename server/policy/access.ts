@@ -12,7 +12,11 @@ export class ClientAccess {
   #paused: boolean;
   #profiles: Map<string, ClientProfile>;
 
-  constructor(private readonly store: Store) {
+  constructor(
+    private readonly store: Store,
+    /** Told of every profile change, whoever made it (dashboard, CLI, tray), so lists re-read at once. */
+    private readonly onProfileChanged: (profile: ClientProfile) => void = () => {},
+  ) {
     this.#paused = store.settings.get(PAUSED) === 'true';
     this.#profiles = new Map(store.profiles.all().map((p) => [p.name, p]));
   }
@@ -33,6 +37,7 @@ export class ClientAccess {
   setProfile(profile: ClientProfile): void {
     this.store.profiles.set(profile);
     this.#profiles.set(profile.name, profile);
+    this.onProfileChanged(profile);
   }
 
   /** Why this client may not call this tool right now, or undefined when it may. */

@@ -238,6 +238,11 @@ export class CallStore {
     return this.#count.get()?.n ?? 0;
   }
 
+  /** Calls started at or after `sinceMs` (the tray's "calls today"). */
+  countSince(sinceMs: number): number {
+    return this.db.prepare<[number], { n: number }>('SELECT count(*) AS n FROM calls WHERE started_at >= ?').get(sinceMs)?.n ?? 0;
+  }
+
   /** Marks calls left open by a previous run (crash, kill) as cancelled; returns how many. */
   cancelOpen(now = Date.now()): number {
     return this.#cancelOpen.run(now).changes;

@@ -102,7 +102,6 @@ export function clientRoutes({ store, access, registry, events, credentials }: C
     if (problems.length > 0) throw refuse.badRequest(`Invalid tool set: ${problems.join('; ')}.`, { errors: problems.map((message) => ({ message })) });
     const profile = { name, tools: tools === null ? null : [...new Set(tools as string[])], max_tools: max as number | null };
     access.setProfile(profile);
-    events.emit('tools', { reason: `client:${name}`, names: profile.tools ?? [] });
     res.json(profile);
   });
 
