@@ -49,6 +49,9 @@ function target(specifier: string, file: string): string | undefined {
   return relative(ROOT, resolve(dirname(file), specifier));
 }
 
+/** The one file of electron/ the renderer may import (type-only): the IPC contract its popup page speaks. */
+const IPC_CONTRACT = /^electron\/ipc-contract(\.[jt]s)?$/;
+
 const isNodeBuiltin = (s: string) => s.startsWith('node:') || builtinModules.includes(s.split('/')[0]!);
 
 describe('import boundaries', () => {
@@ -89,9 +92,29 @@ describe('import boundaries', () => {
     expect(
       violations('renderer/src', (s, f) => {
         const t = target(s, f);
+        if (t !== undefined && IPC_CONTRACT.test(t)) return false;
         return isNodeBuiltin(s) || (t !== undefined && /^(server|electron)(\/|$)/.test(t));
       }),
     ).toEqual([]);
+  });
+
+  it('the renderer takes only types from electron/, and only from the IPC contract', () => {
+    const valueImports = filesUnder('renderer/src').flatMap((file) =>
+      [...readFileSync(file, 'utf8').matchAll(/\bimport\s+(type\s+)?[^'"`;]*?\bfrom\s*['"]([^'"]+)['"]/g)]
+        .filter((m) => IPC_CONTRACT.test(target(m[2]!, file) ?? '') && !m[1])
+        .map((m) => `${relative(ROOT, file)}: ${m[2]}`),
+    );
+    expect(valueImports).toEqual([]);
+  });
+
+  it('the IPC contract is types only, and the preload needs nothing but electron', () => {
+    const contract = readFileSync(join(ROOT, 'electron/ipc-contract.ts'), 'utf8');
+    expect(contract).not.toMatch(/^export\s+(const|let|var|function|class|enum|default)\b/m);
+    expect(importSpecifiers(contract)).toEqual([]);
+    // A sandboxed preload can require only electron and a few built-ins: a relative import would fail at run time.
+    const preload = readFileSync(join(ROOT, 'electron/preload/preload.cts'), 'utf8');
+    const runtime = importSpecifiers(preload.replace(/^import\s+type\b.*$/gm, ''));
+    expect(runtime).toEqual(['electron']);
   });
 
   it('plugins reach the gateway only through its public door', () => {

@@ -1,0 +1,68 @@
+/**
+ * The one IPC contract between the desktop shell's main process and its pages (types only: no values, so the
+ * sandboxed preload and the renderer can both import it with `import type`).
+ *
+ * Only approval popups talk over IPC. A popup never holds a token or a session: it asks the main process for the
+ * approval its window was opened for and sends the owner's answer back; the main process knows which approval
+ * belongs to which window, so a page can neither read nor decide any other.
+ */
+
+/** The rule scopes an "always allow" can take (the gateway's RULE_SCOPES). */
+export type ApprovalScope = 'exact' | 'tool' | 'prefix' | 'folder' | 'host';
+
+/** A pending approval as the popup shows it: the same JSON as the gateway's `GET /approvals/{id}`. */
+export interface ApprovalView {
+  id: string;
+  call_id: string;
+  tool: string;
+  client: string;
+  arguments: unknown;
+  risk: string;
+  rule: string;
+  reason: string;
+  status: 'pending' | 'allowed' | 'denied' | 'expired' | 'cancelled';
+  decision: 'allow_once' | 'allow_always' | 'deny' | null;
+  message: string | null;
+  granted_rule: string | null;
+  created_at: string;
+  expires_at: string;
+  decided_at: string | null;
+  decided_by: string | null;
+  scopes: { scope: ApprovalScope; pattern: string | null; label: string }[];
+  sandbox?: string | null;
+}
+
+/** The owner's answer, as `POST /approvals/{id}` takes it (the main process validates it with the same parser). */
+export type DecisionPayload =
+  | { decision: 'allow_once' }
+  | { decision: 'allow_always'; scope: ApprovalScope; pattern?: string }
+  | { decision: 'deny'; message?: string };
+
+/** What a decision came to; a refusal names why (already answered, expired, invalid). */
+export type DecisionResult = { ok: true; status: 'allowed' | 'denied' } | { ok: false; error: string };
+
+/** Request/response channels (`ipcRenderer.invoke` → `ipcMain.handle`). */
+export interface InvokeChannels {
+  /** The approval this popup window shows; null once it was answered, expired or withdrawn. */
+  'popup:approval': { request: []; response: ApprovalView | null };
+  'popup:decide': { request: [answer: DecisionPayload]; response: DecisionResult };
+}
+
+/** One-way channels from a page to the main process (`ipcRenderer.send` → `ipcMain.on`). */
+export interface SendChannels {
+  /** The popup is done (answered, or the owner pressed Escape): close its window. */
+  'popup:close': [];
+}
+
+export type InvokeChannel = keyof InvokeChannels;
+export type SendChannel = keyof SendChannels;
+
+/** What the preload exposes to a page as `window.pincer`: a few named methods, never raw ipcRenderer. */
+export interface DesktopApi {
+  approval(): Promise<ApprovalView | null>;
+  decide(answer: DecisionPayload): Promise<DecisionResult>;
+  close(): void;
+}
+
+/** The global name the preload exposes the API under. */
+export type DesktopApiKey = 'pincer';
