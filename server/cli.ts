@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { ConfigError, urlHost } from './config/config.js';
 import { createGateway, type Gateway } from './index.js';
-import { configFrom, failed, firstSentence, parse, request, table, UsageError, withCredentials, type Out } from './cli/common.js';
+import { configFrom, failed, firstSentence, parse, request, sqliteBinding, table, UsageError, withCredentials, type Out } from './cli/common.js';
 import { approvals, clients, rules, setPaused, toggleTool } from './cli/owner-commands.js';
 import { calls } from './cli/history.js';
 import { memory } from './cli/memory.js';
@@ -104,7 +104,7 @@ async function serve(args: string[], out: Out): Promise<number> {
   const { values, positionals } = parse(args, { 'no-auth': { type: 'boolean' } });
   if (positionals.length > 0) throw new UsageError(`serve takes no arguments, got "${positionals.join(' ')}"`);
   const config = configFrom(values);
-  const gateway = createGateway({ config, log: out.error });
+  const gateway = createGateway({ config, log: out.error, sqliteBinding: sqliteBinding() });
   let address;
   try {
     address = await gateway.listen();

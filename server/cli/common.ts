@@ -1,8 +1,9 @@
-import { join } from 'node:path';
+import { existsSync } from 'node:fs';
+import { isAbsolute, join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { Credentials, SESSION_COOKIE } from '../auth/credentials.js';
 import { ensurePrivateDir } from '../auth/secrets.js';
-import { loadConfig, urlHost, type ConfigFlags, type PincerConfig } from '../config/config.js';
+import { ConfigError, loadConfig, urlHost, type ConfigFlags, type PincerConfig } from '../config/config.js';
 import { createGateway } from '../index.js';
 import { openStore, type Store } from '../store/index.js';
 
@@ -36,10 +37,25 @@ export function configFrom(values: Record<string, unknown>): PincerConfig {
   return loadConfig({ flags });
 }
 
+/**
+ * The better-sqlite3 addon to open the database with, from PINCER_SQLITE_BINDING: the installed desktop app's
+ * `pincer` command runs on the app's own runtime (Electron as Node), which needs the Electron build of the addon,
+ * not the Node build in node_modules. Unset: the package's own build.
+ */
+export function sqliteBinding(env: NodeJS.ProcessEnv = process.env): string | undefined {
+  const binding = env.PINCER_SQLITE_BINDING;
+  if (!binding) return undefined;
+  if (!isAbsolute(binding) || !existsSync(binding)) {
+    throw new ConfigError(`PINCER_SQLITE_BINDING must be the absolute path of a better-sqlite3 addon (.node) that exists, got "${binding}"`);
+  }
+  return binding;
+}
+
 /** The data directory's store and credentials for one command, created on first use and closed after. */
 export function withCredentials<T>(config: PincerConfig, use: (data: { store: Store; credentials: Credentials }) => T): T {
   ensurePrivateDir(config.dataDir);
-  const store = openStore(join(config.dataDir, 'pincer.db'));
+  const binding = sqliteBinding();
+  const store = openStore(join(config.dataDir, 'pincer.db'), binding ? { nativeBinding: binding } : {});
   try {
     return use({ store, credentials: new Credentials({ dataDir: config.dataDir, store, token: config.token }) });
   } finally {
@@ -60,7 +76,7 @@ async function viaGateway<T>(config: PincerConfig, exchange: (base: string) => P
   } catch (error) {
     if ((error as { cause?: { code?: string } }).cause?.code !== 'ECONNREFUSED') throw error;
   }
-  const gateway = createGateway({ config: { ...config, host: '127.0.0.1', port: 0 } });
+  const gateway = createGateway({ config: { ...config, host: '127.0.0.1', port: 0 }, sqliteBinding: sqliteBinding() });
   try {
     const { url } = await gateway.listen();
     return await exchange(url);
