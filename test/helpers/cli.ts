@@ -64,3 +64,37 @@ export async function serve(dataDir: string, port: number, cwd?: string, env: No
   });
   return { child, url, output: () => output, exited };
 }
+
+/** `npm start`'s launcher, run directly (its prestart build is what `npm test` has done already). */
+export const START = resolve(import.meta.dirname, '../../bin/start.js');
+
+/**
+ * `node bin/start.js ARGS` in a child process, ready once the headless gateway it fell back to has printed its
+ * address and login link. `env` replaces the variables it names; a value of undefined removes one.
+ */
+export async function startHeadless(args: string[], env: NodeJS.ProcessEnv): Promise<Served> {
+  const merged: NodeJS.ProcessEnv = { ...process.env, PINCER_TOKEN: '' };
+  for (const [name, value] of Object.entries(env)) {
+    if (value === undefined) delete merged[name];
+    else merged[name] = value;
+  }
+  const child = spawn(process.execPath, [START, ...args], { env: merged, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout!.on('data', (d: Buffer) => (stdout += d.toString()));
+  child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
+  const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
+  const url = await new Promise<string>((resolveUrl, reject) => {
+    const timer = setTimeout(() => reject(new Error(`start did not serve:\n${stdout}${stderr}`)), 20_000);
+    child.stdout!.on('data', () => {
+      const match = /listening on (http:\/\/\S+)/.exec(stdout);
+      if (match && /login link/.test(stdout)) {
+        clearTimeout(timer);
+        resolveUrl(match[1]!);
+      }
+    });
+    child.once('exit', () => reject(new Error(`start exited early:\n${stdout}${stderr}`)));
+  });
+  // Standard output alone: the fallback line and the gateway's ready lines are checked in their order.
+  return { child, url, output: () => stdout, exited };
+}

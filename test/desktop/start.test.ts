@@ -1,0 +1,83 @@
+import { execFile } from 'node:child_process';
+import { chmodSync, existsSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { freePort, START, startHeadless, type Served } from '../helpers/cli.js';
+import { tempDir } from '../helpers/gateway.js';
+
+/** `npm start` where the desktop app cannot run: one line saying why, then the same gateway, headless (SPEC §2). */
+describe('npm start falls back to the headless gateway', () => {
+  const dirs: string[] = [];
+  let served: Served | undefined;
+  const dir = () => {
+    const made = tempDir('pincer-start-');
+    dirs.push(made);
+    return made;
+  };
+
+  afterEach(async () => {
+    if (served && served.child.exitCode === null) {
+      served.child.kill('SIGKILL');
+      await served.exited;
+    }
+    served = undefined;
+    for (const made of dirs.splice(0)) rmSync(made, { recursive: true, force: true });
+  });
+
+  it('without the Electron binary: exactly one line saying so, then the address and the login link, and it answers /health', async () => {
+    const port = await freePort();
+    // An empty folder as Electron's dist: what a machine that could not download the binary has.
+    served = await startHeadless(['--port', String(port)], { PINCER_HOME: dir(), ELECTRON_OVERRIDE_DIST_PATH: dir() });
+
+    const lines = served.output().split('\n');
+    expect(lines[0]).toMatch(/^Pincer: the desktop app cannot start here: Electron's binary is not downloaded yet \(run "npx install-electron" to fetch it\)\. Running the headless gateway instead\.$/);
+    expect(lines[1]).toMatch(new RegExp(`^Pincer \\S+ listening on http://127\\.0\\.0\\.1:${port}$`));
+    expect(lines.filter((line) => /desktop app/.test(line))).toHaveLength(1);
+    expect(served.output()).toMatch(/Dashboard login link \(one-time, 15 minutes\): http:\/\/127\.0\.0\.1:\d+\/auth\?code=\S+/);
+
+    const health = await fetch(`${served.url}/health`);
+    expect(health.status).toBe(200);
+    expect(await health.json()).toMatchObject({ status: 'ok' });
+
+    served.child.kill('SIGTERM');
+    expect(await served.exited).toBe(0);
+  });
+
+  it.skipIf(process.platform === 'darwin' || process.platform === 'win32')(
+    'without a display: says so, never runs Electron, and serves headless',
+    async () => {
+      // A stand-in Electron binary that leaves a mark if anything runs it.
+      const dist = dir();
+      const mark = join(dist, 'ran');
+      writeFileSync(join(dist, 'electron'), `#!/bin/sh\ntouch '${mark}'\nsleep 30\n`);
+      chmodSync(join(dist, 'electron'), 0o755);
+      served = await startHeadless(['--port', String(await freePort())], {
+        PINCER_HOME: dir(),
+        ELECTRON_OVERRIDE_DIST_PATH: dist,
+        DISPLAY: undefined,
+        WAYLAND_DISPLAY: undefined,
+      });
+
+      const [first] = served.output().split('\n');
+      expect(first).toBe('Pincer: the desktop app cannot start here: there is no display (neither DISPLAY nor WAYLAND_DISPLAY is set). Running the headless gateway instead.');
+      expect((await fetch(`${served.url}/health`)).status).toBe(200);
+      expect(existsSync(mark)).toBe(false);
+    },
+  );
+
+  it('passes its arguments to the gateway: a bad one stops it with the gateway\'s own message', async () => {
+    const child = await startHeadlessExpectingExit(['--port', 'seventy'], { PINCER_HOME: dir(), ELECTRON_OVERRIDE_DIST_PATH: dir() });
+    expect(child.code).toBe(2);
+    expect(child.stdout.split('\n').filter(Boolean)).toHaveLength(1);
+    expect(child.stderr).toMatch(/^pincer: .*port/m);
+  });
+});
+
+/** `node bin/start.js ARGS` run to its end. */
+function startHeadlessExpectingExit(args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile(process.execPath, [START, ...args], { env: { ...process.env, PINCER_TOKEN: '', ...env }, timeout: 20_000 }, (error, stdout, stderr) => {
+      resolve({ code: error ? ((error as { code?: number }).code ?? null) : 0, stdout, stderr });
+    });
+  });
+}
