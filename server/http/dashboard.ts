@@ -33,13 +33,12 @@ const DASHBOARD_CSP = [
 ].join('; ');
 
 /**
- * `GET /` and its assets (no auth: they are the same for everyone and hold no data), and `GET /session`, which
- * tells the page whether this browser holds an owner session. Everything the page shows comes from the
- * authenticated API. Registered on the app itself rather than as a Router: a router in front of the API would be
- * entered by every call.
+ * `GET /`, `GET /popup/{id}` (one approval, in a window of its own) and their assets (no auth: they are the same
+ * for everyone and hold no data), and `GET /session`, which tells a page whether this browser holds an owner
+ * session. Everything the pages show comes from the authenticated API. Registered on the app itself rather than as
+ * a Router: a router in front of the API would be entered by every call.
  */
 export function dashboardRoutes(app: Express, credentials: Credentials, version: string, dir = builtDashboardDir()): void {
-  const index = join(dir, 'index.html');
   const dashboardHeaders = (res: Response) => res.setHeader('Content-Security-Policy', DASHBOARD_CSP);
 
   app.get('/session', (req, res) => {
@@ -49,14 +48,18 @@ export function dashboardRoutes(app: Express, credentials: Credentials, version:
 
   // Checked on each page load, not once at start: the fallback page says "build and reload", so a build made
   // while the gateway runs must show on the next reload.
-  app.get('/', (_req, res) => {
-    if (!existsSync(index)) {
+  const page = (file: string) => (_req: unknown, res: Response) => {
+    const path = join(dir, file);
+    if (!existsSync(path)) {
       res.type('html').send(notBuiltPage(version));
       return;
     }
     dashboardHeaders(res);
-    res.sendFile(index);
-  });
+    res.sendFile(path);
+  };
+  app.get('/', page('index.html'));
+  // The page reads the approval's id from its own address: the id is never put into what is served.
+  app.get('/popup/:id', page('popup.html'));
   // Mounted even with no build yet (a missing file is a 404), for the same reason. Hashed file names: the content
   // of a URL never changes, so browsers may keep them.
   app.use(
