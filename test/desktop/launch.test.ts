@@ -32,9 +32,9 @@ describe.skipIf(process.platform === 'win32')('launchElectron', () => {
   });
 
   it('reports one killed by a signal as it starts', async () => {
-    const { file } = fake('kill -SEGV $$');
+    const { file } = fake('kill -KILL $$');
     const launch = await launchElectron({ electron: file, appDir: '/app', settleMs: 60_000 });
-    expect(launch).toEqual({ started: false, reason: 'Electron was killed by SIGSEGV as it started' });
+    expect(launch).toEqual({ started: false, reason: 'Electron was killed by SIGKILL as it started' });
   });
 
   it('reports an executable that cannot be run', async () => {
