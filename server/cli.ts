@@ -5,6 +5,7 @@ import { configFrom, failed, firstSentence, parse, request, sqliteBinding, table
 import { approvals, clients, rules, setPaused, toggleTool } from './cli/owner-commands.js';
 import { calls } from './cli/history.js';
 import { memory } from './cli/memory.js';
+import { plugin } from './cli/plugins.js';
 import { VERSION } from './version.js';
 
 const USAGE = `Pincer ${VERSION} — a local tool gateway for AI assistants
@@ -20,6 +21,10 @@ Usage:
   pincer memory add "<text>" [--tags a,b] [--category C] | memory search "<query>" [--method M] [--limit N]
   pincer memory rm <id> | memory export [--out FILE] | memory import <FILE|->
                                           the memory store (as the owner); export/import stream JSONL
+  pincer plugin new <name>                write a working plugin skeleton into the plugins folder
+  pincer plugin [list] [--json]           plugins, their status and tools
+  pincer plugin accept|disable|enable|rm <name>
+                                          accept a new or changed plugin, turn one off or on, remove one
   pincer token create <name>              issue a named client token (shown once)
   pincer token list                       list client tokens
   pincer token revoke <name>              revoke a client token
@@ -61,6 +66,9 @@ export async function main(argv: string[], out: Out = stdio): Promise<number> {
         return calls(rest, out);
       case 'memory':
         return await memory(rest, out);
+      case 'plugin':
+      case 'plugins':
+        return await plugin(rest, out);
       case 'token':
         return token(rest, out);
       case 'policy':

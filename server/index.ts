@@ -28,6 +28,8 @@ import { ensurePrivateDir } from './auth/secrets.js';
 import { PolicyEngine } from './policy/engine.js';
 import type { DesktopBridge } from './desktop.js';
 import { ToolRegistry } from './tools/registry.js';
+import { NetGuard } from './security/net.js';
+import { PluginManager } from './plugins/manager.js';
 import type { AnyTool } from './tools/types.js';
 import { VERSION } from './version.js';
 
@@ -62,6 +64,10 @@ export interface GatewayOptions {
   retention?: RetentionOptions;
   /** Bounds of the GET /events streams (tests set small ones). */
   streamLimits?: Partial<StreamLimits>;
+  /** Where bundled plugins are; null for none. Default: the `plugins/` folder shipped with this package. */
+  bundledPluginsDir?: string | null;
+  /** false: load no plugin (a gateway started for one CLI command that does not need them). Default true. */
+  loadPlugins?: boolean;
 }
 
 export interface Gateway {
@@ -84,6 +90,8 @@ export interface Gateway {
   readonly retention: HistoryRetention;
   /** Every child process the gateway started (tools, the Python check); `killAll()` is the last resort of a stop. */
   readonly processes: ProcessRunner;
+  /** Bundled and user plugins: loaded in the background after start, reloaded when their folders change. */
+  readonly plugins: PluginManager;
   /** Starts answering HTTP; resolves with the address actually bound (port 0 picks a free one). */
   listen(): Promise<{ host: string; port: number; url: string }>;
   /** A fresh one-time owner login link for the dashboard. */
@@ -175,8 +183,32 @@ export function createGateway(options: GatewayOptions): Gateway {
         if (keys.some((key) => key !== 'paused')) events.emit('tools', { reason: 'settings', names: [] });
       },
     });
+    const pluginNet = new NetGuard({ allow: config.httpAllow, selfPort: () => boundPort });
+    const plugins = new PluginManager({
+      dataDir: config.dataDir,
+      bundledDir: options.bundledPluginsDir,
+      registry,
+      store,
+      runner: processes,
+      settings: (name) => config.plugins[name] ?? {},
+      fetch: async (url, init) => {
+        const response = await pluginNet.fetch(url, {
+          method: init.method ?? 'GET',
+          headers: init.headers ?? {},
+          ...(init.body !== undefined && { body: init.body }),
+          signal: init.signal,
+          maxBytes: Math.min(init.maxBytes ?? 5 * 2 ** 20, 32 * 2 ** 20),
+          timeoutMs: init.timeoutMs ?? 15_000,
+        });
+        const headers = Object.fromEntries(Object.entries(response.headers).map(([k, v]) => [k, Array.isArray(v) ? v.join(', ') : String(v ?? '')]));
+        return { status: response.status, url: response.finalUrl, headers, body: response.body };
+      },
+      log,
+      onChange: (view) => events.emit('plugins', { name: view.name, status: view.status, reason: view.reason }),
+    });
+    if (options.loadPlugins !== false) void plugins.start();
     const streams = new EventStreams(events, options.streamLimits);
-    const parts = { registry, executor, store, events, streams, credentials, approvals, rules, access, settings, memories };
+    const parts = { registry, executor, store, events, streams, credentials, approvals, rules, access, settings, memories, plugins };
     const app = createHttpApp({
       ...parts,
       version: VERSION,
@@ -220,6 +252,7 @@ export function createGateway(options: GatewayOptions): Gateway {
         const serverClosed = server ? new Promise<void>((resolve) => server!.close(() => resolve())) : Promise.resolve();
         server?.closeIdleConnections();
         await executor.shutdown(graceMs);
+        await plugins.close();
         // Whatever is still running was not started for a call (or outlived it): it ends with the gateway.
         await processes.stopAll();
         stopSweeping();

@@ -65,20 +65,27 @@ export function withCredentials<T>(config: PincerConfig, use: (data: { store: St
 
 export type Answer = { status: number; json: unknown };
 
+/** What a gateway started for one command must have loaded. */
+export interface GatewayNeeds {
+  plugins?: boolean;
+}
+
 /**
  * Runs `exchange` against the running gateway, or, when none is listening, against a gateway started in-process
  * for it, so every command works either way and always goes through the same pipeline. `exchange` gets the base
  * URL (`http://127.0.0.1:7800`), which is also the gateway's own origin.
  */
-async function viaGateway<T>(config: PincerConfig, exchange: (base: string) => Promise<T>): Promise<T> {
+async function viaGateway<T>(config: PincerConfig, exchange: (base: string) => Promise<T>, options: GatewayNeeds = {}): Promise<T> {
   try {
     return await exchange(`http://${urlHost(config.host)}:${config.port}`);
   } catch (error) {
     if ((error as { cause?: { code?: string } }).cause?.code !== 'ECONNREFUSED') throw error;
   }
-  const gateway = createGateway({ config: { ...config, host: '127.0.0.1', port: 0 }, sqliteBinding: sqliteBinding() });
+  // Plugins start their own processes: a gateway started for one command loads them only when it is about them.
+  const gateway = createGateway({ config: { ...config, host: '127.0.0.1', port: 0 }, sqliteBinding: sqliteBinding(), loadPlugins: options.plugins === true });
   try {
     const { url } = await gateway.listen();
+    if (options.plugins) await gateway.plugins.rescan();
     return await exchange(url);
   } finally {
     await gateway.close();
@@ -102,9 +109,9 @@ async function send(url: string, method: string, headers: Record<string, string>
 }
 
 /** One request as the default client (the data directory's client token). */
-export async function request(config: PincerConfig, method: string, path: string, body?: unknown): Promise<Answer> {
+export async function request(config: PincerConfig, method: string, path: string, body?: unknown, needs?: GatewayNeeds): Promise<Answer> {
   const token = withCredentials(config, ({ credentials }) => credentials.defaultToken);
-  return viaGateway(config, (base) => send(`${base}${path}`, method, { authorization: `Bearer ${token}` }, body));
+  return viaGateway(config, (base) => send(`${base}${path}`, method, { authorization: `Bearer ${token}` }, body), needs);
 }
 
 /**
@@ -112,12 +119,16 @@ export async function request(config: PincerConfig, method: string, path: string
  * secret, exactly like `pincer login-url`; the code buys a session cookie, which signs this one request (with the
  * gateway's own Origin, as every owner change needs) and is then logged out. Neither is ever printed.
  */
-export async function ownerRequest(config: PincerConfig, method: string, path: string, body?: unknown): Promise<Answer> {
-  return asOwner(config, (base, headers) => send(`${base}${path}`, method, headers, body));
+export async function ownerRequest(config: PincerConfig, method: string, path: string, body?: unknown, needs?: GatewayNeeds): Promise<Answer> {
+  return asOwner(config, (base, headers) => send(`${base}${path}`, method, headers, body), needs);
 }
 
 /** Runs `exchange` signed in as the owner (as ownerRequest does), for requests that stream their body or answer. */
-export async function asOwner<T>(config: PincerConfig, exchange: (base: string, headers: Record<string, string>) => Promise<T>): Promise<T> {
+export async function asOwner<T>(
+  config: PincerConfig,
+  exchange: (base: string, headers: Record<string, string>) => Promise<T>,
+  needs?: GatewayNeeds,
+): Promise<T> {
   return viaGateway(config, async (base) => {
     const code = withCredentials(config, ({ credentials }) => credentials.createLoginCode());
     const login = await fetch(`${base}/auth?code=${encodeURIComponent(code)}`, { redirect: 'manual' });
@@ -135,7 +146,7 @@ export async function asOwner<T>(config: PincerConfig, exchange: (base: string, 
         () => undefined,
       );
     }
-  });
+  }, needs);
 }
 
 function sessionCookie(setCookies: string[]): string | undefined {

@@ -32,6 +32,8 @@ export interface PincerConfig {
   llm: { baseUrl: string; model: string | undefined; api: LlmApi };
   /** How many answers the result cache keeps (least recently used go first); 0 caches nothing. */
   cacheMaxEntries: number;
+  /** Each plugin's own settings (`plugins.<name>` in config.json), handed to the plugin as `ctx.config`. */
+  plugins: Record<string, Record<string, unknown>>;
   /** How long call history is kept: calls older than `retentionDays` (0: no age limit) and beyond the newest `maxRows`. */
   history: { retentionDays: number; maxRows: number | undefined };
   /** PINCER_DASHBOARD_DIR: serve a dashboard built elsewhere (`vite build --outDir …`) instead of the bundled one. */
@@ -98,6 +100,7 @@ const CONFIG_KEYS = [
   'llm',
   'cache',
   'history',
+  'plugins',
 ] as const;
 const LLM_KEYS = ['base_url', 'model', 'api'] as const;
 
@@ -200,6 +203,7 @@ export function loadConfig(options: LoadConfigOptions = {}): PincerConfig {
     },
     cacheMaxEntries: parseCache(pick(undefined, '', undefined, file.cache, 'cache')) ?? 1000,
     history: parseHistory(pick(undefined, '', undefined, file.history, 'history')),
+    plugins: parsePlugins(pick(undefined, '', undefined, file.plugins, 'plugins')),
     dashboardDir: env.PINCER_DASHBOARD_DIR ? resolve(cwd, env.PINCER_DASHBOARD_DIR) : undefined,
     sources,
   };
@@ -324,6 +328,20 @@ function parseHistory(source: Source | undefined): PincerConfig['history'] {
   history.retentionDays = parseInteger(days, 'history.retention_days', 0, 36_500) ?? history.retentionDays;
   history.maxRows = parseInteger(rows, 'history.max_rows', 100, 1_000_000_000);
   return history;
+}
+
+/** `plugins`: `{"<plugin name>": { …its settings… }}`; what each plugin accepts is the plugin's business. */
+function parsePlugins(source: Source | undefined): PincerConfig['plugins'] {
+  if (!source) return {};
+  const value = source.value;
+  if (!value || typeof value !== 'object' || Array.isArray(value)) fail('plugins', source, 'must be an object like {"investment": {"quote_base_url": "…"}}');
+  const plugins: PincerConfig['plugins'] = {};
+  for (const [name, settings] of Object.entries(value as Record<string, unknown>)) {
+    if (!/^[a-z0-9][a-z0-9_-]{0,39}$/.test(name)) fail(`plugins.${name}`, source, 'names a plugin that cannot exist (plugin names are lower-case letters, digits, "-" and "_")');
+    if (!settings || typeof settings !== 'object' || Array.isArray(settings)) fail(`plugins.${name}`, { ...source, value: settings }, 'must be an object of settings');
+    plugins[name] = settings as Record<string, unknown>;
+  }
+  return plugins;
 }
 
 function objectWithKeys(source: Source, key: string, keys: readonly string[], example: string): Record<string, unknown> {

@@ -17,6 +17,8 @@ export interface GatewayEvents {
   output: [{ call_id: string; tool: string; chunk: string }];
   /** A notification for the person at the machine (the desktop shows it natively; the log always shows it). */
   notify: [Notification];
+  /** A plugin's status changed (loaded, held back for the owner, failed, crashed…); its tools come as `tools`. */
+  plugins: [{ name: string; status: string; reason: string | null }];
   /** The gateway is stopping: long-lived streams should end so the port can close. */
   closing: [];
 }

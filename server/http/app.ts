@@ -29,6 +29,8 @@ import { openApiRoutes } from './routes/openapi.js';
 import { policyRoutes } from './routes/policy.js';
 import { statsRoutes } from './routes/stats.js';
 import { toolRoutes } from './routes/tools.js';
+import { pluginRoutes } from './routes/plugins.js';
+import type { PluginManager } from '../plugins/manager.js';
 
 export interface HttpDeps {
   version: string;
@@ -38,6 +40,7 @@ export interface HttpDeps {
   executor: Executor;
   store: Store;
   memories: Memories;
+  plugins: PluginManager;
   events: EventBus;
   /** The open GET /events streams. */
   streams: EventStreams;
@@ -92,6 +95,7 @@ export function createHttpApp(deps: HttpDeps): express.Express {
   app.use(statsRoutes(deps.store, deps.registry, deps.executor.cache));
   app.use(cacheRoutes(deps.executor.cache, deps.registry));
   app.use(memoryRoutes(deps.memories));
+  app.use(pluginRoutes(deps.plugins));
   app.use(openApiRoutes(deps.registry, deps.access, deps.version));
 
   app.use((req: Request, res: Response) => {

@@ -5,6 +5,7 @@ import { OwnerStore } from './owner.js';
 import { ToolSettingsStore } from './tool-settings.js';
 import { ApprovalStore } from './approvals.js';
 import { ProfileStore, SettingsStore } from './profiles.js';
+import { PluginStore } from './plugins.js';
 import { RuleStore } from './rules.js';
 import { MemoryStore } from './memories.js';
 
@@ -16,6 +17,7 @@ export type { ApprovalRecord, ApprovalStatus, ApprovalDecision } from './approva
 export type { Rule, RuleEffect, RuleScope } from './rules.js';
 export { RULE_EFFECTS, RULE_SCOPES } from './rules.js';
 export type { ClientProfile } from './profiles.js';
+export type { PluginAcceptance } from './plugins.js';
 export type { Memory, MemoryFilter } from './memories.js';
 
 const CHECKPOINT_INTERVAL_MS = 1000;
@@ -31,6 +33,7 @@ export interface Store {
   profiles: ProfileStore;
   settings: SettingsStore;
   memories: MemoryStore;
+  plugins: PluginStore;
   close(): void;
 }
 
@@ -52,6 +55,7 @@ export function openStore(file: string, options: OpenDatabaseOptions = {}): Stor
     profiles: new ProfileStore(db),
     settings: new SettingsStore(db),
     memories: new MemoryStore(db),
+    plugins: new PluginStore(db),
     close: () => {
       clearInterval(checkpoints);
       calls.flush();

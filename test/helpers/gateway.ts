@@ -37,7 +37,7 @@ export async function startGateway(
     ...loadConfig({ flags: { dataDir, port: 0, host: '127.0.0.1' }, env: {}, cwd: workspace }),
     ...overrides,
   };
-  const gateway = createGateway({ config, ...options });
+  const gateway = createGateway({ config, bundledPluginsDir: null, ...options });
   const { url, port } = await gateway.listen();
   const token = gateway.credentials.defaultToken;
   let ownerCookie: string | undefined;

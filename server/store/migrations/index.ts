@@ -6,8 +6,10 @@ import { initial } from './001-initial.js';
 import { approvalsRulesProfiles } from './002-approvals-rules-profiles.js';
 import { memory } from './003-memory.js';
 import { clientMemoryScope } from './005-client-memory-scope.js';
+import { plugins } from './006-plugins.js';
+import { memoryGramsAndBulk } from './007-memory-grams-and-bulk.js';
 import type { Migration } from './migration.js';
 
 export type { Migration } from './migration.js';
 
-export const MIGRATIONS: readonly Migration[] = [initial, approvalsRulesProfiles, memory, clientMemoryScope];
+export const MIGRATIONS: readonly Migration[] = [initial, approvalsRulesProfiles, memory, clientMemoryScope, plugins, memoryGramsAndBulk];

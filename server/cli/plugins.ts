@@ -1,0 +1,75 @@
+import { join } from 'node:path';
+import { hashPluginFolder } from '../plugins/integrity.js';
+import { writeApiShim } from '../plugins/discover.js';
+import { readManifest } from '../plugins/manifest.js';
+import { writeSkeleton } from '../plugins/skeleton.js';
+import { configFrom, failed, ownerRequest, parse, request, table, UsageError, withCredentials, type Out } from './common.js';
+
+const USAGE = 'pincer plugin new <name> | plugin [list] [--json] | plugin accept|disable|enable|rm <name>';
+
+interface PluginRow {
+  name: string;
+  origin: string;
+  status: string;
+  version: string | null;
+  reason: string | null;
+  tools: { name: string; registered: boolean }[];
+}
+
+/** `pincer plugin …`: write a new plugin, list them, and the owner's accept / disable / enable / rm. */
+export async function plugin(args: string[], out: Out): Promise<number> {
+  const { values, positionals } = parse(args, { json: { type: 'boolean' } });
+  const [action = 'list', name, ...extra] = positionals;
+  if (extra.length > 0) throw new UsageError(USAGE);
+  const config = configFrom(values);
+  switch (action) {
+    case 'new': {
+      if (!name) throw new UsageError('usage: pincer plugin new <name>');
+      const pluginsDir = join(config.dataDir, 'plugins');
+      writeApiShim(pluginsDir);
+      const { dir, tools } = writeSkeleton(pluginsDir, name);
+      // The owner wrote it: it counts as accepted as written, so it loads with its tool on.
+      const manifest = readManifest(dir, name);
+      withCredentials(config, ({ store }) => store.plugins.accept({ name, hash: hashPluginFolder(dir).hash, tools, permissions: manifest.permissions }, 'owner'));
+      out.log(`Wrote the plugin ${name} in ${dir}`);
+      out.log(`Its tool ${tools[0]!.name} is on once a running gateway picks the folder up (at once) or at the next start.`);
+      out.log(`Run its tests with: cd ${JSON.stringify(dir)} && node --test`);
+      return 0;
+    }
+    case 'list': {
+      if (name) throw new UsageError(USAGE);
+      const { status, json } = await request(config, 'GET', '/plugins', undefined, { plugins: true });
+      if (status !== 200) return failed(json, out);
+      if (values.json) {
+        out.log(JSON.stringify(json, null, 2));
+        return 0;
+      }
+      const { plugins, folder } = json as { plugins: PluginRow[]; folder: string };
+      if (plugins.length === 0) {
+        out.log(`No plugins. Write one with "pincer plugin new <name>" (it goes to ${folder}).`);
+        return 0;
+      }
+      out.log(
+        table(
+          ['PLUGIN', 'FROM', 'VERSION', 'STATUS', 'TOOLS', 'WHY'],
+          plugins.map((p) => [p.name, p.origin, p.version ?? '-', p.status, p.tools.map((t) => t.name).join(', ') || '-', p.reason ?? '']),
+        ),
+      );
+      return 0;
+    }
+    case 'accept':
+    case 'disable':
+    case 'enable':
+    case 'rm': {
+      if (!name) throw new UsageError(`usage: pincer plugin ${action} <name>`);
+      const path = `/plugins/${encodeURIComponent(name)}${action === 'rm' ? '' : `/${action}`}`;
+      const { status, json } = await ownerRequest(config, action === 'rm' ? 'DELETE' : 'POST', path, undefined, { plugins: true });
+      if (status !== 200) return failed(json, out);
+      const view = json as PluginRow;
+      out.log(action === 'rm' ? `Removed the plugin ${name}.` : `Plugin ${name}: ${view.status}${view.reason ? ` (${view.reason})` : ''}.`);
+      return 0;
+    }
+    default:
+      throw new UsageError(USAGE);
+  }
+}

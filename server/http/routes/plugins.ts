@@ -1,0 +1,51 @@
+import { Router, type Request, type Response } from 'express';
+import { GatewayError, refuse } from '../../errors.js';
+import { PluginStateError, type PluginManager } from '../../plugins/manager.js';
+import { identityOf, requireOwner } from '../identity.js';
+
+/**
+ * Plugins: anyone may see what is loaded and why something is not (as with /tools); only the owner accepts a new
+ * or changed plugin, disables, enables or removes one.
+ */
+export function pluginRoutes(plugins: PluginManager): Router {
+  const router = Router();
+
+  router.get('/plugins', (_req, res) => {
+    const list = plugins.list();
+    res.json({ plugins: list, count: list.length, folder: plugins.userDir });
+  });
+
+  router.get('/plugins/:name', (req, res) => {
+    const view = plugins.get(String(req.params.name));
+    if (!view) throw refuse.notFound(`A plugin named "${req.params.name}"`);
+    res.json(view);
+  });
+
+  const action = (run: (name: string, by: string) => Promise<unknown>) =>
+    async (req: Request, res: Response) => {
+      try {
+        res.json(await run(String(req.params.name), identityOf(res).name));
+      } catch (error) {
+        if (error instanceof PluginStateError) throw new GatewayError(error.status === 404 ? 'NOT_FOUND' : 'PLUGIN_STATE', error.status, error.message);
+        throw error;
+      }
+    };
+
+  router.post('/plugins/:name/accept', requireOwner, action((name, by) => plugins.accept(name, by)));
+  router.post('/plugins/:name/disable', requireOwner, action((name) => plugins.setDisabled(name, true)));
+  router.post('/plugins/:name/enable', requireOwner, action((name) => plugins.setDisabled(name, false)));
+  router.delete(
+    '/plugins/:name',
+    requireOwner,
+    action(async (name) => {
+      await plugins.remove(name);
+      return { name, removed: true };
+    }),
+  );
+  router.post('/plugins/rescan', requireOwner, async (_req, res) => {
+    await plugins.rescan();
+    res.json({ plugins: plugins.list() });
+  });
+
+  return router;
+}

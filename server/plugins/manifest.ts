@@ -1,0 +1,111 @@
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { isAbsolute, join, relative, resolve } from 'node:path';
+
+export const MANIFEST_FILE = 'plugin.json';
+export const PLUGIN_NAME_PATTERN = /^[a-z0-9][a-z0-9_-]{0,39}$/;
+const HOST_PATTERN = /^(?=.{1,253}$)(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)*[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
+const ENTRY_PATTERN = /\.(?:js|mjs|ts|mts)$/;
+const KEYS = ['name', 'version', 'description', 'entry', 'permissions'];
+const PERMISSION_KEYS = ['hosts', 'read', 'write', 'childProcess', 'workers', 'addons'];
+
+/** What a plugin may do beyond reading its own folder; enforced by Node's permission model and the gateway's fetch. */
+export interface PluginPermissions {
+  /** Host names its HTTP client may reach (the URL policy still applies). */
+  hosts: string[];
+  /** Absolute paths (files or folders) it may read besides its own folder. */
+  read: string[];
+  /** Absolute paths it may write. */
+  write: string[];
+  childProcess: boolean;
+  workers: boolean;
+  addons: boolean;
+}
+
+export interface PluginManifest {
+  name: string;
+  version: string;
+  description: string;
+  /** Relative to the plugin's folder. */
+  entry: string;
+  permissions: PluginPermissions;
+}
+
+export class ManifestError extends Error {
+  override readonly name = 'ManifestError';
+}
+
+/** Reads and checks `plugin.json`; throws a ManifestError naming every problem. */
+export function readManifest(dir: string, folderName: string): PluginManifest {
+  const file = join(dir, MANIFEST_FILE);
+  if (!existsSync(file)) throw new ManifestError(`no ${MANIFEST_FILE} in the folder`);
+  let raw: unknown;
+  try {
+    raw = JSON.parse(readFileSync(file, 'utf8'));
+  } catch (error) {
+    throw new ManifestError(`${MANIFEST_FILE} is not valid JSON: ${(error as Error).message}`);
+  }
+  const problems: string[] = [];
+  if (!raw || typeof raw !== 'object' || Array.isArray(raw)) throw new ManifestError(`${MANIFEST_FILE} must hold a JSON object`);
+  const m = raw as Record<string, unknown>;
+  for (const key of Object.keys(m)) if (!KEYS.includes(key)) problems.push(`unknown field "${key}"`);
+  if (typeof m.name !== 'string' || !PLUGIN_NAME_PATTERN.test(m.name)) {
+    problems.push('name must be 1–40 lower-case letters, digits, "-" or "_", starting with a letter or digit');
+  } else if (m.name !== folderName) problems.push(`name "${m.name}" must be the folder's name, "${folderName}"`);
+  if (typeof m.version !== 'string' || !/^\d+\.\d+\.\d+(?:[-+][0-9A-Za-z.-]+)?$/.test(m.version)) problems.push('version must be a semantic version such as 1.0.0');
+  if (typeof m.description !== 'string' || m.description.length === 0 || m.description.length > 500) problems.push('description must be a string of 1–500 characters');
+  const entry = typeof m.entry === 'string' ? m.entry : 'index.js';
+  if (m.entry !== undefined && typeof m.entry !== 'string') problems.push('entry must be a relative path');
+  else if (!ENTRY_PATTERN.test(entry)) problems.push('entry must be a .js, .mjs, .ts or .mts file');
+  else if (isAbsolute(entry) || relative(dir, resolve(dir, entry)).startsWith('..')) problems.push('entry must lie inside the plugin folder');
+  else if (!existsSync(join(dir, entry)) || !statSync(join(dir, entry)).isFile()) problems.push(`entry "${entry}" does not exist`);
+  const permissions = readPermissions(m.permissions, problems);
+  if (problems.length > 0) throw new ManifestError(`${MANIFEST_FILE}: ${problems.join('; ')}`);
+  return { name: m.name as string, version: m.version as string, description: m.description as string, entry, permissions };
+}
+
+function readPermissions(value: unknown, problems: string[]): PluginPermissions {
+  const none: PluginPermissions = { hosts: [], read: [], write: [], childProcess: false, workers: false, addons: false };
+  if (value === undefined) return none;
+  if (!value || typeof value !== 'object' || Array.isArray(value)) {
+    problems.push('permissions must be an object');
+    return none;
+  }
+  const p = value as Record<string, unknown>;
+  for (const key of Object.keys(p)) if (!PERMISSION_KEYS.includes(key)) problems.push(`unknown permission "${key}"`);
+  const list = (key: string, check: (item: string) => string | undefined): string[] => {
+    const items = p[key] ?? [];
+    if (!Array.isArray(items) || items.length > 50 || !items.every((i) => typeof i === 'string')) {
+      problems.push(`permissions.${key} must be a list of at most 50 strings`);
+      return [];
+    }
+    return items.flatMap((item: string) => {
+      const problem = check(item);
+      if (problem) problems.push(`permissions.${key}: ${problem}`);
+      return problem ? [] : [key === 'hosts' ? item.toLowerCase() : expandPath(item)];
+    });
+  };
+  const flag = (key: string): boolean => {
+    if (p[key] !== undefined && typeof p[key] !== 'boolean') problems.push(`permissions.${key} must be true or false`);
+    return p[key] === true;
+  };
+  return {
+    hosts: list('hosts', (h) => (HOST_PATTERN.test(h.toLowerCase()) ? undefined : `"${h}" is not a host name (no scheme, port or path)`)),
+    read: list('read', pathProblem),
+    write: list('write', pathProblem),
+    childProcess: flag('childProcess'),
+    workers: flag('workers'),
+    addons: flag('addons'),
+  };
+}
+
+function pathProblem(path: string): string | undefined {
+  if (!isAbsolute(path) && !path.startsWith('~/')) return `"${path}" must be an absolute path or start with ~/`;
+  // Security: Node's permission flags take a list; a comma would smuggle a second path in on older versions.
+  if (/[,\n\r*]/.test(path)) return `"${path}" may not contain commas, line breaks or wildcards`;
+  return undefined;
+}
+
+function expandPath(path: string): string {
+  return path.startsWith('~/') ? join(homedir(), path.slice(2)) : resolve(path);
+}

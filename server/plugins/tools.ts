@@ -1,0 +1,74 @@
+import { ToolError } from '../errors.js';
+import type { Risk } from '../tools/types.js';
+import { RESERVED_TOOL_NAMES, TOOL_NAME_PATTERN } from '../tools/registry.js';
+import type { AnyTool, ToolAnnotations } from '../tools/types.js';
+import type { PluginHost } from './host.js';
+import { PluginCallError } from './host.js';
+import type { PluginManifest } from './manifest.js';
+import type { DeclaredTool } from './protocol.js';
+
+const RISK_ORDER: Risk[] = ['safe', 'sensitive', 'dangerous'];
+const DEFAULT_TIMEOUT_MS = 30_000;
+const MAX_TIMEOUT_MS = 10 * 60_000;
+const ANNOTATION_KEYS = ['title', 'readOnlyHint', 'destructiveHint', 'idempotentHint', 'openWorldHint'] as const;
+
+/**
+ * The risk Pincer gives a plugin's tool: what the plugin declared, raised — never lowered — by what it says of
+ * itself elsewhere. A destructive tool asks; so does any tool of a plugin that reads or writes beyond its own
+ * folder or may start processes or load native code. Reaching the hosts its manifest names does not by itself: the
+ * owner accepted those hosts with the plugin.
+ */
+export function effectiveRisk(tool: DeclaredTool, manifest: PluginManifest): { risk: Risk; why: string[] } {
+  const why: string[] = [];
+  let risk: Risk = RISK_ORDER.includes(tool.risk) ? tool.risk : 'dangerous';
+  const raise = (to: Risk, reason: string) => {
+    if (RISK_ORDER.indexOf(to) > RISK_ORDER.indexOf(risk)) {
+      risk = to;
+      why.push(reason);
+    }
+  };
+  if (tool.annotations?.destructiveHint === true) raise('sensitive', 'it is marked destructive');
+  const p = manifest.permissions;
+  if (p.read.length > 0 || p.write.length > 0) raise('sensitive', 'its plugin reaches files beyond its own folder');
+  if (p.childProcess || p.addons) raise('sensitive', 'its plugin may start processes or load native code');
+  return { risk, why };
+}
+
+/** Why a declared tool cannot be registered, or undefined. */
+export function declaredToolProblem(tool: DeclaredTool): string | undefined {
+  if (typeof tool.name !== 'string' || !TOOL_NAME_PATTERN.test(tool.name)) return `tool name ${JSON.stringify(tool.name)} must be 1–64 letters, digits, "_" or "-"`;
+  if (RESERVED_TOOL_NAMES.has(tool.name)) return `tool name "${tool.name}" is reserved`;
+  if (typeof tool.description !== 'string' || tool.description.trim() === '') return `tool "${tool.name}" needs a description`;
+  if (!RISK_ORDER.includes(tool.risk)) return `tool "${tool.name}" must declare its risk: safe, sensitive or dangerous`;
+  if (tool.timeoutMs !== undefined && !(Number.isInteger(tool.timeoutMs) && tool.timeoutMs >= 100 && tool.timeoutMs <= MAX_TIMEOUT_MS)) {
+    return `tool "${tool.name}": timeoutMs must be a whole number from 100 to ${MAX_TIMEOUT_MS}`;
+  }
+  return undefined;
+}
+
+/** The registry's tool for a plugin's declared tool: it runs in the plugin's process, through the executor. */
+export function pluginTool(tool: DeclaredTool, manifest: PluginManifest, host: () => PluginHost | undefined): AnyTool {
+  const annotations: ToolAnnotations = {};
+  for (const key of ANNOTATION_KEYS) if (tool.annotations?.[key] !== undefined) (annotations as Record<string, unknown>)[key] = tool.annotations[key];
+  const cacheable = annotations.readOnlyHint === true && annotations.idempotentHint === true && annotations.destructiveHint !== true;
+  return {
+    name: tool.name,
+    description: tool.description,
+    parameters: tool.parameters,
+    category: typeof tool.category === 'string' && tool.category ? tool.category : manifest.name,
+    risk: effectiveRisk(tool, manifest).risk,
+    annotations,
+    timeoutMs: tool.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+    ...(cacheable && tool.cache && Number.isInteger(tool.cache.ttl_s) && tool.cache.ttl_s > 0 && { cache: { ttl_s: Math.min(tool.cache.ttl_s, 86_400) } }),
+    handler: async (args, ctx) => {
+      const running = host();
+      if (!running) throw new ToolError('PLUGIN_UNAVAILABLE', `The plugin "${manifest.name}" is not running.`);
+      try {
+        return await running.call(tool.name, args, { callId: ctx.callId, client: ctx.client, signal: ctx.signal });
+      } catch (error) {
+        if (error instanceof PluginCallError) throw new ToolError(error.errorName, error.message, { plugin: manifest.name });
+        throw error;
+      }
+    },
+  };
+}
