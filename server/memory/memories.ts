@@ -2,9 +2,10 @@ import type { MemoryScope } from '../store/clients.js';
 import type { ExactMemory, IndexedMemory, Memory as StoredMemory, MemoryFilter, MemoryStore, NewMemory } from '../store/memories.js';
 import { ftsPhrase } from '../store/memories.js';
 import { parseUntrustedJson } from '../util/json.js';
-import { allowedDistance, editDistance, trigrams } from './distance.js';
 import { flagOf, type MemoryFlag } from './flags.js';
-import { isCjk, normalize, queryTerms, tokenize } from './tokenize.js';
+import { keywordSearch } from './keyword.js';
+import { rankedSearch, type TermMatch } from './ranking.js';
+import { normalize, queryTerms, tokenize } from './tokenize.js';
 
 export type { MemoryFilter } from '../store/memories.js';
 export type { MemoryFlag } from './flags.js';
@@ -17,12 +18,7 @@ export interface Memory extends StoredMemory {
 export type SearchMethod = 'keyword' | 'tfidf' | 'fuzzy' | 'hybrid';
 export const SEARCH_METHODS: readonly SearchMethod[] = ['keyword', 'tfidf', 'fuzzy', 'hybrid'];
 
-/** One query term and the memory term it matched: `distance` 0 is exact. */
-export interface TermMatch {
-  query: string;
-  term: string;
-  distance: number;
-}
+export type { TermMatch } from './ranking.js';
 
 /** Why a memory was found: the terms that matched (exactly or at which distance) and those that did not. */
 export interface MatchExplanation {
@@ -55,24 +51,9 @@ export class MemoryInputError extends Error {
   }
 }
 
-/** BM25 parameters of the hybrid score (the same values FTS5's bm25() uses for keyword and tfidf). */
-const K1 = 1.2;
-const B = 0.75;
-/** How many vocabulary terms sharing trigrams with a query term are compared with it. */
-const FUZZY_CANDIDATES = 64;
-/** How many memories the index hands to the fuzzy and hybrid scoring, at least. */
-const MIN_POOL = 100;
-/**
- * A term in more than this share of the memories ("the", "的") does not pick candidates when the query has rarer
- * ones: OR-ing it in would make the index rank most of the corpus to keep 200. It still counts in every score.
- */
-const COMMON_SHARE = 0.2;
-/** Near variants kept per CJK query term: a two-character term is one edit from very many others. */
-const CJK_VARIANTS = 16;
-
 /**
  * The memory: writes (terms come from the one tokeniser) and the four search methods.
- * - keyword: every query term present, ranked by FTS5 bm25();
+ * - keyword (keyword.ts): every query term present, as a term or part of one, ranked by FTS5 bm25();
  * - tfidf: any query term, ranked by FTS5 bm25() (Okapi BM25, k1 = 1.2, b = 0.75, IDF over the whole corpus);
  * - fuzzy: each query term matched to vocabulary terms within its edit distance (trigram candidates, then
  *   Damerau-Levenshtein); a memory scores the sum over query terms of its best match's similarity (1 − d/len);
@@ -203,83 +184,18 @@ export class Memories {
       options.reader,
     );
     if (!filter) return [];
-    if (method === 'keyword' || method === 'tfidf') {
-      const match = terms.map(ftsPhrase).join(method === 'keyword' ? ' AND ' : ' OR ');
-      return this.store.search(match, filter, limit).map((row) => result(row, row.score, explainExact(method, terms, row.terms)));
+    if (method === 'keyword') {
+      return keywordSearch(this.store, terms, filter, limit).map((r) => result(r.memory, r.score, { method, terms: r.terms, missing: r.missing }));
     }
-    return this.#scored(method, terms, filter, limit);
+    if (method === 'tfidf') {
+      return this.store.search(terms.map(ftsPhrase).join(' OR '), filter, limit).map((row) => result(row, row.score, explainExact(method, terms, row.terms)));
+    }
+    return this.#scored(method, options.query, terms, filter, limit);
   }
 
-  /** Fuzzy and hybrid: the index finds the memories holding any variant; each is scored from its own terms. */
-  #scored(method: 'fuzzy' | 'hybrid', terms: string[], filter: MemoryFilter, limit: number): SearchResult[] {
-    const df = this.store.documentFrequencies(terms);
-    const variants = new Map<string, Map<string, number>>(); // query term → vocabulary term → distance
-    for (const term of terms) {
-      const found = new Map<string, number>();
-      if (df.has(term)) found.set(term, 0);
-      const max = allowedDistance(term, isCjk(term));
-      if (max > 0) {
-        let near = 0;
-        const cap = isCjk(term) ? CJK_VARIANTS : FUZZY_CANDIDATES;
-        for (const candidate of this.store.termsSharingGrams(trigrams(term), FUZZY_CANDIDATES)) {
-          if (candidate.term === term) continue;
-          const distance = editDistance(term, candidate.term, max);
-          if (distance <= max) {
-            found.set(candidate.term, distance);
-            df.set(candidate.term, candidate.docs);
-            if (++near >= cap) break;
-          }
-        }
-      }
-      variants.set(term, found);
-    }
-    const all = [...new Set([...variants.values()].flatMap((found) => [...found.keys()]))];
-    if (all.length === 0) return [];
-    const { docs, tokens } = this.store.corpus();
-    const selective = all.filter((term) => (df.get(term) ?? 0) <= docs * COMMON_SHARE);
-    // A query of common words alone ("of the") would have the index rank most of the corpus: any memories holding
-    // them will do as candidates, since every one of them scores alike.
-    const pool =
-      selective.length > 0
-        ? this.store.search(selective.map(ftsPhrase).join(' OR '), filter, Math.max(MIN_POOL, limit * 10))
-        : this.store.search(all.map(ftsPhrase).join(' OR '), filter, Math.max(MIN_POOL, limit * 10), false);
-    const averageLength = docs > 0 ? tokens / docs : 1;
-    const idf = (term: string) => {
-      const n = df.get(term) ?? 0;
-      return Math.log(1 + (docs - n + 0.5) / (n + 0.5));
-    };
-
-    const scored = pool.map((memory) => {
-      const counts = new Map<string, number>();
-      for (const term of memory.terms) counts.set(term, (counts.get(term) ?? 0) + 1);
-      const lengthNorm = K1 * (1 - B + (B * memory.terms.length) / averageLength);
-      let score = 0;
-      const matched: TermMatch[] = [];
-      const missing: string[] = [];
-      for (const [query, found] of variants) {
-        let best: { term: string; distance: number; value: number } | undefined;
-        for (const [term, distance] of found) {
-          const tf = counts.get(term);
-          if (!tf) continue;
-          const similarity = 1 - distance / Math.max([...query].length, [...term].length);
-          let value: number;
-          if (method === 'fuzzy') value = similarity;
-          else {
-            // A near term is worth less than the exact one, and never more than the exact term's own rarity.
-            const weight = distance === 0 ? 1 : 0.7 * similarity;
-            const rarity = distance === 0 || !df.has(query) ? idf(term) : Math.min(idf(term), idf(query));
-            value = weight * rarity * ((tf * (K1 + 1)) / (tf + lengthNorm));
-          }
-          if (!best || value > best.value) best = { term, distance, value };
-        }
-        if (best) {
-          score += best.value;
-          matched.push({ query, term: best.term, distance: best.distance });
-        } else missing.push(query);
-      }
-      return result(memory, score, { method, terms: matched, missing });
-    });
-    return scored.sort((a, b) => b.score - a.score || b.created_at.localeCompare(a.created_at) || b.id - a.id).slice(0, limit);
+  /** Fuzzy and hybrid (ranking.ts): every memory holding a variant of a query term, scored from its own terms. */
+  #scored(method: 'fuzzy' | 'hybrid', query: string, terms: string[], filter: MemoryFilter, limit: number): SearchResult[] {
+    return rankedSearch(this.store, method, query, terms, filter, limit).map((r) => result(r.memory, r.score, { method, terms: r.terms, missing: r.missing }));
   }
 }
 

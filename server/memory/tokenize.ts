@@ -19,6 +19,7 @@ const TOKEN = new RegExp(String.raw`(?<cjk>[${CJK}]+)|(?<word>${WORD_CHAR}+(?:[.
 const PART_SPLIT = /[._-]/;
 const LETTERS_OR_DIGITS = /\p{L}[\p{L}\p{M}]*|\p{N}+/gu;
 const CJK_CHAR = new RegExp(`[${CJK}]`, 'v');
+const CJK_RUN = new RegExp(`[${CJK}]+`, 'gv');
 
 const segmenter = new Intl.Segmenter('zh', { granularity: 'word' });
 
@@ -41,6 +42,11 @@ export function tokenize(text: string): string[] {
     else if (word !== undefined) wordTerms(word, terms);
   }
   return terms;
+}
+
+/** The CJK runs of a text (folded), in order: what a query's Chinese or Japanese words are, unsplit. */
+export function cjkRuns(text: string): string[] {
+  return normalize(text).match(CJK_RUN) ?? [];
 }
 
 /** The distinct terms of a query, in order. */

@@ -1,3 +1,4 @@
+import type { Statement } from 'better-sqlite3';
 import type { Db } from './db.js';
 
 /** A stored memory as the API shows it. */
@@ -68,6 +69,9 @@ const toMemory = (row: MemoryRow): Memory => ({
 });
 const toIndexed = (row: MemoryRow): IndexedMemory => ({ ...toMemory(row), terms: JSON.parse(row.terms) as string[] });
 
+/** Sorts after every string that starts with what it follows (U+10FFFF is the last code point). */
+const PAST_EVERY_CHARACTER = '\u{10FFFF}';
+
 /** A term as an FTS5 string: our terms never hold a double quote, but quote-doubling keeps that a non-issue. */
 export const ftsPhrase = (term: string) => `"${term.replaceAll('"', '""')}"`;
 
@@ -76,12 +80,23 @@ export const ftsPhrase = (term: string) => `"${term.replaceAll('"', '""')}"`;
  * statistics in step with every write, so this class only writes `memories`.
  */
 export class MemoryStore {
+  /** Prepared once: a search runs several statements, and preparing the FTS5 joins costs more than running them. */
+  readonly #statements = new Map<string, Statement>();
+
   constructor(private readonly db: Db) {}
+
+  #prepare<P extends unknown[] = unknown[], R = unknown>(sql: string): Statement<P, R> {
+    let statement = this.#statements.get(sql);
+    if (!statement) {
+      statement = this.db.prepare(sql);
+      this.#statements.set(sql, statement);
+    }
+    return statement as unknown as Statement<P, R>;
+  }
 
   add(memory: NewMemory): Memory {
     const now = memory.created_at ?? Date.now();
-    const row = this.db
-      .prepare<unknown[], MemoryRow>(
+    const row = this.#prepare<unknown[], MemoryRow>(
         `INSERT INTO memories (content, tags, category, client, call_id, terms, created_at, updated_at)
          VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING *`,
       )
@@ -89,16 +104,30 @@ export class MemoryStore {
     return toMemory(row);
   }
 
-  /** Adds many in one transaction (imports, benchmarks). */
+  /**
+   * Adds many in one transaction (imports, benchmarks). The vocabulary counts and corpus totals are written once
+   * for the batch (each distinct term once, with the number of its memories holding it) instead of by the insert
+   * trigger once per memory: `memory_bulk` tells the trigger so, inside this transaction only (migration 007).
+   */
   addMany(memories: readonly NewMemory[]): number {
-    let added = 0;
+    if (memories.length === 0) return 0;
     this.db.transaction(() => {
+      this.#prepare('INSERT INTO memory_bulk (id) VALUES (1)').run();
+      const holding = new Map<string, number>();
+      let tokens = 0;
       for (const memory of memories) {
         this.add(memory);
-        added++;
+        tokens += memory.terms.length;
+        for (const term of new Set(memory.terms)) holding.set(term, (holding.get(term) ?? 0) + 1);
       }
+      this.#prepare(
+        `INSERT INTO memory_terms (term, docs) SELECT value ->> 0, value ->> 1 FROM json_each(?) WHERE true
+         ON CONFLICT (term) DO UPDATE SET docs = docs + excluded.docs`,
+      ).run(JSON.stringify([...holding]));
+      this.#prepare('UPDATE memory_stats SET docs = docs + ?, tokens = tokens + ? WHERE id = 1').run(memories.length, tokens);
+      this.#prepare('DELETE FROM memory_bulk').run();
     })();
-    return added;
+    return memories.length;
   }
 
   /**
@@ -107,8 +136,7 @@ export class MemoryStore {
    */
   addExact(memory: ExactMemory): boolean {
     return (
-      this.db
-        .prepare(
+      this.#prepare(
           `INSERT INTO memories (id, content, tags, category, client, call_id, terms, created_at, updated_at)
            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`,
         )
@@ -125,7 +153,7 @@ export class MemoryStore {
   /** Every memory the filter selects, oldest id first, a page at a time (an export in constant memory). */
   *exportPages(filter: MemoryFilter, pageSize = 500): Generator<Memory[]> {
     const where = filterSql(filter, 'm');
-    const page = this.db.prepare<unknown[], MemoryRow>(`SELECT * FROM memories m WHERE m.id > ? AND ${where.sql} ORDER BY m.id LIMIT ?`);
+    const page = this.#prepare<unknown[], MemoryRow>(`SELECT * FROM memories m WHERE m.id > ? AND ${where.sql} ORDER BY m.id LIMIT ?`);
     let after = 0;
     for (;;) {
       const rows = page.all(after, ...where.params, pageSize);
@@ -137,8 +165,7 @@ export class MemoryStore {
   }
 
   update(id: number, change: { content: string; tags: string[]; category: string | null; terms: string[] }, now = Date.now()): Memory | undefined {
-    const row = this.db
-      .prepare<unknown[], MemoryRow>(
+    const row = this.#prepare<unknown[], MemoryRow>(
         'UPDATE memories SET content = ?, tags = ?, category = ?, terms = ?, updated_at = ? WHERE id = ? RETURNING *',
       )
       .get(change.content, JSON.stringify(change.tags), change.category, JSON.stringify(change.terms), now, id);
@@ -146,19 +173,18 @@ export class MemoryStore {
   }
 
   remove(id: number): boolean {
-    return this.db.prepare('DELETE FROM memories WHERE id = ?').run(id).changes === 1;
+    return this.#prepare('DELETE FROM memories WHERE id = ?').run(id).changes === 1;
   }
 
   get(id: number): Memory | undefined {
-    const row = this.db.prepare<[number], MemoryRow>('SELECT * FROM memories WHERE id = ?').get(id);
+    const row = this.#prepare<[number], MemoryRow>('SELECT * FROM memories WHERE id = ?').get(id);
     return row ? toMemory(row) : undefined;
   }
 
   /** The newest first. */
   newest(filter: MemoryFilter, limit: number): Memory[] {
     const where = filterSql(filter, 'm');
-    return this.db
-      .prepare<unknown[], MemoryRow>(`SELECT * FROM memories m WHERE ${where.sql} ORDER BY m.created_at DESC, m.id DESC LIMIT ?`)
+    return this.#prepare<unknown[], MemoryRow>(`SELECT * FROM memories m WHERE ${where.sql} ORDER BY m.created_at DESC, m.id DESC LIMIT ?`)
       .all(...where.params, limit)
       .map(toMemory);
   }
@@ -170,8 +196,7 @@ export class MemoryStore {
   search(match: string, filter: MemoryFilter, limit: number, ranked = true): Array<IndexedMemory & { score: number }> {
     const where = filterSql(filter, 'm');
     // Unranked, the index stops at `limit` matches instead of scoring every one (for queries of only common words).
-    return this.db
-      .prepare<unknown[], MemoryRow & { score: number }>(
+    return this.#prepare<unknown[], MemoryRow & { score: number }>(
         `SELECT m.*, ${ranked ? '-f.rank' : '0'} AS score FROM memory_fts f JOIN memories m ON m.id = f.rowid
          WHERE memory_fts MATCH ? AND ${where.sql} ${ranked ? 'ORDER BY f.rank' : ''} LIMIT ?`,
       )
@@ -183,8 +208,7 @@ export class MemoryStore {
   documentFrequencies(terms: readonly string[]): Map<string, number> {
     const found = new Map<string, number>();
     if (terms.length === 0) return found;
-    const rows = this.db
-      .prepare<[string], { term: string; docs: number }>('SELECT term, docs FROM memory_terms WHERE term IN (SELECT value FROM json_each(?))')
+    const rows = this.#prepare<[string], { term: string; docs: number }>('SELECT term, docs FROM memory_terms WHERE term IN (SELECT value FROM json_each(?))')
       .all(JSON.stringify(terms));
     for (const row of rows) found.set(row.term, row.docs);
     return found;
@@ -192,22 +216,56 @@ export class MemoryStore {
 
   /** Memories and the total number of indexed terms, for BM25's average document length. */
   corpus(): { docs: number; tokens: number } {
-    return this.db.prepare<[], { docs: number; tokens: number }>('SELECT docs, tokens FROM memory_stats WHERE id = 1').get()!;
+    return this.#prepare<[], { docs: number; tokens: number }>('SELECT docs, tokens FROM memory_stats WHERE id = 1').get()!;
   }
 
   /**
-   * Vocabulary terms sharing the most trigrams with `grams` (each 3 characters, from the padded query term), best
-   * first: the candidate filter of the fuzzy search. The index ranks them, so the vocabulary is never scanned.
+   * Vocabulary terms that start with `prefix` (longer than it), the most frequent first: a range of the term index,
+   * so only the terms with that prefix are read. `length` keeps only terms of that many characters.
    */
-  termsSharingGrams(grams: readonly string[], limit: number): Array<{ term: string; docs: number }> {
-    if (grams.length === 0) return [];
-    return this.db
-      .prepare<[string, number], { term: string; docs: number }>(
-        `SELECT t.term, t.docs FROM memory_term_grams g JOIN memory_terms t ON t.id = g.rowid
-         WHERE memory_term_grams MATCH ? ORDER BY g.rank LIMIT ?`,
+  termsWithPrefix(prefix: string, limit: number, length?: number): Array<{ term: string; docs: number }> {
+    return this.#prepare<[string, string, number | null, number | null, number], { term: string; docs: number }>(
+        `SELECT term, docs FROM memory_terms WHERE term > ? AND term < ? AND (? IS NULL OR length(term) = ?)
+         ORDER BY docs DESC LIMIT ?`,
       )
-      .all([...new Set(grams)].map(ftsPhrase).join(' OR '), limit);
+      .all(prefix, `${prefix}${PAST_EVERY_CHARACTER}`, length ?? null, length ?? null, limit);
   }
+
+  /**
+   * Vocabulary terms holding `part` (three characters or more) anywhere, the most frequent first: those holding
+   * every trigram of it (the trigram table narrows them down), then checked whole.
+   */
+  termsContaining(part: string, limit: number): Array<{ term: string; docs: number }> {
+    const grams = [...new Set(trigramsOf(part))];
+    return this.#prepare<[string, number, string, number], { term: string; docs: number }>(
+      `SELECT t.term, t.docs FROM (
+         SELECT term FROM memory_term_grams WHERE gram IN (SELECT value FROM json_each(?)) GROUP BY term HAVING count(*) = ?
+       ) g JOIN memory_terms t ON t.id = g.term WHERE instr(t.term, ?) > 0 ORDER BY t.docs DESC LIMIT ?`,
+    ).all(JSON.stringify(grams), grams.length, part, limit);
+  }
+
+  /**
+   * Vocabulary terms sharing at least `least` of `grams` (each 3 characters, from the padded query term), those
+   * sharing the most first: the candidate filter of the fuzzy search. Index ranges of the trigram table are read
+   * and counted, so the vocabulary is never scanned.
+   */
+  termsSharingGrams(grams: readonly string[], least: number, limit: number): Array<{ term: string; docs: number }> {
+    if (grams.length === 0) return [];
+    return this.#prepare<[string, number, number], { term: string; docs: number }>(
+      `SELECT t.term, t.docs FROM (
+         SELECT term, count(*) AS shared FROM memory_term_grams WHERE gram IN (SELECT value FROM json_each(?))
+         GROUP BY term HAVING shared >= ? ORDER BY shared DESC LIMIT ?
+       ) g JOIN memory_terms t ON t.id = g.term ORDER BY g.shared DESC`,
+    ).all(JSON.stringify([...new Set(grams)]), Math.max(1, least), limit);
+  }
+}
+
+/** The unpadded trigrams of a text, in order. */
+function trigramsOf(text: string): string[] {
+  const chars = [...text];
+  const grams: string[] = [];
+  for (let i = 0; i + 3 <= chars.length; i++) grams.push(chars.slice(i, i + 3).join(''));
+  return grams;
 }
 
 function filterSql(filter: MemoryFilter, alias: string): { sql: string; params: unknown[] } {

@@ -1,4 +1,4 @@
-import type { MemoryMatch, SearchMethod } from './types';
+import type { MemoryMatch, SearchMethod, TermMatch } from './types';
 
 // The Memory view's words and query strings. Pure, so the explanations are tested without a page.
 
@@ -36,7 +36,7 @@ export function parseTags(text: string): string[] {
   return [...new Set(text.split(',').map((t) => t.trim().toLowerCase()).filter((t) => t !== ''))];
 }
 
-export type TermKind = 'exact' | 'near' | 'missing';
+export type TermKind = 'exact' | 'part' | 'near' | 'missing';
 
 /** One query word and what it found in a memory, as the result's explanation lists it. */
 export interface ExplainedTerm {
@@ -45,29 +45,31 @@ export interface ExplainedTerm {
   /** The memory's word it matched (absent for a missing one). */
   term?: string;
   distance: number;
-  /** "lobstr → lobster, 1 edit" */
+  /** "lobstr → lobster, 1 edit"; "envir → environment, part of the word" */
   text: string;
 }
 
+const KIND_ORDER: Record<TermKind, number> = { exact: 0, part: 1, near: 2, missing: 3 };
+const kindOf = (t: TermMatch): TermKind => (t.distance === 0 ? 'exact' : t.part ? 'part' : 'near');
+
 /**
- * Why a result was found, one entry per query word: exact matches first, then near ones (closest first), then the
- * words the memory lacks. A query word matched both exactly and approximately shows only its exact match.
+ * Why a result was found, one entry per query word: exact matches first, then words found as part of a longer one,
+ * then near ones (closest first), then the words the memory lacks. A query word matched in more than one way shows
+ * only its best.
  */
 export function explainMatch(match: MemoryMatch | null): ExplainedTerm[] {
   if (!match) return [];
-  const best = new Map<string, { term: string; distance: number }>();
+  const best = new Map<string, TermMatch>();
   for (const t of match.terms) {
     const seen = best.get(t.query);
-    if (!seen || t.distance < seen.distance) best.set(t.query, { term: t.term, distance: t.distance });
+    if (!seen || KIND_ORDER[kindOf(t)] < KIND_ORDER[kindOf(seen)] || (kindOf(t) === kindOf(seen) && t.distance < seen.distance)) best.set(t.query, t);
   }
-  const found: ExplainedTerm[] = [...best].map(([query, { term, distance }]) => ({
-    kind: distance === 0 ? 'exact' : 'near',
-    query,
-    term,
-    distance,
-    text: distance === 0 ? (term === query ? query : `${query} = ${term}`) : `${query} → ${term}, ${editWord(distance)}`,
-  }));
-  found.sort((a, b) => a.distance - b.distance);
+  const found: ExplainedTerm[] = [...best].map(([query, t]) => {
+    const kind = kindOf(t);
+    const text = kind === 'exact' ? (t.term === query ? query : `${query} = ${t.term}`) : `${query} → ${t.term}, ${kind === 'part' ? 'part of the word' : editWord(t.distance)}`;
+    return { kind, query, term: t.term, distance: t.distance, text };
+  });
+  found.sort((a, b) => KIND_ORDER[a.kind] - KIND_ORDER[b.kind] || a.distance - b.distance);
   const missing: ExplainedTerm[] = match.missing
     .filter((q) => !best.has(q))
     .map((query) => ({ kind: 'missing', query, distance: Number.POSITIVE_INFINITY, text: query }));
@@ -85,6 +87,7 @@ export function matchSummary(match: MemoryMatch | null): string {
   const of = (kind: TermKind) => terms.filter((t) => t.kind === kind).map((t) => t.text);
   const parts = [
     of('exact').length > 0 ? `exact: ${of('exact').join(', ')}` : '',
+    of('part').length > 0 ? `part of a word: ${of('part').join('; ')}` : '',
     of('near').length > 0 ? `near: ${of('near').join('; ')}` : '',
     of('missing').length > 0 ? `not found: ${of('missing').join(', ')}` : '',
   ];

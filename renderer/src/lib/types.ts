@@ -225,11 +225,15 @@ export interface CacheReport extends CacheCounters {
 
 export type SearchMethod = 'hybrid' | 'keyword' | 'tfidf' | 'fuzzy';
 
-/** One query term and the memory term it matched; `distance` 0 is an exact match. */
+/**
+ * One query term and the memory term it matched; `distance` 0 is an exact match. With `part`, the query term is part
+ * of the memory's term (a word typed in part, or a piece of a longer one) and `distance` is the characters beyond it.
+ */
 export interface TermMatch {
   query: string;
   term: string;
   distance: number;
+  part?: true;
 }
 
 export interface MemoryMatch {

@@ -34,6 +34,22 @@ describe('explainMatch', () => {
     expect(terms).toEqual([{ kind: 'exact', query: 'cat', term: 'cat', distance: 0, text: 'cat' }]);
   });
 
+  it('puts a word found as part of a longer one between the exact and the near matches', () => {
+    const terms = explainMatch(
+      match([
+        { query: 'databse', term: 'database', distance: 1 },
+        { query: 'envir', term: 'environment', distance: 6, part: true },
+        { query: 'port', term: 'port', distance: 0 },
+      ]),
+    );
+    expect(terms.map((t) => [t.kind, t.text])).toEqual([
+      ['exact', 'port'],
+      ['part', 'envir → environment, part of the word'],
+      ['near', 'databse → database, 1 edit'],
+    ]);
+    expect(matchSummary(match([{ query: 'envir', term: 'environment', distance: 6, part: true }]))).toContain('part of a word: envir → environment');
+  });
+
   it('names the stored form when an exact match differs from the query as typed (case, width)', () => {
     expect(explainMatch(match([{ query: 'ｖ2', term: 'v2', distance: 0 }]))[0]?.text).toBe('ｖ2 = v2');
   });

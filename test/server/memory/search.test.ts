@@ -2,6 +2,7 @@ import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Memories, type SearchMethod } from '../../../server/memory/memories.js';
+import { tokenize } from '../../../server/memory/tokenize.js';
 import { openStore, type Store } from '../../../server/store/index.js';
 import { tempDir } from '../../helpers/gateway.js';
 
@@ -106,6 +107,63 @@ describe('memory search', () => {
     expect(top('croisants', 'fuzzy')).toEqual([]);
     expect(store.memories.documentFrequencies(['croissants', 'restaurant'])).toEqual(new Map([['restaurant', 1]]));
     expect(store.memories.corpus().docs).toBe(TEXTS.length - 1);
+  });
+
+  it('keyword finds a query term as part of a longer term, and says so', () => {
+    expect(top('config', 'keyword')).toEqual([ids[1]]);
+    expect(top('600519 moutai', 'keyword')).toEqual([ids[0]]);
+    expect(top('kubernet cluster', 'keyword')).toEqual([ids[6]]);
+    expect(top('config ramen', 'keyword')).toEqual([]);
+    const [found] = memories.search({ query: 'config', method: 'keyword' });
+    expect(found!.match.terms).toEqual([{ query: 'config', term: 'tsconfig', distance: 2, part: true }]);
+  });
+
+  it('hybrid completes words typed in part, below the exact word', () => {
+    const [best] = memories.search({ query: 'virtual enviro', method: 'hybrid' });
+    expect(best!.id).toBe(ids[7]);
+    expect(best!.match.terms).toContainEqual({ query: 'enviro', term: 'environments', distance: 6, part: true });
+    const whole = memories.add({ content: 'enviro is the name of the package', client: 'test' });
+    expect(top('enviro', 'hybrid')[0]).toBe(whole.id);
+  });
+
+  it('hybrid puts a CJK word with one wrong character inside it right, from both its neighbours', () => {
+    const target = memories.add({ content: '参数具有名称，但不具有类型。', client: 'test' });
+    memories.add({ content: '参考文档具有很多例子', client: 'test' });
+    memories.add({ content: '它具有名称', client: 'test' });
+    const [best] = memories.search({ query: '参书具有', method: 'hybrid' });
+    expect(best!.id).toBe(target.id);
+    expect(best!.match.terms).toContainEqual({ query: '参书', term: '参数', distance: 1 });
+  });
+
+  it('ranks a memory holding a CJK run whole above one holding its bigrams apart', () => {
+    const apart = memories.add({ content: '预算的讨论在会议室，周五', client: 'test' });
+    const whole = memories.add({ content: '会议室讨论预算要带电脑，还有别的很多事情要说一下', client: 'test' });
+    const found = top('会议室讨论预算', 'hybrid');
+    expect(found.indexOf(whole.id)).toBeLessThan(found.indexOf(apart.id));
+    expect(found.indexOf(ids[4])).toBeGreaterThanOrEqual(0);
+  });
+
+  it('counts a batch the same as one memory at a time', () => {
+    const texts = ['alpha beta beta', 'beta gamma', '贵州茅台 sh600519'];
+    const other = openStore(join(dir, 'other.db'));
+    try {
+      other.memories.addMany(texts.map((content) => ({ content, tags: [], category: null, client: 'test', call_id: null, terms: tokenize(content) })));
+      const single = openStore(join(dir, 'single.db'));
+      try {
+        for (const content of texts) single.memories.add({ content, tags: [], category: null, client: 'test', call_id: null, terms: tokenize(content) });
+        const terms = [...new Set(texts.flatMap(tokenize))];
+        expect(other.memories.documentFrequencies(terms)).toEqual(single.memories.documentFrequencies(terms));
+        expect(other.memories.corpus()).toEqual(single.memories.corpus());
+        expect(other.memories.termsSharingGrams(['^^b', '^be', 'bet', 'eta', 'ta$'], 5, 10)).toEqual([{ term: 'beta', docs: 2 }]);
+        // Outside a batch, the insert trigger counts again.
+        other.memories.add({ content: 'beta', tags: [], category: null, client: 'test', call_id: null, terms: ['beta'] });
+        expect(other.memories.documentFrequencies(['beta']).get('beta')).toBe(3);
+      } finally {
+        single.close();
+      }
+    } finally {
+      other.close();
+    }
   });
 
   it('lists the newest first without a query', () => {

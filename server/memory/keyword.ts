@@ -1,0 +1,40 @@
+import type { MemoryFilter, MemoryStore } from '../store/memories.js';
+import { ftsPhrase } from '../store/memories.js';
+import type { Ranked, TermMatch } from './ranking.js';
+import { isCjk } from './tokenize.js';
+
+/**
+ * How many vocabulary terms holding a query term stand for it, the most frequent first. A part as common as `ing`
+ * is held by thousands of terms: past this many, the rarest of them are left out (their memories are few), which
+ * keeps the index query to a bounded size.
+ */
+const HOLDERS = 200;
+
+/**
+ * keyword: memories holding every query term, as a term of their own or as part of one (`config` finds
+ * `tsconfig.json`, `flow` finds `workflows`), ranked by FTS5's bm25() over the terms that hold them.
+ * A Latin or numeric query term of three characters or more is looked up in the vocabulary's trigram table; a
+ * shorter one, and a CJK one (its bigrams are already parts of the text), as itself or the start of a term.
+ */
+export function keywordSearch(store: MemoryStore, terms: readonly string[], filter: MemoryFilter, limit: number): Ranked[] {
+  const holders = new Map<string, Set<string>>();
+  for (const term of terms) {
+    const found = new Set([term]);
+    const long = [...term].length >= 3 && !isCjk(term);
+    for (const holder of long ? store.termsContaining(term, HOLDERS) : store.termsWithPrefix(term, HOLDERS)) found.add(holder.term);
+    holders.set(term, found);
+  }
+  const match = [...holders.values()].map((found) => `(${[...found].map(ftsPhrase).join(' OR ')})`).join(' AND ');
+  return store.search(match, filter, limit).map((memory) => {
+    const present = new Set(memory.terms);
+    const matched: TermMatch[] = [];
+    const missing: string[] = [];
+    for (const [query, found] of holders) {
+      // The shortest term of the memory holding it explains it best (`tsconfig` before `tsconfig.json`).
+      const term = present.has(query) ? query : [...found].filter((t) => present.has(t)).sort((a, b) => a.length - b.length || (a < b ? -1 : 1))[0];
+      if (term === undefined) missing.push(query);
+      else matched.push(term === query ? { query, term, distance: 0 } : { query, term, distance: [...term].length - [...query].length, part: true });
+    }
+    return { memory, score: memory.score, terms: matched, missing };
+  });
+}

@@ -1,0 +1,290 @@
+import type { IndexedMemory, MemoryFilter, MemoryStore } from '../store/memories.js';
+import { ftsPhrase } from '../store/memories.js';
+import { allowedDistance, editDistance, trigrams } from './distance.js';
+import { cjkRuns, isCjk, normalize } from './tokenize.js';
+
+/**
+ * One query term and the memory term it matched: `distance` 0 is exact; a near term says how many edits away it is.
+ * When the query term is part of the memory's term (a word typed in part, `envir` → `environment`, or in keyword
+ * search a piece of a longer one, `config` → `tsconfig.json`), `part` says so and `distance` is the characters the
+ * term has beyond it.
+ */
+export interface TermMatch {
+  query: string;
+  term: string;
+  distance: number;
+  part?: true;
+}
+
+export interface Ranked {
+  memory: IndexedMemory;
+  score: number;
+  terms: TermMatch[];
+  missing: string[];
+}
+
+/** BM25 parameters (the same values FTS5's bm25() uses for keyword and tfidf). */
+const K1 = 1.2;
+const B = 0.75;
+/** How many vocabulary terms sharing trigrams with a query term are compared with it. */
+const FUZZY_CANDIDATES = 64;
+/** How many completions of a word typed in part are kept, the most frequent first. */
+const PREFIX_CANDIDATES = 32;
+/** Shortest part of a word that is completed: two letters complete to too much to mean anything. */
+const PREFIX_MIN = 3;
+/** A page of results: enough memories holding every query term make the candidates on their own. */
+const PAGE = 10;
+/** How many index entries the terms picking candidates may hold together (the rarest terms first). */
+const POOL_POSTINGS = 3000;
+/** How many memories the index hands to the scoring, at least. */
+const MIN_POOL = 100;
+/**
+ * A term in more than this share of the memories ("the", "的") does not pick candidates when the query has rarer
+ * ones: OR-ing it in would make the index rank most of the corpus to keep 100. It still counts in every score.
+ */
+const COMMON_SHARE = 0.2;
+/** Near variants kept per CJK query term: a two-character term is one edit from very many others. */
+const CJK_VARIANTS = 16;
+/** Characters tried in place of a wrong one inside a CJK word: the bigrams starting with its left neighbour. */
+const CJK_REPAIRS = 400;
+/**
+ * How much more a memory that holds every query term is worth than one that holds some (hybrid): the BM25 sum is
+ * multiplied by the IDF-weighted share of the query it covers to this power. A person's query names what they
+ * look for, so a memory missing one of its rare words is rarely the one meant, however often it repeats the others.
+ */
+const COVERAGE_POWER = 2;
+/** A near term's weight against the exact one (hybrid), times its similarity. */
+const NEAR_WEIGHT = 0.7;
+/** A completion's similarity: this much, plus the rest in proportion to the share of the word typed. */
+const PREFIX_BASE = 0.45;
+/** A CJK run of the query found as it was typed (or with one character wrong) in a memory: its words belong together. */
+const RUN_EXACT = 0.6;
+const RUN_NEAR = 0.35;
+
+interface Variant {
+  distance: number;
+  prefix: boolean;
+}
+
+/**
+ * Fuzzy and hybrid search: the index finds the memories holding any variant of a query term (the term itself,
+ * terms within its edit distance, completions of a word typed in part, a CJK word with one character put right),
+ * and each memory is scored from its own terms.
+ * - fuzzy: the sum over query terms of the best match's similarity (1 − distance / length);
+ * - hybrid: BM25 over the matched terms (a near match weighted by its similarity, a completion by the share of the
+ *   word typed, neither worth more than the exact term would be), times the share of the query covered, plus a bonus
+ *   for a CJK run of the query found whole in the memory.
+ */
+export function rankedSearch(
+  store: MemoryStore,
+  method: 'fuzzy' | 'hybrid',
+  query: string,
+  terms: readonly string[],
+  filter: MemoryFilter,
+  limit: number,
+): Ranked[] {
+  const df = store.documentFrequencies(terms);
+  const variants = new Map<string, Map<string, Variant>>(); // query term → vocabulary term → how it matches
+  for (const term of terms) {
+    const found = new Map<string, Variant>();
+    if (df.has(term)) found.set(term, { distance: 0, prefix: false });
+    nearTerms(store, term, found, df);
+    if (method === 'hybrid') completions(store, term, found, df);
+    variants.set(term, found);
+  }
+  const runs = method === 'hybrid' ? cjkRuns(query).filter((run) => [...run].length >= 2) : [];
+  for (const run of runs) repairRun(store, run, variants, df);
+
+  const { docs, tokens } = store.corpus();
+  const pool = candidates(store, variants, df, docs * COMMON_SHARE, filter, Math.max(MIN_POOL, limit * 10));
+  if (pool.length === 0) return [];
+  const averageLength = docs > 0 ? tokens / docs : 1;
+  const idf = (term: string) => {
+    const n = df.get(term) ?? 0;
+    return Math.log(1 + (docs - n + 0.5) / (n + 0.5));
+  };
+  const queryWeight = new Map(terms.map((term) => [term, idf(term)]));
+  const totalWeight = [...queryWeight.values()].reduce((sum, w) => sum + w, 0);
+
+  const scored = pool.map((memory): Ranked => {
+    const counts = new Map<string, number>();
+    for (const term of memory.terms) counts.set(term, (counts.get(term) ?? 0) + 1);
+    const lengthNorm = K1 * (1 - B + (B * memory.terms.length) / averageLength);
+    let score = 0;
+    let covered = 0;
+    const matched: TermMatch[] = [];
+    const missing: string[] = [];
+    for (const [queryTerm, found] of variants) {
+      let best: { term: string; variant: Variant; value: number; quality: number } | undefined;
+      for (const [term, variant] of found) {
+        const tf = counts.get(term);
+        if (!tf) continue;
+        const similar = similarity(queryTerm, term, variant);
+        // Hybrid: a near term is worth less than an exact one or a completion of what was typed.
+        const quality = method === 'hybrid' && variant.distance > 0 && !variant.prefix ? NEAR_WEIGHT * similar : similar;
+        let value: number;
+        if (method === 'fuzzy') value = quality;
+        else {
+          // A near term or a completion never counts for more than the query term's own rarity.
+          const rarity = variant.distance === 0 || !df.has(queryTerm) ? idf(term) : Math.min(idf(term), idf(queryTerm));
+          value = quality * rarity * ((tf * (K1 + 1)) / (tf + lengthNorm));
+        }
+        if (!best || value > best.value) best = { term, variant, value, quality };
+      }
+      if (best) {
+        score += best.value;
+        covered += best.quality * queryWeight.get(queryTerm)!;
+        matched.push({ query: queryTerm, term: best.term, distance: best.variant.distance, ...(best.variant.prefix && { part: true as const }) });
+      } else missing.push(queryTerm);
+    }
+    if (method === 'hybrid') {
+      if (totalWeight > 0) score *= (covered / totalWeight) ** COVERAGE_POWER;
+      if (runs.length > 0) score += runBonus(normalize(memory.content), runs, idf);
+    }
+    return { memory, score, terms: matched, missing };
+  });
+  return scored
+    .sort((a, b) => b.score - a.score || b.memory.created_at.localeCompare(a.memory.created_at) || b.memory.id - a.memory.id)
+    .slice(0, limit);
+}
+
+/**
+ * The memories worth scoring. First those holding every query term in some form: an AND the index answers by
+ * skipping through the shorter lists, so it is cheap however common the words. Only when fewer than a page of them
+ * exist does it also rank those holding any term, where a term found in more than `common` memories picks none
+ * when the query has rarer ones (OR-ing it in would have the index rank most of the corpus). A query of common
+ * words alone ("of the") takes any memories holding them, unranked: every one of them scores alike.
+ */
+function candidates(
+  store: MemoryStore,
+  variants: Map<string, Map<string, Variant>>,
+  df: Map<string, number>,
+  common: number,
+  filter: MemoryFilter,
+  size: number,
+): IndexedMemory[] {
+  const groups = [...variants.values()].filter((found) => found.size > 0).map((found) => [...found.keys()]);
+  if (groups.length === 0) return [];
+  const any = (terms: readonly string[]) => terms.map(ftsPhrase).join(' OR ');
+  const rare = (term: string) => (df.get(term) ?? 0) <= common;
+  // Words nearly every memory holds ("the", "的") narrow nothing down: they are left out of the AND.
+  const narrowing = groups.map((group) => group.filter(rare)).filter((group) => group.length > 0);
+  const every = narrowing.length > 1 ? store.search(narrowing.map((group) => `(${any(group)})`).join(' AND '), filter, size) : [];
+  if (every.length >= PAGE) return every;
+  const all = [...new Set(groups.flat())];
+  const selective = narrowing.flat().sort((a, b) => df.get(a)! - df.get(b)!);
+  // The rarest terms pick the candidates, up to a number of index entries to read: the commoner ones still count in
+  // every score, and a memory holding only those would rank low anyway.
+  const picking: string[] = [];
+  let postings = 0;
+  for (const term of selective) {
+    if (picking.length > 0 && postings + df.get(term)! > POOL_POSTINGS) break;
+    picking.push(term);
+    postings += df.get(term)!;
+  }
+  const some = store.search(any(picking.length > 0 ? picking : all), filter, size, picking.length > 0);
+  const seen = new Set(every.map((memory) => memory.id));
+  return [...every, ...some.filter((memory) => !seen.has(memory.id))];
+}
+
+/** How alike a match is, from 0 to 1: 1 exact, less the more edits a near term needs or the more of a word is left. */
+function similarity(query: string, term: string, variant: Variant): number {
+  if (variant.distance === 0) return 1;
+  const queryLength = [...query].length;
+  const termLength = [...term].length;
+  if (variant.prefix) return PREFIX_BASE + (1 - PREFIX_BASE) * 0.9 * (queryLength / termLength);
+  return 1 - variant.distance / Math.max(queryLength, termLength);
+}
+
+/** Vocabulary terms within the query term's edit distance, found through the trigram index. */
+function nearTerms(store: MemoryStore, term: string, found: Map<string, Variant>, df: Map<string, number>): void {
+  const cjk = isCjk(term);
+  const max = allowedDistance(term, cjk);
+  if (max === 0) return;
+  let near = 0;
+  const cap = cjk ? CJK_VARIANTS : FUZZY_CANDIDATES;
+  const grams = new Set(trigrams(term));
+  // An edit changes at most three trigrams (a swap of two letters four): a term sharing fewer cannot be near.
+  for (const candidate of store.termsSharingGrams([...grams], grams.size - 4 * max, FUZZY_CANDIDATES)) {
+    if (candidate.term === term) continue;
+    const distance = editDistance(term, candidate.term, max);
+    if (distance > max) continue;
+    found.set(candidate.term, { distance, prefix: false });
+    df.set(candidate.term, candidate.docs);
+    if (++near >= cap) break;
+  }
+}
+
+/** Completions of a Latin word that may be typed in part (`envir`): the most frequent vocabulary terms it starts. */
+function completions(store: MemoryStore, term: string, found: Map<string, Variant>, df: Map<string, number>): void {
+  const length = [...term].length;
+  if (length < PREFIX_MIN || isCjk(term) || /^\p{N}+$/u.test(term)) return;
+  for (const candidate of store.termsWithPrefix(term, PREFIX_CANDIDATES)) {
+    if (found.has(candidate.term)) continue;
+    found.set(candidate.term, { distance: [...candidate.term].length - length, prefix: true });
+    df.set(candidate.term, candidate.docs);
+  }
+}
+
+/**
+ * A CJK word typed with one wrong character inside it (`参书具有` for `参数具有`) breaks the two bigrams that
+ * hold that character, and their near variants are too many to find the right one by edit distance alone. The
+ * characters that fit both neighbours do: those X for which the vocabulary holds both `left X` and `X right`. Each
+ * repaired bigram becomes a near variant (distance 1) of the broken one.
+ */
+function repairRun(store: MemoryStore, run: string, variants: Map<string, Map<string, Variant>>, df: Map<string, number>): void {
+  const chars = [...run];
+  for (let i = 1; i + 1 < chars.length; i++) {
+    const left = chars[i - 1]! + chars[i]!;
+    const right = chars[i]! + chars[i + 1]!;
+    if (df.has(left) || df.has(right)) continue;
+    const starts = store.termsWithPrefix(chars[i - 1]!, CJK_REPAIRS, 2);
+    const fits = store.documentFrequencies(starts.map((s) => [...s.term][1]! + chars[i + 1]!));
+    for (const start of starts) {
+      const middle = [...start.term][1]!;
+      const end = middle + chars[i + 1]!;
+      if (!fits.has(end)) continue;
+      df.set(start.term, start.docs);
+      df.set(end, fits.get(end)!);
+      variants.get(left)?.set(start.term, { distance: 1, prefix: false });
+      variants.get(right)?.set(end, { distance: 1, prefix: false });
+    }
+  }
+}
+
+/**
+ * The bonus for a memory holding a CJK run of the query as typed, or with one character different: worth a share
+ * of the run's bigrams' rarity, so a run of rare characters found together counts for more than one of common ones.
+ */
+function runBonus(content: string, runs: readonly string[], idf: (term: string) => number): number {
+  let bonus = 0;
+  for (const run of runs) {
+    const chars = [...run];
+    let weight = 0;
+    for (let i = 0; i + 1 < chars.length; i++) weight += idf(chars[i]! + chars[i + 1]!);
+    if (content.includes(run)) bonus += RUN_EXACT * weight;
+    else if (chars.length >= 3 && holdsWithOneWrong(content, chars)) bonus += RUN_NEAR * weight;
+  }
+  return bonus;
+}
+
+/** Whether `text` holds the characters in a row with one of them replaced by another CJK character. */
+function holdsWithOneWrong(text: string, chars: readonly string[]): boolean {
+  for (let i = 0; i < chars.length; i++) {
+    const before = chars.slice(0, i).join('');
+    const after = chars.slice(i + 1).join('');
+    const anchor = before || after;
+    for (let at = text.indexOf(anchor); at >= 0; at = text.indexOf(anchor, at + 1)) {
+      if (before) {
+        const wrong = String.fromCodePoint(text.codePointAt(at + before.length) ?? 0x20);
+        if (isCjk(wrong) && text.startsWith(after, at + before.length + wrong.length)) return true;
+      } else if (at > 0 && isCjk(characterBefore(text, at))) return true;
+    }
+  }
+  return false;
+}
+
+function characterBefore(text: string, at: number): string {
+  const low = text.charCodeAt(at - 1);
+  return text.slice(low >= 0xdc00 && low <= 0xdfff ? at - 2 : at - 1, at);
+}
