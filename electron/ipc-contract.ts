@@ -30,6 +30,8 @@ export interface ApprovalView {
   decided_by: string | null;
   scopes: { scope: ApprovalScope; pattern: string | null; label: string }[];
   sandbox?: string | null;
+  /** Where the tool comes from: `builtin`, `plugin:<name>`, `mcp:<server>`. */
+  source?: string;
 }
 
 /** The owner's answer, as `POST /approvals/{id}` takes it (the main process validates it with the same parser). */

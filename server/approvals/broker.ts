@@ -21,6 +21,8 @@ export interface ApprovalRequest {
   /** Unredacted, for building an exact rule. */
   rawArguments: Record<string, unknown>;
   risk: string;
+  /** Where the tool comes from: `builtin`, `plugin:<name>`, `mcp:<server>`. */
+  source?: string;
   decision: PolicyDecision;
   subject: Subject;
   /** For sandboxed tools: how the call would run if allowed (in the sandbox widened to…, or outside it). */
@@ -41,6 +43,8 @@ export interface PendingApproval extends ApprovalRecord {
   scopes: { scope: RuleScope; pattern: string | null; label: string }[];
   /** For sandboxed tools: how the call would run if allowed, for the owner to read before deciding. */
   sandbox: string | null;
+  /** Where the tool comes from (`builtin`, `plugin:<name>`…): the owner should know whose code asks. */
+  source: string;
 }
 
 interface Waiting {
@@ -125,6 +129,7 @@ export class ApprovalBroker {
       decided_by: null,
       scopes: scopesFor(request),
       sandbox: request.sandbox ?? null,
+      source: request.source ?? 'builtin',
     };
     this.options.store.approvals.save(approval);
     const settled = new Promise<Resolution>((resolve) => {

@@ -180,6 +180,7 @@ export class Executor {
         arguments: redactSecrets(args),
         rawArguments: args,
         risk: tool.definition.risk,
+        source: tool.source,
         decision: { decision: 'ask', rule: record.rule!, reason: record.reason! },
         subject: decision.subject ?? {},
         ...(tool.definition.sandboxed ? { sandbox: sandboxNote(decision.subject, this.options.sandboxAvailable === true) } : {}),
