@@ -3,7 +3,7 @@ import type { EventBus, GatewayEvents } from '../events/bus.js';
 import { liveCall } from './live-call.js';
 
 /** The bus events GET /events carries, each under its own SSE event name. */
-export const STREAMED = ['call', 'approval', 'tools', 'rules', 'output', 'notify'] as const satisfies readonly (keyof GatewayEvents)[];
+export const STREAMED = ['call', 'approval', 'tools', 'rules', 'output', 'notify', 'plugins'] as const satisfies readonly (keyof GatewayEvents)[];
 
 export interface StreamLimits {
   /**
