@@ -1,8 +1,9 @@
 // electron-builder's afterPack hook: flips the packaged Electron's fuses (features compiled into the binary that
 // only a rewrite of the binary can change) to the strictest settings Pincer works with, before the app is signed.
-// It also refuses to package an app without the Electron build of better-sqlite3, which would not open its database.
+// It also refuses to package an app without the Electron build of better-sqlite3, which would not open its database,
+// and points the bundled plugins' `pincer/plugin` at the packaged API.
 import { flipFuses, FuseV1Options, FuseVersion } from '@electron/fuses';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { electronPackage, exportsModuleAbi, NATIVE_DIR_NAME, NATIVE_STAMP_NAME, ROOT, SQLITE_ADDON_NAME } from './desktop/electron.mjs';
 
@@ -83,6 +84,17 @@ export function checkPackagedAddon(context, { abi, builtOn }) {
 }
 
 /**
+ * Bundled plugins import `pincer/plugin` through plugins/node_modules/pincer, which in the repository re-exports
+ * dist/server/plugin-api.js. In the package the plugins sit in resources/ and the API in resources/app.asar.unpacked.
+ * @param {PackContext} context
+ */
+export function pointBundledPluginsAtApi(context) {
+  const shim = join(resourcesDir(context), 'plugins', 'node_modules', 'pincer', 'plugin.js');
+  if (!existsSync(shim)) throw new Error(`${shim} is missing: the bundled plugins were not copied into the package`);
+  writeFileSync(shim, "// The packaged app's plugin API (unpacked beside app.asar).\nexport * from '../../../app.asar.unpacked/dist/server/plugin-api.js';\n");
+}
+
+/**
  * @param {PackContext} context
  * @param {{ abi?: string, builtOn?: string }} [built] default: the installed Electron's ABI, and the platform
  *   native/electron/build.json records
@@ -92,6 +104,7 @@ export async function afterPack(context, built = {}) {
   if (!abi) throw new Error('the electron package is not installed, so its ABI is unknown');
   const builtOn = 'builtOn' in built ? built.builtOn : stampedPlatform();
   checkPackagedAddon(context, { abi, builtOn });
+  pointBundledPluginsAtApi(context);
   // An arm64 Mac refuses to run a binary whose ad-hoc signature no longer matches; signing, if configured, follows.
   const mac = context.electronPlatformName === 'darwin' || context.electronPlatformName === 'mas';
   await flipFuses(electronExecutable(context), { ...FUSES, resetAdHocDarwinSignature: mac });

@@ -3,7 +3,7 @@ import { ConfigError, createGateway, DEFAULT_CLIENT, loadConfig, OWNER, type Gat
 import { loginItem, type LoginItem } from './autostart.js';
 import { desktopBridge } from './bridge.js';
 import { registerIpc } from './ipc.js';
-import { electronSqliteBinding, PRELOAD_FILE, trayIconFile } from './paths.js';
+import { bundledPluginsDir, electronSqliteBinding, PRELOAD_FILE, trayIconFile } from './paths.js';
 import { ApprovalPopups, POPUP_PARTITION } from './popups.js';
 import { TrayController } from './tray.js';
 import type { TrayActions, TrayState } from './tray-menu.js';
@@ -108,7 +108,7 @@ async function openGateway(env: NodeJS.ProcessEnv, log: (line: string) => void):
   let gateway: Gateway;
   try {
     const config = loadConfig({ env });
-    gateway = createGateway({ config, desktop: desktopBridge(), sqliteBinding: electronSqliteBinding(), log });
+    gateway = createGateway({ config, desktop: desktopBridge(), sqliteBinding: electronSqliteBinding(), bundledPluginsDir: bundledPluginsDir(), log });
   } catch (error) {
     return fail(error instanceof ConfigError ? error.message : `The gateway could not start: ${(error as Error).message}`);
   }

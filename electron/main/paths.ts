@@ -21,3 +21,8 @@ export function electronSqliteBinding(): string | undefined {
   if (!process.versions.electron) return undefined;
   return app.isPackaged ? join(process.resourcesPath, 'native', 'better_sqlite3.node') : join(APP_ROOT, 'native', 'electron', 'better_sqlite3.node');
 }
+
+/** Packaged, the bundled plugins are real files in resources/plugins; unpackaged, the gateway finds its own. */
+export function bundledPluginsDir(): string | undefined {
+  return app.isPackaged ? join(process.resourcesPath, 'plugins') : undefined;
+}

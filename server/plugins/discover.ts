@@ -1,6 +1,7 @@
 import { existsSync, mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { unpackedPath } from '../util/unpacked.js';
 
 export type PluginOrigin = 'bundled' | 'user';
 
@@ -21,7 +22,7 @@ export function bundledPluginsDir(): string {
 export function pluginApiFile(): string {
   const here = fileURLToPath(import.meta.url);
   const compiled = /[\\/]dist[\\/]server[\\/]/.test(here);
-  return fileURLToPath(new URL(compiled ? '../plugin-api.js' : '../../dist/server/plugin-api.js', import.meta.url));
+  return unpackedPath(fileURLToPath(new URL(compiled ? '../plugin-api.js' : '../../dist/server/plugin-api.js', import.meta.url)));
 }
 
 /**

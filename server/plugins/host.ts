@@ -4,13 +4,14 @@ import { fileURLToPath } from 'node:url';
 import type { ChildHandle, ProcessRunner } from '../process/index.js';
 import { scrubbedEnvironment } from '../process/index.js';
 import type { PluginFetchInit } from '../plugin-api.js';
+import { unpackedPath } from '../util/unpacked.js';
 import type { DeclaredTool, ToChild, ToParent } from './protocol.js';
 
 /** The child-process side, compiled beside this file (from the TypeScript sources, the build in dist/). */
 export function childScript(): string {
   const here = fileURLToPath(import.meta.url);
   const compiled = /[\\/]dist[\\/]server[\\/]/.test(here);
-  return fileURLToPath(new URL(compiled ? './child.js' : '../../dist/server/plugins/child.js', import.meta.url));
+  return unpackedPath(fileURLToPath(new URL(compiled ? './child.js' : '../../dist/server/plugins/child.js', import.meta.url)));
 }
 
 /** How long a plugin may take to load its entry and name its tools. */

@@ -67,8 +67,9 @@ test('the plugin defines its tool', () => {
 });
 
 test('greets in English by default, and in French', async () => {
-  assert.deepEqual(await greet.handler({ name: 'Ada' }, ctx), { greeting: 'Hello, Ada!' });
-  assert.deepEqual(await greet.handler({ name: 'Ada', language: 'fr' }, ctx), { greeting: 'Bonjour, Ada!' });
+  const { handler } = greet;
+  assert.deepEqual(await handler({ name: 'Ada' }, ctx), { greeting: 'Hello, Ada!' });
+  assert.deepEqual(await handler({ name: 'Ada', language: 'fr' }, ctx), { greeting: 'Bonjour, Ada!' });
 });
 `,
     'README.md': `# ${name}

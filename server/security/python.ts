@@ -3,6 +3,7 @@ import { isAbsolute } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ask, type Decision, type PolicyDecision } from '../decision.js';
 import { defaultRunner, scrubbedEnvironment, type ProcessRunner } from '../process/index.js';
+import { unpackedPath } from '../util/unpacked.js';
 
 /**
  * Static analysis of run_python code with Python's own parser (SPEC §5). The code is never executed here: a
@@ -37,7 +38,7 @@ const MAX_CONCURRENT_ANALYSES = 4;
  * `python3 -I -S python-analyzer.py <pure modules as JSON>` with the user's code on stdin. The code is never written
  * to a file the program could import, never interpolated into it, and never executed: only parsed.
  */
-const ANALYSIS_PROGRAM = fileURLToPath(new URL('./python-analyzer.py', import.meta.url));
+const ANALYSIS_PROGRAM = unpackedPath(fileURLToPath(new URL('./python-analyzer.py', import.meta.url)));
 
 const RESOLVE_SCRIPT = 'import sys; sys.stdout.write(sys.executable)';
 const resolved = new Map<string, Promise<string>>();

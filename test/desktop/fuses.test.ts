@@ -47,6 +47,10 @@ describe('the afterPack hook', () => {
     // only-asar off, V8 snapshot off, file:// privileges on, WASM trap handlers on.
     const wire = Buffer.from([ON, OFF, ON, ON, OFF, OFF, OFF, ON, ON]);
     writeFileSync(electronExecutable(context), Buffer.concat([Buffer.alloc(4096, 7), Buffer.from(SENTINEL), Buffer.from([1, wire.length]), wire, Buffer.alloc(512, 7)]));
+    // The bundled plugins, copied as extraResources with their `pincer/plugin` shim.
+    const shim = join(resourcesDir(context), 'plugins', 'node_modules', 'pincer');
+    mkdirSync(shim, { recursive: true });
+    writeFileSync(join(shim, 'plugin.js'), "export * from '../../../dist/server/plugin-api.js';\n");
     if (addon) {
       mkdirSync(join(resourcesDir(context), 'native'), { recursive: true });
       writeFileSync(join(resourcesDir(context), 'native', 'better_sqlite3.node'), addon);
@@ -64,6 +68,13 @@ describe('the afterPack hook', () => {
     const context = packedLinuxApp(fakeAddon('150'));
     await afterPack(context, { abi: '150', builtOn: 'linux' });
     expect(wireOf(context)).toEqual([ON, ON, OFF, OFF, ON, ON, OFF, OFF, ON]);
+  });
+
+  it('points the bundled plugins at the API unpacked beside app.asar', async () => {
+    const context = packedLinuxApp(fakeAddon('150'));
+    await afterPack(context, { abi: '150', builtOn: 'linux' });
+    const shim = readFileSync(join(resourcesDir(context), 'plugins', 'node_modules', 'pincer', 'plugin.js'), 'utf8');
+    expect(shim).toContain("export * from '../../../app.asar.unpacked/dist/server/plugin-api.js';");
   });
 
   it('refuses to package an app without the Electron build of better-sqlite3, or with a build for Node', async () => {

@@ -54,9 +54,15 @@ describe('the electron-builder configuration', () => {
     expect(filter.filter((p) => !p.startsWith('!') && /^(test|bench|server|electron|renderer|scripts|dist\/bench)\b/.test(p))).toEqual([]);
   });
 
-  it('unpacks native code, node-pty\'s helpers and the Python analyzer that python3 reads from disk', async () => {
+  it('unpacks native code, node-pty\'s helpers, and what other processes read from disk (the Python analyzer, the plugin process)', async () => {
     const unpack = (await loadConfig()).asarUnpack!;
-    expect(unpack).toEqual(expect.arrayContaining(['**/*.node', '**/node_modules/node-pty/**/*', 'dist/server/security/python-analyzer.py']));
+    expect(unpack).toEqual(
+      expect.arrayContaining(['**/*.node', '**/node_modules/node-pty/**/*', 'dist/server/security/python-analyzer.py', 'dist/server/plugins/**/*', 'dist/server/plugin-api.js']),
+    );
+  });
+
+  it('ships the bundled plugins as real files beside app.asar', async () => {
+    expect((await loadConfig()).extraResources).toContainEqual({ from: 'plugins', to: 'plugins', filter: ['**/*'] });
   });
 
   it('ships the Electron build of better-sqlite3 as resources/native and the pincer launcher for each platform', async () => {
