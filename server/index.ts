@@ -30,6 +30,7 @@ import type { DesktopBridge } from './desktop.js';
 import { ToolRegistry } from './tools/registry.js';
 import { NetGuard } from './security/net.js';
 import { PluginManager } from './plugins/manager.js';
+import { McpSessions } from './mcp/sessions.js';
 import type { AnyTool } from './tools/types.js';
 import { VERSION } from './version.js';
 
@@ -68,6 +69,8 @@ export interface GatewayOptions {
   bundledPluginsDir?: string | null;
   /** false: load no plugin (a gateway started for one CLI command that does not need them). Default true. */
   loadPlugins?: boolean;
+  /** How often an MCP call waiting for approval reports progress (tests set a short one). */
+  mcpProgressIntervalMs?: number;
 }
 
 export interface Gateway {
@@ -208,6 +211,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     });
     if (options.loadPlugins !== false) void plugins.start();
     const streams = new EventStreams(events, options.streamLimits);
+    const mcp = new McpSessions({ registry, executor, access, version: VERSION, ...(options.mcpProgressIntervalMs && { progressIntervalMs: options.mcpProgressIntervalMs }) }, events);
     const parts = { registry, executor, store, events, streams, credentials, approvals, rules, access, settings, memories, plugins };
     const app = createHttpApp({
       ...parts,
@@ -218,6 +222,7 @@ export function createGateway(options: GatewayOptions): Gateway {
       jsonMaxDepth: config.jsonMaxDepth,
       dashboardDir: config.dashboardDir,
       origins: () => origins,
+      mcp,
     });
     let server: Server | undefined;
     let closed = false;

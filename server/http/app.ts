@@ -31,6 +31,8 @@ import { statsRoutes } from './routes/stats.js';
 import { toolRoutes } from './routes/tools.js';
 import { pluginRoutes } from './routes/plugins.js';
 import type { PluginManager } from '../plugins/manager.js';
+import type { McpSessions } from '../mcp/sessions.js';
+import { mcpRoutes } from './routes/mcp.js';
 
 export interface HttpDeps {
   version: string;
@@ -56,6 +58,8 @@ export interface HttpDeps {
   dashboardDir?: string | undefined;
   /** The names and origins this gateway answers to; known once it listens. */
   origins: () => Origins;
+  /** MCP Streamable HTTP sessions (/mcp); absent: no MCP endpoint. */
+  mcp?: McpSessions;
 }
 
 /** Builds the Express app; listening is the caller's business. */
@@ -80,6 +84,8 @@ export function createHttpApp(deps: HttpDeps): express.Express {
   app.use(identify(deps.credentials, deps.clientAuth, () => deps.origins().origins));
   // A JSONL upload read line by line: before the JSON parser and its size limit.
   app.post('/memory/import', ...memoryImport(deps.memories));
+  // MCP reads its own body: malformed JSON gets a JSON-RPC parse error there, not the envelope.
+  if (deps.mcp) app.use(mcpRoutes(deps.mcp, deps.bodyLimitBytes, deps.jsonMaxDepth));
   app.use(jsonBody(deps.bodyLimitBytes, deps.jsonMaxDepth));
 
   // Calls first: they are the hot path, and every router in front of them is matched against each one.

@@ -1,0 +1,137 @@
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import type { EventBus } from '../events/bus.js';
+import { createMcpServer, type McpIdentity, type McpServerDeps } from './server.js';
+
+/** Sessions one identity may hold at once; opening one more closes its least recently used. */
+const MAX_SESSIONS_PER_IDENTITY = 32;
+
+interface Session {
+  readonly id: string;
+  readonly identity: McpIdentity;
+  readonly server: Server;
+  readonly transport: StreamableHTTPServerTransport;
+  /** In-flight requests of this session by JSON-RPC id, aborted when their HTTP stream closes early. */
+  readonly hangups: Map<string, AbortController>;
+  lastUsed: number;
+  listChangedQueued: boolean;
+}
+
+/**
+ * The MCP sessions of the Streamable HTTP endpoint. A session belongs to the identity (client token, or the owner)
+ * that opened it: every later request must come with the same one, or it is answered as if the session did not
+ * exist. Tool list changes reach every open session as `notifications/tools/list_changed`.
+ */
+export class McpSessions {
+  readonly #sessions = new Map<string, Session>();
+
+  constructor(
+    private readonly deps: McpServerDeps,
+    events: EventBus,
+  ) {
+    events.on('tools', () => {
+      for (const session of this.#sessions.values()) this.#queueListChanged(session);
+    });
+    events.on('closing', () => void this.closeAll());
+  }
+
+  get size(): number {
+    return this.#sessions.size;
+  }
+
+  /** The session with this id, if it exists and belongs to `identity`. */
+  find(id: string, identity: McpIdentity): Session | undefined {
+    const session = this.#sessions.get(id);
+    if (!session || session.identity.name !== identity.name || session.identity.owner !== identity.owner) return undefined;
+    return session;
+  }
+
+  /** Opens a session for an `initialize` request and answers it. */
+  async open(identity: McpIdentity, req: IncomingMessage, res: ServerResponse, body: unknown): Promise<void> {
+    const hangups = new Map<string, AbortController>();
+    let session: Session | undefined;
+    const transport = new StreamableHTTPServerTransport({
+      sessionIdGenerator: () => randomUUID(),
+      onsessioninitialized: (id) => {
+        session = { id, identity, server, transport, hangups, lastUsed: Date.now(), listChangedQueued: false };
+        this.#sessions.set(id, session);
+        this.#evictBeyondCap(identity);
+      },
+      onsessionclosed: (id) => void this.#sessions.delete(id),
+    });
+    const server = createMcpServer(this.deps, identity, {
+      clientName: () => server.getClientVersion()?.name,
+      hangup: (requestId) => hangups.get(String(requestId))?.signal,
+    });
+    server.onclose = () => {
+      if (session) this.#sessions.delete(session.id);
+    };
+    await server.connect(transport);
+    await this.#handle(transport, hangups, req, res, body);
+  }
+
+  /** Passes a request of an open session to its transport. */
+  async handle(session: Session, req: IncomingMessage, res: ServerResponse, body?: unknown): Promise<void> {
+    session.lastUsed = Date.now();
+    await this.#handle(session.transport, session.hangups, req, res, body);
+  }
+
+  async #handle(
+    transport: StreamableHTTPServerTransport,
+    hangups: Map<string, AbortController>,
+    req: IncomingMessage,
+    res: ServerResponse,
+    body: unknown,
+  ): Promise<void> {
+    // A client that hangs up on a call no longer wants it: a pending approval is withdrawn, a running tool stopped.
+    for (const id of requestIds(body)) {
+      const controller = new AbortController();
+      hangups.set(id, controller);
+      res.once('close', () => {
+        if (!res.writableFinished) controller.abort();
+        if (hangups.get(id) === controller) hangups.delete(id);
+      });
+    }
+    await transport.handleRequest(req, res, body);
+  }
+
+  async closeAll(): Promise<void> {
+    const open = [...this.#sessions.values()];
+    this.#sessions.clear();
+    await Promise.allSettled(open.map((s) => s.server.close()));
+  }
+
+  #queueListChanged(session: Session): void {
+    // Loading a plugin registers its tools one by one: one notification per burst is enough.
+    if (session.listChangedQueued) return;
+    session.listChangedQueued = true;
+    setImmediate(() => {
+      session.listChangedQueued = false;
+      if (!this.#sessions.has(session.id)) return;
+      session.server.sendToolListChanged().catch(() => undefined);
+    });
+  }
+
+  #evictBeyondCap(identity: McpIdentity): void {
+    const mine = [...this.#sessions.values()].filter((s) => s.identity.name === identity.name && s.identity.owner === identity.owner);
+    if (mine.length <= MAX_SESSIONS_PER_IDENTITY) return;
+    mine.sort((a, b) => a.lastUsed - b.lastUsed);
+    for (const stale of mine.slice(0, mine.length - MAX_SESSIONS_PER_IDENTITY)) {
+      this.#sessions.delete(stale.id);
+      void stale.server.close().catch(() => undefined);
+    }
+  }
+}
+
+/** The ids of the JSON-RPC requests in a body (one message or a batch). */
+function requestIds(body: unknown): string[] {
+  const messages = Array.isArray(body) ? body : [body];
+  return messages.flatMap((m) => {
+    const message = m as { method?: unknown; id?: unknown } | null;
+    return message && typeof message === 'object' && typeof message.method === 'string' && (typeof message.id === 'string' || typeof message.id === 'number')
+      ? [String(message.id)]
+      : [];
+  });
+}

@@ -1,0 +1,272 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { ErrorCode, McpError, ToolListChangedNotificationSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { defineTool, type AnyTool } from '../../../server/index.js';
+import { startGateway, type TestGateway } from '../../helpers/gateway.js';
+import { until } from '../../helpers/wait.js';
+
+/**
+ * Pincer as an MCP server over Streamable HTTP, driven by the official SDK client against a real gateway: the
+ * tool list, calls through the pipeline, the errors as protocol 2025-11-25 has them, approvals that keep the call
+ * open with progress, cancellation, list_changed, and sessions bound to the token that opened them.
+ */
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type Json = any;
+
+const runs: Record<string, number> = {};
+function countingTool(name: string): AnyTool {
+  runs[name] = 0;
+  return defineTool<{ note?: string }, { runs: number; note: string | null }>({
+    name,
+    description: `Test tool: dangerous, so every call asks the owner; counts how often it ran.`,
+    parameters: { type: 'object', properties: { note: { type: 'string' } } },
+    category: 'test',
+    risk: 'dangerous',
+    annotations: { title: `Count ${name}`, readOnlyHint: false, destructiveHint: true },
+    handler: (args) => {
+      runs[name]! += 1;
+      return { runs: runs[name]!, note: args.note ?? null };
+    },
+  });
+}
+
+let tg: TestGateway;
+
+beforeAll(async () => {
+  tg = await startGateway({}, { extraTools: [countingTool('danger_allow'), countingTool('danger_deny'), countingTool('danger_cancel')], mcpProgressIntervalMs: 200 });
+});
+afterAll(async () => {
+  await tg?.close();
+});
+
+async function connect(token = tg.token, name = 'sdk-test'): Promise<{ client: Client; transport: StreamableHTTPClientTransport }> {
+  const client = new Client({ name, version: '1.0.0' });
+  const transport = new StreamableHTTPClientTransport(new URL(`${tg.url}/mcp`), {
+    requestInit: { headers: { authorization: `Bearer ${token}` } },
+  });
+  await client.connect(transport);
+  return { client, transport };
+}
+
+const text = (result: CallToolResult) => (result.content[0] as { type: 'text'; text: string }).text;
+
+async function pendingApproval(tool: string): Promise<Json> {
+  return until(async () => {
+    const body = (await (await tg.asOwner('/approvals')).json()) as Json;
+    return (body.approvals as Json[]).find((a) => a.tool === tool);
+  }, `a pending approval for ${tool}`);
+}
+
+async function lastCall(tool: string): Promise<Json> {
+  const body = (await (await tg.api(`/calls?tool=${tool}`)).json()) as Json;
+  return body.calls[0];
+}
+
+describe('MCP server over Streamable HTTP (SDK client)', () => {
+  it('initializes with protocol 2025-11-25 and announces tools with list_changed', async () => {
+    const { client } = await connect();
+    expect(client.getServerVersion()).toMatchObject({ name: 'pincer' });
+    expect(client.getServerCapabilities()?.tools).toEqual({ listChanged: true });
+    expect(client.getInstructions()).toMatch(/approve/);
+    await client.close();
+  });
+
+  it('lists the enabled tools with inputSchema, title and annotations', async () => {
+    const { client } = await connect();
+    const { tools } = await client.listTools();
+    const calc = tools.find((t) => t.name === 'calculate')!;
+    expect(calc.inputSchema.type).toBe('object');
+    expect(calc.description).toBeTruthy();
+    expect(calc.title).toBeTruthy();
+    expect(calc.annotations).toMatchObject({ readOnlyHint: true });
+    expect(tools.find((t) => t.name === 'danger_allow')).toMatchObject({ title: 'Count danger_allow', annotations: { destructiveHint: true } });
+    await client.close();
+  });
+
+  it('lists only the tool set of the token\'s client', async () => {
+    const created = (await (await tg.asOwner('/clients', { json: { name: 'mcp-narrow' } })).json()) as Json;
+    expect(created.token).toBeTruthy();
+    expect((await tg.asOwner('/clients/mcp-narrow/tools', { method: 'PUT', json: { tools: ['calculate', 'get_time'] } })).status).toBe(200);
+    const { client } = await connect(created.token);
+    const { tools } = await client.listTools();
+    expect(tools.map((t) => t.name).sort()).toEqual(['calculate', 'get_time']);
+    const refused = await client.callTool({ name: 'json_parse', arguments: { text: '{}' } });
+    expect(refused.isError).toBe(true);
+    expect(text(refused as CallToolResult)).toMatch(/^TOOL_DISABLED: /);
+    await client.close();
+  });
+
+  it('calls a tool through the pipeline and records it as the token\'s client, via mcp with the client\'s own name beside it', async () => {
+    const { client } = await connect(tg.token, 'Test Desktop');
+    const result = (await client.callTool({ name: 'calculate', arguments: { expression: '(2+3)*4' } })) as CallToolResult;
+    expect(result.isError).toBeFalsy();
+    expect(JSON.parse(text(result))).toMatchObject({ result: 20 });
+    expect(result.structuredContent).toMatchObject({ result: 20 });
+    const call = await lastCall('calculate');
+    expect(call).toMatchObject({ client: 'default', via: 'mcp (Test Desktop)', status: 'succeeded' });
+    await client.close();
+  });
+
+  it('answers an unknown tool with JSON-RPC -32602', async () => {
+    const { client } = await connect();
+    const error = await client.callTool({ name: 'no_such_tool', arguments: {} }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(McpError);
+    expect((error as McpError).code).toBe(ErrorCode.InvalidParams);
+    await client.close();
+  });
+
+  it('returns invalid arguments and a disabled tool as isError results with the envelope error name', async () => {
+    const { client } = await connect();
+    const invalid = (await client.callTool({ name: 'calculate', arguments: { expression: 42 } })) as CallToolResult;
+    expect(invalid.isError).toBe(true);
+    expect(text(invalid)).toMatch(/^INVALID_ARGUMENTS: /);
+    expect(invalid.structuredContent).toMatchObject({ success: false, error: { name: 'INVALID_ARGUMENTS' } });
+
+    const failed = (await client.callTool({ name: 'calculate', arguments: { expression: '1/' } })) as CallToolResult;
+    expect(failed.isError).toBe(true);
+
+    expect((await tg.asOwner('/tools/get_time', { method: 'PATCH', json: { enabled: false } })).status).toBe(200);
+    try {
+      const disabled = (await client.callTool({ name: 'get_time', arguments: {} })) as CallToolResult;
+      expect(disabled.isError).toBe(true);
+      expect(text(disabled)).toMatch(/^TOOL_DISABLED: /);
+    } finally {
+      await tg.asOwner('/tools/get_time', { method: 'PATCH', json: { enabled: true } });
+    }
+    await client.close();
+  });
+
+  it('sends notifications/tools/list_changed when a tool is toggled', async () => {
+    const { client } = await connect();
+    let changes = 0;
+    client.setNotificationHandler(ToolListChangedNotificationSchema, () => void (changes += 1));
+    // The notification travels on the session's GET stream, opened after initialization.
+    await until(async () => {
+      expect((await tg.asOwner('/tools/text_process', { method: 'PATCH', json: { enabled: false } })).status).toBe(200);
+      await tg.asOwner('/tools/text_process', { method: 'PATCH', json: { enabled: true } });
+      return changes > 0;
+    }, 'a list_changed notification');
+    const { tools } = await client.listTools();
+    expect(tools.some((t) => t.name === 'text_process')).toBe(true);
+    await client.close();
+  });
+
+  it('keeps a call that asks open with progress until the owner allows it, then runs it once', async () => {
+    const { client } = await connect();
+    const progress: string[] = [];
+    const answer = client.callTool({ name: 'danger_allow', arguments: { note: 'x' } }, undefined, {
+      onprogress: (p) => void progress.push(p.message ?? ''),
+      resetTimeoutOnProgress: true,
+    });
+    const approval = await pendingApproval('danger_allow');
+    await until(() => progress.length > 0, 'a progress notification');
+    expect(progress[0]).toMatch(/Waiting for the owner/);
+    expect(runs.danger_allow).toBe(0);
+    expect((await tg.asOwner(`/approvals/${approval.id}`, { json: { decision: 'allow_once' } })).status).toBe(200);
+    const result = (await answer) as CallToolResult;
+    expect(result.isError).toBeFalsy();
+    expect(result.structuredContent).toEqual({ runs: 1, note: 'x' });
+    expect(runs.danger_allow).toBe(1);
+    await client.close();
+  });
+
+  it('returns an owner denial as an isError result with the owner\'s message', async () => {
+    const { client } = await connect();
+    const answer = client.callTool({ name: 'danger_deny', arguments: {} });
+    const approval = await pendingApproval('danger_deny');
+    await tg.asOwner(`/approvals/${approval.id}`, { json: { decision: 'deny', message: 'not today' } });
+    const result = (await answer) as CallToolResult;
+    expect(result.isError).toBe(true);
+    expect(text(result)).toMatch(/^APPROVAL_DENIED: .*not today/);
+    expect(runs.danger_deny).toBe(0);
+    await client.close();
+  });
+
+  it('withdraws the approval when the client cancels the call (notifications/cancelled)', async () => {
+    const { client } = await connect();
+    const abort = new AbortController();
+    const answer = client.callTool({ name: 'danger_cancel', arguments: {} }, undefined, { signal: abort.signal }).catch((e: unknown) => e);
+    await pendingApproval('danger_cancel');
+    abort.abort('changed my mind');
+    await answer;
+    await until(async () => {
+      const body = (await (await tg.asOwner('/approvals')).json()) as Json;
+      return !(body.approvals as Json[]).some((a) => a.tool === 'danger_cancel');
+    }, 'the approval to be withdrawn');
+    expect((await until(async () => {
+      const call = await lastCall('danger_cancel');
+      return call?.status === 'cancelled' && call;
+    }, 'the call recorded cancelled')).status).toBe('cancelled');
+    expect(runs.danger_cancel).toBe(0);
+    await client.close();
+  });
+
+  it('binds a session to the token that opened it and ends it with DELETE', async () => {
+    const { client, transport } = await connect();
+    const sessionId = transport.sessionId!;
+    expect(sessionId).toBeTruthy();
+    const other = (await (await tg.asOwner('/clients', { json: { name: 'mcp-other' } })).json()) as Json;
+    const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-session-id': sessionId, 'mcp-protocol-version': '2025-11-25' };
+    const list = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' });
+    const foreign = await fetch(`${tg.url}/mcp`, { method: 'POST', headers: { ...headers, authorization: `Bearer ${other.token}` }, body: list });
+    expect(foreign.status).toBe(404);
+    expect(((await foreign.json()) as Json).error.code).toBe(-32001);
+
+    await transport.terminateSession();
+    const after = await fetch(`${tg.url}/mcp`, { method: 'POST', headers: { ...headers, authorization: `Bearer ${tg.token}` }, body: list });
+    expect(after.status).toBe(404);
+    await client.close();
+  });
+});
+
+describe('MCP endpoint over raw HTTP', () => {
+  const post = (body: string, headers: Record<string, string> = {}) =>
+    fetch(`${tg.url}/mcp`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${tg.token}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
+      body,
+    });
+  const initialize = JSON.stringify({
+    jsonrpc: '2.0',
+    id: 0,
+    method: 'initialize',
+    params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '0' } },
+  });
+
+  it('answers GET /mcp without a session with 405 and Allow, never 404', async () => {
+    const res = await tg.api('/mcp', { headers: { accept: 'text/event-stream' } });
+    expect(res.status).toBe(405);
+    expect(res.headers.get('allow')).toMatch(/POST/);
+  });
+
+  it('answers malformed JSON with a JSON-RPC parse error (-32700) in JSON', async () => {
+    const res = await post('{"jsonrpc": "2.0", "id": 1,');
+    expect(res.status).toBe(400);
+    expect(res.headers.get('content-type')).toMatch(/application\/json/);
+    expect(((await res.json()) as Json).error.code).toBe(-32700);
+  });
+
+  it('answers an unknown method with -32601', async () => {
+    const init = await post(initialize);
+    expect(init.status).toBe(200);
+    const sessionId = init.headers.get('mcp-session-id')!;
+    await init.text();
+    const res = await post(JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'no/such_method' }), { 'mcp-session-id': sessionId, 'mcp-protocol-version': '2025-11-25' });
+    const body = await res.text();
+    expect(body).toMatch(/-32601/);
+  });
+
+  it('applies the gateway\'s token, Host and Origin checks', async () => {
+    const noToken = await fetch(`${tg.url}/mcp`, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: initialize });
+    expect(noToken.status).toBe(401);
+    expect((await post(initialize, { origin: 'http://evil.example' })).status).toBe(403);
+  });
+
+  it('refuses a request that is not initialize without a session', async () => {
+    const res = await post(JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'tools/list' }));
+    expect(res.status).toBe(400);
+    expect(((await res.json()) as Json).error).toBeTruthy();
+  });
+});
