@@ -1,7 +1,7 @@
 import type { IndexedMemory, MemoryFilter, MemoryStore } from '../store/memories.js';
 import { ftsPhrase } from '../store/memories.js';
 import { allowedDistance, editDistance, trigrams } from './distance.js';
-import { cjkRuns, isCjk, normalize } from './tokenize.js';
+import { cjkRuns, isCjk, normalize, queryTerms } from './tokenize.js';
 
 /**
  * One query term and the memory term it matched: `distance` 0 is exact; a near term says how many edits away it is.
@@ -34,6 +34,10 @@ const PREFIX_CANDIDATES = 32;
 const PREFIX_MIN = 3;
 /** A page of results: enough memories holding every query term make the candidates on their own. */
 const PAGE = 10;
+/** Memories holding a word as typed from which hybrid takes it for meant (see rankedSearch). */
+const KNOWN_WORD = 3;
+/** The share of the memories past which a last query word is taken as typed whole. */
+const LAST_WORD_COMMON = 0.01;
 /** How many index entries the terms picking candidates may hold together (the rarest terms first). */
 const POOL_POSTINGS = 3000;
 /** How many memories the index hands to the scoring, at least. */
@@ -84,20 +88,28 @@ export function rankedSearch(
   limit: number,
 ): Ranked[] {
   const df = store.documentFrequencies(terms);
+  const { docs, tokens } = store.corpus();
+  const last = new Set(queryTerms(normalize(query).trim().split(/\s+/).at(-1) ?? ''));
   const variants = new Map<string, Map<string, Variant>>(); // query term → vocabulary term → how it matches
+  const partial = new Set<string>(); // query terms that may be typed in part: any term they start matches
   for (const term of terms) {
     const found = new Map<string, Variant>();
     if (df.has(term)) found.set(term, { distance: 0, prefix: false });
-    nearTerms(store, term, found, df);
-    if (method === 'hybrid') completions(store, term, found, df);
+    // Hybrid: a word several memories hold as typed was most likely meant as typed; its near variants are looked
+    // for only when it is rare or unknown (a typo is). Fuzzy looks for them always.
+    if (method === 'fuzzy' || (df.get(term) ?? 0) < KNOWN_WORD) nearTerms(store, term, found, df);
+    if (method === 'hybrid' && mayBePartial(term, df, last, docs)) {
+      completions(store, term, found, df);
+      partial.add(term);
+    }
     variants.set(term, found);
   }
   const runs = method === 'hybrid' ? cjkRuns(query).filter((run) => [...run].length >= 2) : [];
   for (const run of runs) repairRun(store, run, variants, df);
 
-  const { docs, tokens } = store.corpus();
-  const pool = candidates(store, variants, df, docs * COMMON_SHARE, filter, Math.max(MIN_POOL, limit * 10));
+  const pool = candidates(store, variants, partial, df, docs * COMMON_SHARE, filter, Math.max(MIN_POOL, limit * 10));
   if (pool.length === 0) return [];
+  if (partial.size > 0) completionsIn(store, pool, variants, partial, df);
   const averageLength = docs > 0 ? tokens / docs : 1;
   const idf = (term: string) => {
     const n = df.get(term) ?? 0;
@@ -158,19 +170,34 @@ export function rankedSearch(
 function candidates(
   store: MemoryStore,
   variants: Map<string, Map<string, Variant>>,
+  partial: Set<string>,
   df: Map<string, number>,
   common: number,
   filter: MemoryFilter,
   size: number,
 ): IndexedMemory[] {
-  const groups = [...variants.values()].filter((found) => found.size > 0).map((found) => [...found.keys()]);
+  // Each query term as FTS5 alternatives: its variants, and for a word typed in part the FTS5 prefix query
+  // (`"envir"*`) standing for every term it starts, counted as holding as many memories as its commonest
+  // completions together.
+  const groups = [...variants].flatMap(([query, found]) => {
+    const alternatives = [...found.keys()].filter((term) => !(partial.has(query) && term.startsWith(query)));
+    if (partial.has(query)) {
+      const starting = ftsPhrase(query) + '*';
+      df.set(starting, [...found].reduce((sum, [term, v]) => sum + (v.prefix || term === query ? (df.get(term) ?? 0) : 0), 0));
+      alternatives.push(starting);
+    }
+    return alternatives.length > 0 ? [alternatives] : [];
+  });
   if (groups.length === 0) return [];
-  const any = (terms: readonly string[]) => terms.map(ftsPhrase).join(' OR ');
+  const any = (terms: readonly string[]) => terms.map((term) => (term.endsWith('*') ? term : ftsPhrase(term))).join(' OR ');
   const rare = (term: string) => (df.get(term) ?? 0) <= common;
   // Words nearly every memory holds ("the", "的") narrow nothing down: they are left out of the AND.
   const narrowing = groups.map((group) => group.filter(rare)).filter((group) => group.length > 0);
   const every = narrowing.length > 1 ? store.search(narrowing.map((group) => `(${any(group)})`).join(' AND '), filter, size) : [];
   if (every.length >= PAGE) return every;
+  // With memories holding every term found, the rest only fill the page: fewer index entries and memories will do.
+  const budget = every.length > 0 ? POOL_POSTINGS / 4 : POOL_POSTINGS;
+  const fill = every.length > 0 ? PAGE * 3 : size;
   const all = [...new Set(groups.flat())];
   const selective = narrowing.flat().sort((a, b) => df.get(a)! - df.get(b)!);
   // The rarest terms pick the candidates, up to a number of index entries to read: the commoner ones still count in
@@ -178,11 +205,11 @@ function candidates(
   const picking: string[] = [];
   let postings = 0;
   for (const term of selective) {
-    if (picking.length > 0 && postings + df.get(term)! > POOL_POSTINGS) break;
+    if (picking.length > 0 && postings + df.get(term)! > budget) break;
     picking.push(term);
     postings += df.get(term)!;
   }
-  const some = store.search(any(picking.length > 0 ? picking : all), filter, size, picking.length > 0);
+  const some = store.search(any(picking.length > 0 ? picking : all), filter, fill, picking.length > 0);
   const seen = new Set(every.map((memory) => memory.id));
   return [...every, ...some.filter((memory) => !seen.has(memory.id))];
 }
@@ -205,7 +232,8 @@ function nearTerms(store: MemoryStore, term: string, found: Map<string, Variant>
   const cap = cjk ? CJK_VARIANTS : FUZZY_CANDIDATES;
   const grams = new Set(trigrams(term));
   // An edit changes at most three trigrams (a swap of two letters four): a term sharing fewer cannot be near.
-  for (const candidate of store.termsSharingGrams([...grams], grams.size - 4 * max, FUZZY_CANDIDATES)) {
+  const length = [...term].length;
+  for (const candidate of store.termsSharingGrams([...grams], grams.size - 4 * max, [length - max, length + max], FUZZY_CANDIDATES)) {
     if (candidate.term === term) continue;
     const distance = editDistance(term, candidate.term, max);
     if (distance > max) continue;
@@ -213,6 +241,41 @@ function nearTerms(store: MemoryStore, term: string, found: Map<string, Variant>
     df.set(candidate.term, candidate.docs);
     if (++near >= cap) break;
   }
+}
+
+/**
+ * The completions of words typed in part that the candidates hold beyond the commonest ones looked up first (the
+ * index found them through the prefix query): added as variants, with how many memories hold them.
+ */
+function completionsIn(
+  store: MemoryStore,
+  pool: readonly IndexedMemory[],
+  variants: Map<string, Map<string, Variant>>,
+  partial: Set<string>,
+  df: Map<string, number>,
+): void {
+  const added: string[] = [];
+  for (const query of partial) {
+    const found = variants.get(query)!;
+    const length = [...query].length;
+    for (const memory of pool) {
+      for (const term of memory.terms) {
+        if (found.has(term) || !term.startsWith(query) || term === query) continue;
+        found.set(term, { distance: [...term].length - length, prefix: true });
+        if (!df.has(term)) added.push(term);
+      }
+    }
+  }
+  for (const [term, n] of store.documentFrequencies(added)) df.set(term, n);
+}
+
+/**
+ * Whether a query word may be typed in part: it is unknown or rare as it stands, or it is the last word of the query
+ * (still being typed) and not a common word typed whole.
+ */
+function mayBePartial(term: string, df: Map<string, number>, last: Set<string>, docs: number): boolean {
+  const n = df.get(term) ?? 0;
+  return n < KNOWN_WORD || (last.has(term) && n <= docs * LAST_WORD_COMMON);
 }
 
 /** Completions of a Latin word that may be typed in part (`envir`): the most frequent vocabulary terms it starts. */

@@ -245,18 +245,20 @@ export class MemoryStore {
   }
 
   /**
-   * Vocabulary terms sharing at least `least` of `grams` (each 3 characters, from the padded query term), those
-   * sharing the most first: the candidate filter of the fuzzy search. Index ranges of the trigram table are read
-   * and counted, so the vocabulary is never scanned.
+   * Vocabulary terms of `length[0]` to `length[1]` characters sharing at least `least` of `grams` (each 3
+   * characters, from the padded query term), those sharing the most first, then the most frequent: the candidate
+   * filter of the fuzzy search. Index ranges of the trigram table are read and counted, so the vocabulary is never
+   * scanned.
    */
-  termsSharingGrams(grams: readonly string[], least: number, limit: number): Array<{ term: string; docs: number }> {
+  termsSharingGrams(grams: readonly string[], least: number, length: [number, number], limit: number): Array<{ term: string; docs: number }> {
     if (grams.length === 0) return [];
-    return this.#prepare<[string, number, number], { term: string; docs: number }>(
+    return this.#prepare<[string, number, number, number, number], { term: string; docs: number }>(
       `SELECT t.term, t.docs FROM (
          SELECT term, count(*) AS shared FROM memory_term_grams WHERE gram IN (SELECT value FROM json_each(?))
-         GROUP BY term HAVING shared >= ? ORDER BY shared DESC LIMIT ?
-       ) g JOIN memory_terms t ON t.id = g.term ORDER BY g.shared DESC`,
-    ).all(JSON.stringify([...new Set(grams)]), Math.max(1, least), limit);
+         GROUP BY term HAVING shared >= ?
+       ) g JOIN memory_terms t ON t.id = g.term WHERE length(t.term) BETWEEN ? AND ?
+       ORDER BY g.shared DESC, t.docs DESC LIMIT ?`,
+    ).all(JSON.stringify([...new Set(grams)]), Math.max(1, least), length[0], length[1], limit);
   }
 }
 

@@ -2,6 +2,7 @@ import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { benchMemory, defaultMemoryOptions, memoryLines, memoryVerdicts } from '../../bench/memory.js';
 import { corpusMemory, LABELLED, loadSentences, plantedPositions, TARGETS } from '../../bench/memory-corpus.js';
+import { GRADED_KINDS, gradedSet, type GradedKind } from '../../bench/memory-graded-set.js';
 
 // The memory part of `npm run bench` at a small size: 10,000 and 100,000 stay in the benchmark.
 const ROOT = resolve(import.meta.dirname, '..', '..');
@@ -18,8 +19,23 @@ describe('memory benchmark', () => {
     for (const { want } of LABELLED) expect(TARGETS[want], want).toBeDefined();
   });
 
+  it('builds the same graded set from the same seed, each query picking out its memory alone', () => {
+    const pools = loadSentences(ROOT);
+    const options = { size: 1200, seed: 9, perKind: Object.fromEntries(GRADED_KINDS.map((k) => [k, 4])) as Record<GradedKind, number> };
+    const set = gradedSet(pools, options);
+    expect(gradedSet(pools, options)).toEqual(set);
+    expect(new Set(set.texts).size).toBe(1200);
+    expect(set.queries).toHaveLength(4 * GRADED_KINDS.length);
+    for (const kind of GRADED_KINDS) expect(set.queries.filter((q) => q.kind === kind)).toHaveLength(4);
+    // Chinese queries are whole fragments of their memory; a typo query is not the memory's text.
+    for (const q of set.queries.filter((x) => x.kind === 'chinese')) for (const part of q.query.split(' ')) expect(set.texts[q.want]).toContain(part);
+    for (const q of set.queries.filter((x) => x.kind === 'chinese-typo')) expect(set.texts[q.want]).not.toContain(q.query.split(' ')[0]);
+    expect(new Set(set.queries.map((q) => q.want)).size).toBe(set.queries.length);
+  });
+
   it('measures every method, agrees with the naive scan on keyword, and prints verdicts', async () => {
-    const options = { ...defaultMemoryOptions(ROOT, [1500]), sampled: 8, singleAdds: 20, naive: () => ({ queries: 3, budgetMs: 5000 }) };
+    const graded = { size: 800, seed: 5, perKind: Object.fromEntries(GRADED_KINDS.map((k) => [k, 2])) as Record<GradedKind, number> };
+    const options = { ...defaultMemoryOptions(ROOT, [1500]), sampled: 8, singleAdds: 20, naive: () => ({ queries: 3, budgetMs: 5000 }), graded };
     const result = await benchMemory(options);
     const [size] = result.sizes;
     expect(size!.size).toBe(1500);
@@ -37,5 +53,10 @@ describe('memory benchmark', () => {
     expect(names).toContain('memory_bulk_add_per_s');
     expect(names).toContain('memory_hybrid_p95_ms');
     expect(memoryLines(result).join('\n')).toContain('1,500 hybrid');
+    // The graded run went through the HTTP API: every method answered every query.
+    expect(result.graded!.memories).toBe(800);
+    for (const method of ['keyword', 'tfidf', 'fuzzy', 'hybrid'] as const) expect(result.graded!.methods[method].byKind.typo.queries).toBe(2);
+    expect(names).toContain('memory_graded_hybrid_http_p50_ms');
+    expect(memoryLines(result).join('\n')).toContain('graded set: 800 memories');
   }, 180_000);
 });

@@ -140,7 +140,7 @@ describe('memory search', () => {
     const whole = memories.add({ content: '会议室讨论预算要带电脑，还有别的很多事情要说一下', client: 'test' });
     const found = top('会议室讨论预算', 'hybrid');
     expect(found.indexOf(whole.id)).toBeLessThan(found.indexOf(apart.id));
-    expect(found.indexOf(ids[4])).toBeGreaterThanOrEqual(0);
+    expect(found.indexOf(ids[4]!)).toBeGreaterThanOrEqual(0);
   });
 
   it('counts a batch the same as one memory at a time', () => {
@@ -154,7 +154,7 @@ describe('memory search', () => {
         const terms = [...new Set(texts.flatMap(tokenize))];
         expect(other.memories.documentFrequencies(terms)).toEqual(single.memories.documentFrequencies(terms));
         expect(other.memories.corpus()).toEqual(single.memories.corpus());
-        expect(other.memories.termsSharingGrams(['^^b', '^be', 'bet', 'eta', 'ta$'], 5, 10)).toEqual([{ term: 'beta', docs: 2 }]);
+        expect(other.memories.termsSharingGrams(['^^b', '^be', 'bet', 'eta', 'ta$'], 5, [4, 4], 10)).toEqual([{ term: 'beta', docs: 2 }]);
         // Outside a batch, the insert trigger counts again.
         other.memories.add({ content: 'beta', tags: [], category: null, client: 'test', call_id: null, terms: ['beta'] });
         expect(other.memories.documentFrequencies(['beta']).get('beta')).toBe(3);
