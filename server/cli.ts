@@ -6,6 +6,7 @@ import { approvals, clients, rules, setPaused, toggleTool } from './cli/owner-co
 import { calls } from './cli/history.js';
 import { memory } from './cli/memory.js';
 import { plugin } from './cli/plugins.js';
+import { mcp } from './cli/mcp.js';
 import { VERSION } from './version.js';
 
 const USAGE = `Pincer ${VERSION} — a local tool gateway for AI assistants
@@ -25,6 +26,7 @@ Usage:
   pincer plugin [list] [--json]           plugins, their status and tools
   pincer plugin accept|disable|enable|rm <name>
                                           accept a new or changed plugin, turn one off or on, remove one
+  pincer mcp                              MCP over stdio, forwarded to the running gateway (or starting it)
   pincer token create <name>              issue a named client token (shown once)
   pincer token list                       list client tokens
   pincer token revoke <name>              revoke a client token
@@ -69,6 +71,8 @@ export async function main(argv: string[], out: Out = stdio): Promise<number> {
       case 'plugin':
       case 'plugins':
         return await plugin(rest, out);
+      case 'mcp':
+        return await mcp(rest, out);
       case 'token':
         return token(rest, out);
       case 'policy':

@@ -1,0 +1,70 @@
+import { urlHost } from '../config/config.js';
+import { createGateway } from '../index.js';
+import { bridgeStdio } from '../mcp/stdio.js';
+import { VERSION } from '../version.js';
+import { configFrom, parse, sqliteBinding, UsageError, withCredentials, type Out } from './common.js';
+
+/**
+ * `pincer mcp`: MCP over stdio for clients that start a command (Claude Desktop, Cursor, VS Code). It forwards to
+ * the gateway running on the configured address with the data directory's client token; when none runs, it starts
+ * the whole gateway there (dashboard included, so the owner can answer its approvals) for as long as the client
+ * stays connected. Standard output carries JSON-RPC only; everything else goes to standard error.
+ */
+export async function mcp(args: string[], out: Out): Promise<number> {
+  const { values, positionals } = parse(args, {});
+  if (positionals.length > 0) throw new UsageError('usage: pincer mcp [--data-dir DIR] [--host H] [--port P]');
+  // Anything that would print to standard output would corrupt the protocol stream.
+  console.log = console.info = console.debug = console.error;
+  const config = configFrom(values);
+  const token = withCredentials(config, ({ credentials }) => credentials.defaultToken);
+  const base = `http://${urlHost(config.host)}:${config.port}`;
+
+  const running = await probe(base);
+  if (running === 'pincer') return forward(base, token, out);
+  if (running === 'other') throw new Error(`something that is not Pincer answers on ${base}; choose Pincer's address with --port.`);
+
+  const gateway = createGateway({ config, log: out.error, sqliteBinding: sqliteBinding() });
+  let address;
+  try {
+    address = await gateway.listen();
+  } catch (error) {
+    await gateway.close(0);
+    // Another `pincer mcp` (or `pincer serve`) took the port a moment ago: use that one.
+    if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE' && (await probe(base)) === 'pincer') return forward(base, token, out);
+    throw error;
+  }
+  process.once('exit', () => gateway.processes.killAll());
+  out.error(`Pincer ${VERSION} listening on ${address.url} (started by pincer mcp; it stops when this MCP client disconnects)`);
+  out.error(`Dashboard login link (one-time, 15 minutes): ${gateway.loginUrl()}`);
+  try {
+    return await forward(address.url, token, out);
+  } finally {
+    await gateway.close(5000);
+  }
+}
+
+async function forward(url: string, token: string, out: Out): Promise<number> {
+  const stop = () => process.stdin.destroy();
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+  try {
+    await bridgeStdio({ url, token, stdin: process.stdin, stdout: process.stdout, log: out.error });
+  } finally {
+    process.removeListener('SIGINT', stop);
+    process.removeListener('SIGTERM', stop);
+  }
+  return 0;
+}
+
+/** Whether Pincer answers at `base`, something else does, or nothing listens there. */
+async function probe(base: string): Promise<'pincer' | 'other' | 'none'> {
+  try {
+    const response = await fetch(`${base}/health`, { signal: AbortSignal.timeout(3000) });
+    const body = (await response.json().catch(() => null)) as { status?: unknown; version?: unknown } | null;
+    return response.ok && body?.status === 'ok' && typeof body.version === 'string' ? 'pincer' : 'other';
+  } catch (error) {
+    const code = (error as { cause?: { code?: string } }).cause?.code;
+    if (code === 'ECONNREFUSED') return 'none';
+    return 'other';
+  }
+}

@@ -1,0 +1,130 @@
+import { writeFileSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { ErrorCode, McpError, ToolListChangedNotificationSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BIN, freePort } from '../../helpers/cli.js';
+import { startGateway, type TestGateway } from '../../helpers/gateway.js';
+import { until } from '../../helpers/wait.js';
+
+/**
+ * `pincer mcp` (the real command) driven by the SDK's stdio client: forwarding to a running gateway with the data
+ * directory's token, and starting the whole gateway on its configured port when none runs.
+ */
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type Json = any;
+
+const text = (result: CallToolResult) => (result.content[0] as { type: 'text'; text: string }).text;
+
+function stdioClient(args: string[], extra: { cwd?: string; env?: Record<string, string> } = {}) {
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [BIN, 'mcp', ...args],
+    env: { ...getDefaultEnvironment(), ...extra.env },
+    stderr: 'pipe',
+    ...(extra.cwd && { cwd: extra.cwd }),
+  });
+  let stderr = '';
+  transport.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
+  const errors: Error[] = [];
+  const client = new Client({ name: 'stdio-test', version: '1.0.0' });
+  client.onerror = (error) => void errors.push(error);
+  return { client, transport, stderr: () => stderr, errors };
+}
+
+describe('pincer mcp forwarding to a running gateway', () => {
+  let tg: TestGateway;
+  beforeAll(async () => {
+    tg = await startGateway();
+  });
+  afterAll(async () => {
+    await tg?.close();
+  });
+
+  it('lists and calls tools as the data directory\'s client, with -32602, isError and list_changed', async () => {
+    const { client, transport, errors } = stdioClient(['--data-dir', tg.dataDir, '--port', String(tg.port)]);
+    await client.connect(transport);
+    let changes = 0;
+    client.setNotificationHandler(ToolListChangedNotificationSchema, () => void (changes += 1));
+
+    const { tools } = await client.listTools();
+    expect(tools.map((t) => t.name)).toContain('calculate');
+
+    const ok = (await client.callTool({ name: 'calculate', arguments: { expression: '2**10' } })) as CallToolResult;
+    expect(JSON.parse(text(ok))).toMatchObject({ result: 1024 });
+    const calls = (await (await tg.api('/calls?tool=calculate')).json()) as Json;
+    expect(calls.calls[0]).toMatchObject({ client: 'default', via: 'mcp (stdio-test)' });
+
+    const bad = (await client.callTool({ name: 'calculate', arguments: {} })) as CallToolResult;
+    expect(bad.isError).toBe(true);
+    expect(text(bad)).toMatch(/^INVALID_ARGUMENTS: /);
+
+    const unknown = await client.callTool({ name: 'nope', arguments: {} }).catch((e: unknown) => e);
+    expect(unknown).toBeInstanceOf(McpError);
+    expect((unknown as McpError).code).toBe(ErrorCode.InvalidParams);
+
+    await until(async () => {
+      await tg.asOwner('/tools/json_parse', { method: 'PATCH', json: { enabled: false } });
+      await tg.asOwner('/tools/json_parse', { method: 'PATCH', json: { enabled: true } });
+      return changes > 0;
+    }, 'list_changed through the stdio bridge');
+
+    await client.close();
+    // Nothing but JSON-RPC came on standard output.
+    expect(errors).toEqual([]);
+  });
+});
+
+describe('pincer mcp with no gateway running', () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'pincer-mcp-'));
+  const root = mkdtempSync(join(tmpdir(), 'pincer-mcp-root-'));
+  afterAll(() => {
+    rmSync(dataDir, { recursive: true, force: true });
+    rmSync(root, { recursive: true, force: true });
+  });
+
+  it('starts the whole gateway on its port, whose dashboard answers the call\'s approval, and stops it with the client', async () => {
+    const port = await freePort();
+    const target = join(root, 'old-notes.txt');
+    writeFileSync(target, 'delete me');
+    const { client, transport, stderr, errors } = stdioClient(['--data-dir', dataDir, '--port', String(port)], { cwd: root, env: { PINCER_ROOTS: root } });
+    await client.connect(transport);
+    const health = (await (await fetch(`http://127.0.0.1:${port}/health`)).json()) as Json;
+    expect(health.status).toBe('ok');
+
+    // file_delete asks: the call stays open until the owner answers on the dashboard of the gateway just started.
+    const answer = client.callTool({ name: 'file_delete', arguments: { path: target } }, undefined, { resetTimeoutOnProgress: true, onprogress: () => undefined });
+    const link = await until(() => /login link[^:]*: (http:\/\/\S+)/.exec(stderr())?.[1], 'the login link on standard error');
+    const login = await fetch(link, { redirect: 'manual' });
+    const cookie = login.headers.get('set-cookie')!.split(';')[0]!;
+    const owner = { cookie, origin: `http://127.0.0.1:${port}` };
+    const approval = await until(async () => {
+      const body = (await (await fetch(`http://127.0.0.1:${port}/approvals`, { headers: owner })).json()) as Json;
+      return (body.approvals as Json[]).find((a) => a.tool === 'file_delete');
+    }, 'the approval');
+    expect(existsSync(target)).toBe(true);
+    const decided = await fetch(`http://127.0.0.1:${port}/approvals/${approval.id}`, {
+      method: 'POST',
+      headers: { ...owner, 'content-type': 'application/json' },
+      body: JSON.stringify({ decision: 'allow_once' }),
+    });
+    expect(decided.status).toBe(200);
+    const result = (await answer) as CallToolResult;
+    expect(result.isError).toBeFalsy();
+    expect(existsSync(target)).toBe(false);
+
+    await client.close();
+    await until(async () => {
+      try {
+        await fetch(`http://127.0.0.1:${port}/health`);
+        return false;
+      } catch {
+        return true;
+      }
+    }, 'the gateway started for the client to stop');
+    expect(errors).toEqual([]);
+  });
+});
