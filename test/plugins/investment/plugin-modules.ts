@@ -5,8 +5,8 @@ import type { PluginDefinition, PluginTool } from '../../../server/plugin-api.js
 
 /**
  * The investment plugin is JavaScript that runs as is in its own process, and the repository's tsconfig does not
- * read JavaScript: the tests load its modules by URL and name here the shapes they rely on. A test file that loads a
- * module importing `pincer/plugin` mocks that specifier with the real server/plugin-api.ts.
+ * read JavaScript: the tests load its modules by URL and name here the shapes they rely on. Its `pincer/plugin` resolves
+ * as in the plugin's own process, through plugins/node_modules/pincer to the built API (npm test builds first).
  */
 
 export const PLUGIN_DIR = fileURLToPath(new URL('../../../plugins/investment/', import.meta.url));
