@@ -1,6 +1,7 @@
 import type { ServerResponse } from 'node:http';
 import type { EventBus, GatewayEvents } from '../events/bus.js';
 import { liveCall } from './live-call.js';
+import { HIDDEN_MEMORY_CALL, MEMORY_TOOLS } from './memory-privacy.js';
 
 /** The bus events GET /events carries, each under its own SSE event name. */
 export const STREAMED = ['call', 'approval', 'tools', 'rules', 'output', 'notify', 'plugins'] as const satisfies readonly (keyof GatewayEvents)[];
@@ -44,6 +45,17 @@ interface Viewer {
   res: ServerResponse;
   /** Checked at every heartbeat: true ends the stream (its token was revoked meanwhile). */
   expired: () => boolean;
+  /** The client this viewer is, when it may see only its own memories (asked at each batch: the owner may change it). */
+  limitedTo: () => string | undefined;
+}
+
+/**
+ * One event of a batch. A memory tool's call event also has the form a client limited to its own memories gets when
+ * the call is another client's: its preview left out.
+ */
+interface Published {
+  chunk: Buffer;
+  private?: { client: string; hidden: Buffer };
 }
 
 const KEEP_ALIVE = Buffer.from(': keep-alive\n\n');
@@ -71,12 +83,12 @@ const RESET = Buffer.from(
 export class EventStreams {
   readonly #viewers = new Set<Viewer>();
   readonly #lingering = new Set<ServerResponse>();
-  #batch: Buffer[] = [];
+  #batch: Published[] = [];
   #batchBytes = 0;
   #flushTimer: NodeJS.Timeout | undefined;
   #flushQueued: NodeJS.Immediate | undefined;
   /** A batch on its way to the viewers, a slice at a time. */
-  #writing: { chunk: Buffer; viewers: Viewer[]; next: number; resume: NodeJS.Immediate | undefined } | undefined;
+  #writing: { chunkFor: (viewer: Viewer) => Buffer; viewers: Viewer[]; next: number; resume: NodeJS.Immediate | undefined } | undefined;
   #lastFlush = -Infinity;
   #heartbeat: NodeJS.Timeout | undefined;
   #unsubscribe: (() => void) | undefined;
@@ -94,10 +106,11 @@ export class EventStreams {
   /**
    * Streams every event from the next batch on to `res`, whose headers are written. Returns the function that ends
    * the stream.
-   * The stream leaves by itself when its connection closes.
+   * The stream leaves by itself when its connection closes. `limitedTo` names the client when the viewer may see only
+   * its own memories: other clients' memory calls reach it without their arguments preview.
    */
-  add(res: ServerResponse, expired: () => boolean): () => void {
-    const viewer: Viewer = { res, expired };
+  add(res: ServerResponse, expired: () => boolean, limitedTo: () => string | undefined = () => undefined): () => void {
+    const viewer: Viewer = { res, expired, limitedTo };
     this.#viewers.add(viewer);
     if (!this.#unsubscribe) this.#subscribe();
     res.once('close', () => this.#remove(viewer));
@@ -144,8 +157,13 @@ export class EventStreams {
   #publish(name: (typeof STREAMED)[number], data: unknown): void {
     // Only what goes over the wire gets smaller: in-process listeners keep the whole record.
     const payload = name === 'call' ? callEvent(data as GatewayEvents['call'][0]) : data;
-    const chunk = Buffer.from(`event: ${name}\ndata: ${JSON.stringify(payload)}\n\n`);
-    this.#batch.push(chunk);
+    const chunk = sse(name, payload);
+    const call = name === 'call' ? (data as GatewayEvents['call'][0]).call : undefined;
+    const published: Published =
+      call && MEMORY_TOOLS.has(call.tool)
+        ? { chunk, private: { client: call.client, hidden: sse(name, { ...(payload as object), call: { ...liveCall(call), preview: '', hidden: HIDDEN_MEMORY_CALL } }) } }
+        : { chunk };
+    this.#batch.push(published);
     this.#batchBytes += chunk.length;
     this.#schedule();
   }
@@ -165,11 +183,12 @@ export class EventStreams {
     if (this.#batch.length === 0 || this.#writing) return;
     this.#lastFlush = performance.now();
     // One buffer for everyone: every viewer's queue holds a reference to it, not a copy.
-    const chunk = this.#batch.length === 1 ? this.#batch[0]! : Buffer.concat(this.#batch, this.#batchBytes);
+    const batch = this.#batch;
+    const chunk = batch.length === 1 ? batch[0]!.chunk : Buffer.concat(batch.map((p) => p.chunk), this.#batchBytes);
     this.#batch = [];
     this.#batchBytes = 0;
     // The viewers open now: one that joins while this batch goes out did not exist when its events happened.
-    this.#writing = { chunk, viewers: [...this.#viewers], next: 0, resume: undefined };
+    this.#writing = { chunkFor: chunksFor(batch, chunk), viewers: [...this.#viewers], next: 0, resume: undefined };
     this.#writeSome();
   }
 
@@ -183,7 +202,7 @@ export class EventStreams {
     const end = all ? job.viewers.length : Math.min(job.viewers.length, job.next + FLUSH_SLICE);
     for (; job.next < end; job.next++) {
       const viewer = job.viewers[job.next]!;
-      if (this.#viewers.has(viewer)) this.#write(viewer, job.chunk);
+      if (this.#viewers.has(viewer)) this.#write(viewer, job.chunkFor(viewer));
     }
     if (job.next < job.viewers.length) {
       job.resume = setImmediate(() => this.#writeSome());
@@ -254,4 +273,26 @@ export class EventStreams {
 
 function callEvent({ phase, call }: GatewayEvents['call'][0]) {
   return { phase, call: liveCall(call) };
+}
+
+const sse = (name: string, payload: unknown) => Buffer.from(`event: ${name}\ndata: ${JSON.stringify(payload)}\n\n`);
+
+/**
+ * Which bytes of a batch each viewer gets: the shared chunk, unless the viewer is a client limited to its own
+ * memories and the batch holds another client's memory call; such a viewer gets the batch with that call's hidden
+ * form, built once per client.
+ */
+function chunksFor(batch: readonly Published[], shared: Buffer): (viewer: Viewer) => Buffer {
+  if (!batch.some((p) => p.private)) return () => shared;
+  const own = new Map<string, Buffer>();
+  return (viewer) => {
+    const client = viewer.limitedTo();
+    if (client === undefined || !batch.some((p) => p.private && p.private.client !== client)) return shared;
+    let chunk = own.get(client);
+    if (!chunk) {
+      chunk = Buffer.concat(batch.map((p) => (p.private && p.private.client !== client ? p.private.hidden : p.chunk)));
+      own.set(client, chunk);
+    }
+    return chunk;
+  };
 }

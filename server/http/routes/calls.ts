@@ -3,6 +3,7 @@ import { refuse } from '../../errors.js';
 import type { Executor } from '../../executor/executor.js';
 import { CALL_STATUSES, type CallFilter, type CallRecord, type CallStatus, type Store } from '../../store/index.js';
 import { identityOf } from '../identity.js';
+import { HIDDEN_MEMORY_CALL, hidesMemoryCall } from '../memory-privacy.js';
 import { badQuery, queryKeyProblems } from '../query.js';
 
 const MAX_PAGE = 500;
@@ -81,8 +82,6 @@ function parseFilter(query: Record<string, unknown>, known = ['tool', 'status', 
   return filter;
 }
 
-const MEMORY_TOOLS = new Set(['remember', 'recall', 'forget']);
-
 /**
  * Security: a client limited to its own memories must not read another client's through the history either: the
  * arguments and results of other clients' memory calls are left out for it (the call itself still shows).
@@ -90,8 +89,5 @@ const MEMORY_TOOLS = new Set(['remember', 'recall', 'forget']);
 function memoryPrivacy(store: Store, res: Parameters<typeof identityOf>[0]): (call: CallRecord) => CallRecord {
   const who = identityOf(res);
   if (who.kind !== 'client' || store.clients.memoryScope(who.name) !== 'own') return (call) => call;
-  return (call) =>
-    MEMORY_TOOLS.has(call.tool) && call.client !== who.name
-      ? { ...call, arguments: null, result: null, hidden: "another client's memory call: its arguments and result are not shown" }
-      : call;
+  return (call) => (hidesMemoryCall(call, who.name) ? { ...call, arguments: null, result: null, hidden: HIDDEN_MEMORY_CALL } : call);
 }

@@ -1,11 +1,18 @@
 import { Router } from 'express';
 import type { Credentials } from '../../auth/credentials.js';
 import type { EventBus } from '../../events/bus.js';
+import type { MemoryScope } from '../../store/clients.js';
 import type { EventStreams } from '../event-streams.js';
 import { identityOf } from '../identity.js';
 
 /** Server-Sent Events: calls, tool changes, live output and notifications as they happen. */
-export function eventRoutes(events: EventBus, streams: EventStreams, version: string, credentials: Credentials): Router {
+export function eventRoutes(
+  events: EventBus,
+  streams: EventStreams,
+  version: string,
+  credentials: Credentials,
+  memoryScope: (client: string) => MemoryScope,
+): Router {
   const router = Router();
 
   router.get('/events', (req, res) => {
@@ -22,7 +29,10 @@ export function eventRoutes(events: EventBus, streams: EventStreams, version: st
     const issue = who.kind === 'client' ? credentials.clientIssue(who.name) : undefined;
     const revoked = () => who.kind === 'client' && credentials.clientIssue(who.name) !== issue;
     // Subscribed before "hello" is written: a reader that has seen hello misses nothing after it.
-    const end = streams.add(res, revoked);
+    // Security: a client limited to its own memories gets other clients' memory calls without their arguments
+    // preview, as GET /calls shows them; asked at every batch, so a change of its scope applies at once.
+    const limitedTo = () => (who.kind === 'client' && memoryScope(who.name) === 'own' ? who.name : undefined);
+    const end = streams.add(res, revoked, limitedTo);
     res.write(`retry: 2000\nevent: hello\ndata: ${JSON.stringify({ version })}\n\n`);
 
     if (who.kind === 'client') {

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { migrate } from '../../../server/store/db.js';
 import { MIGRATIONS } from '../../../server/store/migrations/index.js';
+import { EventStream } from '../../helpers/events.js';
 import { readJson, startGateway, tempDir, type TestGateway } from '../../helpers/gateway.js';
 
 describe('a client limited to its own memories', () => {
@@ -155,5 +156,27 @@ describe("a client limited to its own memories, and the call history", () => {
     // The writer, and a client that sees every memory, still read it.
     expect(JSON.stringify(await readJson(await as('alpha', `/calls/${callId}`)))).toContain('4711');
     expect(JSON.stringify(await readJson(await as('default', `/calls/${callId}`)))).toContain('4711');
+  });
+
+  it("gets other clients' memory calls on GET /events without their arguments preview", async () => {
+    const streamAs = (client: string) =>
+      EventStream.open({ ...gw, api: (path, init = {}) => gw.api(path, { ...init, headers: { authorization: `Bearer ${tokens[client]}` } }) });
+    const [alpha, beta, everything] = await Promise.all([streamAs('alpha'), streamAs('beta'), streamAs('default')]);
+    try {
+      const { call_id: callId } = await readJson(await as('alpha', '/tools/remember/execute', { content: 'alpha note: the safe opens with 9182' }));
+      const finished = (stream: EventStream) => stream.next((e) => e.event === 'call' && e.data.call.id === callId && e.data.phase === 'succeeded');
+      const [seenByAlpha, seenByBeta, seenByAll] = await Promise.all([finished(alpha), finished(beta), finished(everything)]);
+      expect(seenByAlpha.data.call.preview).toContain('9182');
+      expect(seenByAll.data.call.preview).toContain('9182');
+      expect(seenByBeta.data.call).toMatchObject({ id: callId, tool: 'remember', client: 'alpha', preview: '', hidden: expect.any(String) });
+      expect(JSON.stringify(beta.events)).not.toContain('9182');
+      // Its own memory calls it sees whole; a call that is not about memories, every viewer sees whole.
+      const own = await readJson(await as('beta', '/tools/remember/execute', { content: 'beta note: 5550' }));
+      expect((await beta.next((e) => e.event === 'call' && e.data.call.id === own.call_id && e.data.phase === 'succeeded')).data.call.preview).toContain('5550');
+      const sum = await readJson(await as('alpha', '/tools/calculate/execute', { expression: '6*7' }));
+      expect((await beta.next((e) => e.event === 'call' && e.data.call.id === sum.call_id && e.data.phase === 'succeeded')).data.call.preview).toContain('6*7');
+    } finally {
+      await Promise.all([alpha, beta, everything].map((stream) => stream.close()));
+    }
   });
 });
