@@ -33,6 +33,7 @@ import { PluginManager } from './plugins/manager.js';
 import { McpSessions } from './mcp/sessions.js';
 import type { AnyTool } from './tools/types.js';
 import { VERSION } from './version.js';
+import { LlmBridge, type BridgeOptions } from './llm/bridge.js';
 
 export { loadConfig, resolveDataDir, ConfigError, type PincerConfig, type ConfigFlags } from './config/config.js';
 export { VERSION } from './version.js';
@@ -71,6 +72,8 @@ export interface GatewayOptions {
   loadPlugins?: boolean;
   /** How often an MCP call waiting for approval reports progress (tests set a short one). */
   mcpProgressIntervalMs?: number;
+  /** Retries, backoff and silence timeout towards the LLM server, and the tool loop's step limit (tests set small ones). */
+  llm?: Pick<BridgeOptions, 'upstream' | 'maxSteps'>;
 }
 
 export interface Gateway {
@@ -95,6 +98,8 @@ export interface Gateway {
   readonly processes: ProcessRunner;
   /** Bundled and user plugins: loaded in the background after start, reloaded when their folders change. */
   readonly plugins: PluginManager;
+  /** The LLM bridge: POST /chat, the OpenAI- and Ollama-compatible proxies. */
+  readonly llm: LlmBridge;
   /** Starts answering HTTP; resolves with the address actually bound (port 0 picks a free one). */
   listen(): Promise<{ host: string; port: number; url: string }>;
   /** A fresh one-time owner login link for the dashboard. */
@@ -107,6 +112,8 @@ export interface Gateway {
 const MAX_PENDING_APPROVALS_PER_CLIENT = 20;
 /** Expired cache entries are dropped this often, so an answer nobody asks for again does not hold memory. */
 const CACHE_SWEEP_INTERVAL_MS = 60_000;
+/** Conversations past the history's retention are looked for this often. */
+const CONVERSATION_PRUNE_INTERVAL_MS = 60 * 60_000;
 
 export function createGateway(options: GatewayOptions): Gateway {
   const { config } = options;
@@ -212,13 +219,22 @@ export function createGateway(options: GatewayOptions): Gateway {
     if (options.loadPlugins !== false) void plugins.start();
     const streams = new EventStreams(events, options.streamLimits);
     const mcp = new McpSessions({ registry, executor, access, version: VERSION, ...(options.mcpProgressIntervalMs && { progressIntervalMs: options.mcpProgressIntervalMs }) }, events);
-    const parts = { registry, executor, store, events, streams, credentials, approvals, rules, access, settings, memories, plugins };
+    const llm = new LlmBridge({ config, registry, access, executor, store, ...options.llm });
+    // Conversations go with the calls of their time, under the same retention and the same confirmation.
+    const pruneConversations = setInterval(() => {
+      if (retention.confirmed) llm.prune(config.history.retentionDays);
+    }, CONVERSATION_PRUNE_INTERVAL_MS);
+    pruneConversations.unref();
+    if (retention.confirmed) llm.prune(config.history.retentionDays);
+    const parts = { registry, executor, store, events, streams, credentials, approvals, rules, access, settings, memories, plugins, llm };
     const app = createHttpApp({
       ...parts,
       version: VERSION,
       sandbox: builtins.sandbox,
       clientAuth: config.clientAuth,
       bodyLimitBytes: config.bodyLimitBytes,
+      chatBodyLimitBytes: config.chatBodyLimitBytes,
+      ollamaProxy: config.ollamaProxy,
       jsonMaxDepth: config.jsonMaxDepth,
       dashboardDir: config.dashboardDir,
       origins: () => origins,
@@ -261,6 +277,7 @@ export function createGateway(options: GatewayOptions): Gateway {
         // Whatever is still running was not started for a call (or outlived it): it ends with the gateway.
         await processes.stopAll();
         stopSweeping();
+        clearInterval(pruneConversations);
         retention.stop();
         // Answers to the calls that just finished are still being written: let them go out, end the event streams,
         // and only then cut whatever connection is left.

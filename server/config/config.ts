@@ -30,6 +30,15 @@ export interface PincerConfig {
   maxOutputBytes: number;
   approvalTimeoutS: number;
   llm: { baseUrl: string; model: string | undefined; api: LlmApi };
+  /** The LLM server's API key (PINCER_LLM_API_KEY or config.json llm.api_key), sent as a Bearer token. */
+  llmApiKey?: string | undefined;
+  /** Body limit of the chat routes (POST /chat, /v1/chat/completions, /api/chat): long histories are big. */
+  chatBodyLimitBytes: number;
+  /**
+   * The Ollama-compatible proxy without a token (apps that cannot send a header): off unless the owner turns it on;
+   * such requests then act as `client`, whose tool set the owner picks (by default no tool above "safe").
+   */
+  ollamaProxy: { tokenless: boolean; client: string };
   /** How many answers the result cache keeps (least recently used go first); 0 caches nothing. */
   cacheMaxEntries: number;
   /** Each plugin's own settings (`plugins.<name>` in config.json), handed to the plugin as `ctx.config`. */
@@ -101,8 +110,10 @@ const CONFIG_KEYS = [
   'cache',
   'history',
   'plugins',
+  'chat_body_limit_bytes',
+  'ollama_proxy',
 ] as const;
-const LLM_KEYS = ['base_url', 'model', 'api'] as const;
+const LLM_KEYS = ['base_url', 'model', 'api', 'api_key'] as const;
 
 /** Every configuration key, with llm's keys spelt as in error messages (`llm.model`), plus PINCER_TOKEN's `token`. */
 export type ConfigKey = Exclude<(typeof CONFIG_KEYS)[number], 'llm'> | `llm.${(typeof LLM_KEYS)[number]}` | 'token';
@@ -174,6 +185,7 @@ export function loadConfig(options: LoadConfigOptions = {}): PincerConfig {
   }
   const llmApi = pick(undefined, '', 'PINCER_LLM_API', fileLlm.api, 'llm.api');
   const llmModel = pick(undefined, '', 'PINCER_LLM_MODEL', fileLlm.model, 'llm.model');
+  const llmApiKey = pick(undefined, '', 'PINCER_LLM_API_KEY', fileLlm.api_key, 'llm.api_key');
   const tokenSource = pick(undefined, '', 'PINCER_TOKEN', undefined, 'token');
 
   return {
@@ -201,6 +213,11 @@ export function loadConfig(options: LoadConfigOptions = {}): PincerConfig {
       model: optional(llmModel, settingParsers['llm.model']),
       api: optional(llmApi, settingParsers['llm.api']) ?? 'ollama',
     },
+    llmApiKey: optional(llmApiKey, (source) => parseNonEmptyString(source, 'llm.api_key')),
+    chatBodyLimitBytes:
+      parseInteger(pick(undefined, '', undefined, file.chat_body_limit_bytes, 'chat_body_limit_bytes'), 'chat_body_limit_bytes', 1024, 512 * 2 ** 20) ??
+      20 * 2 ** 20,
+    ollamaProxy: parseOllamaProxy(pick(undefined, '', undefined, file.ollama_proxy, 'ollama_proxy')),
     cacheMaxEntries: parseCache(pick(undefined, '', undefined, file.cache, 'cache')) ?? 1000,
     history: parseHistory(pick(undefined, '', undefined, file.history, 'history')),
     plugins: parsePlugins(pick(undefined, '', undefined, file.plugins, 'plugins')),
@@ -328,6 +345,18 @@ function parseHistory(source: Source | undefined): PincerConfig['history'] {
   history.retentionDays = parseInteger(days, 'history.retention_days', 0, 36_500) ?? history.retentionDays;
   history.maxRows = parseInteger(rows, 'history.max_rows', 100, 1_000_000_000);
   return history;
+}
+
+/** `ollama_proxy`: `{"tokenless": true, "client": "ollama-app"}`, both optional. */
+function parseOllamaProxy(source: Source | undefined): PincerConfig['ollamaProxy'] {
+  const proxy = { tokenless: false, client: 'ollama-app' };
+  if (!source) return proxy;
+  const value = objectWithKeys(source, 'ollama_proxy', ['tokenless', 'client'], '{"tokenless": true, "client": "ollama-app"}');
+  if (value.tokenless !== undefined && typeof value.tokenless !== 'boolean') fail('ollama_proxy.tokenless', { ...source, value: value.tokenless }, 'must be true or false');
+  if (value.client !== undefined && (typeof value.client !== 'string' || !/^[A-Za-z0-9._-]{1,64}$/.test(value.client))) {
+    fail('ollama_proxy.client', { ...source, value: value.client }, 'must be a client name (letters, digits, ".", "_", "-")');
+  }
+  return { tokenless: value.tokenless === true, client: (value.client as string | undefined) ?? proxy.client };
 }
 
 /** `plugins`: `{"<plugin name>": { …its settings… }}`; what each plugin accepts is the plugin's business. */

@@ -8,6 +8,7 @@ import { ProfileStore, SettingsStore } from './profiles.js';
 import { PluginStore } from './plugins.js';
 import { RuleStore } from './rules.js';
 import { MemoryStore } from './memories.js';
+import { ConversationStore } from './conversations.js';
 
 export type { CallRecord, CallStatus, CallFilter, ToolStats, ClientStats, TimeBucket, PruneLimits } from './calls.js';
 export { CALL_STATUSES } from './calls.js';
@@ -19,6 +20,7 @@ export { RULE_EFFECTS, RULE_SCOPES } from './rules.js';
 export type { ClientProfile } from './profiles.js';
 export type { PluginAcceptance } from './plugins.js';
 export type { Memory, MemoryFilter } from './memories.js';
+export type { ConversationSummary, StoredMessage } from './conversations.js';
 
 const CHECKPOINT_INTERVAL_MS = 1000;
 
@@ -34,6 +36,7 @@ export interface Store {
   settings: SettingsStore;
   memories: MemoryStore;
   plugins: PluginStore;
+  conversations: ConversationStore;
   close(): void;
 }
 
@@ -56,6 +59,7 @@ export function openStore(file: string, options: OpenDatabaseOptions = {}): Stor
     settings: new SettingsStore(db),
     memories: new MemoryStore(db),
     plugins: new PluginStore(db),
+    conversations: new ConversationStore(db),
     close: () => {
       clearInterval(checkpoints);
       calls.flush();

@@ -186,6 +186,7 @@ const LAYERS: readonly (readonly string[])[] = [
   ['approvals', 'auth'],
   ['events'],
   ['executor'],
+  ['llm'],
   ['mcp'],
   ['http'],
   ['builtins', 'index'],

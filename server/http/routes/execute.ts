@@ -3,7 +3,7 @@ import { refuse } from '../../errors.js';
 import { CallerGone } from '../../executor/cancellation.js';
 import type { CallOutcome, CallRequest, Executor } from '../../executor/executor.js';
 import { identityOf } from '../identity.js';
-import { parseUntrustedJson } from '../../util/json.js';
+import { decodeArguments } from '../../util/tool-arguments.js';
 
 /** Most OpenAI-compatible clients send a handful; a flood of calls in one request is refused up front. */
 const MAX_TOOL_CALLS = 128;
@@ -116,15 +116,4 @@ function toolCallProblem(call: unknown, i: number): { path: string; message: str
     return [{ path: `/tool_calls/${i}/function/name`, message: `tool_calls[${i}].function.name must be a string` }];
   }
   return [];
-}
-
-/** OpenAI sends arguments as a JSON string, Ollama as an object; both arrive here as an object. */
-function decodeArguments(raw: unknown, maxDepth: number): { value: unknown; error?: string } {
-  if (raw === undefined || raw === null || raw === '') return { value: {} };
-  if (typeof raw !== 'string') return { value: raw };
-  try {
-    return { value: parseUntrustedJson(raw, maxDepth, 'arguments') };
-  } catch (error) {
-    return { value: raw, error: `${(error as Error).message} Send arguments as a JSON object.` };
-  }
 }

@@ -8,8 +8,9 @@ import { memory } from './003-memory.js';
 import { clientMemoryScope } from './005-client-memory-scope.js';
 import { plugins } from './006-plugins.js';
 import { memoryGramsAndBulk } from './007-memory-grams-and-bulk.js';
+import { conversations } from './008-conversations.js';
 import type { Migration } from './migration.js';
 
 export type { Migration } from './migration.js';
 
-export const MIGRATIONS: readonly Migration[] = [initial, approvalsRulesProfiles, memory, clientMemoryScope, plugins, memoryGramsAndBulk];
+export const MIGRATIONS: readonly Migration[] = [initial, approvalsRulesProfiles, memory, clientMemoryScope, plugins, memoryGramsAndBulk, conversations];

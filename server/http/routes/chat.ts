@@ -1,0 +1,153 @@
+import { Router, type NextFunction, type Request, type Response } from 'express';
+import { GatewayError, refuse } from '../../errors.js';
+import type { LlmBridge } from '../../llm/bridge.js';
+import { jsonBody } from '../body.js';
+import { identityOf } from '../identity.js';
+
+/** Comment lines keep a quiet stream open through proxies and client timeouts while a tool or the owner is slow. */
+export const KEEP_ALIVE_MS = 15_000;
+
+/** The chat routes' own body parser: long histories are larger than the gateway's 1 MiB default. */
+export function chatBody(limitBytes: number, maxDepth: number) {
+  return jsonBody(limitBytes, maxDepth);
+}
+
+/**
+ * An abort signal fired when the caller hangs up before its answer: the upstream request stops and approvals the
+ * turn opened are withdrawn.
+ */
+export function hangUpSignal(req: Request, res: Response): AbortSignal {
+  const controller = new AbortController();
+  res.once('close', () => {
+    if (!res.writableFinished) controller.abort();
+  });
+  // A long answer (a slow model, an owner deciding) is not an idle connection.
+  req.socket.setTimeout(0);
+  return controller.signal;
+}
+
+/** Writes Server-Sent Events; `comment()` writes a keep-alive line no client shows. */
+export class EventStreamWriter {
+  #timer: NodeJS.Timeout | undefined;
+
+  constructor(private readonly res: Response) {
+    res.writeHead(200, {
+      'Content-Type': 'text/event-stream; charset=utf-8',
+      'Cache-Control': 'no-store',
+      Connection: 'keep-alive',
+      'X-Accel-Buffering': 'no',
+    });
+    res.flushHeaders();
+    this.#timer = setInterval(() => this.comment('keep-alive'), KEEP_ALIVE_MS);
+    this.#timer.unref();
+  }
+
+  event(name: string | undefined, data: unknown): void {
+    if (this.res.writableEnded) return;
+    this.res.write(`${name ? `event: ${name}\n` : ''}data: ${typeof data === 'string' ? data : JSON.stringify(data)}\n\n`);
+  }
+
+  comment(text: string): void {
+    if (!this.res.writableEnded) this.res.write(`: ${text.replace(/[\r\n]+/g, ' ')}\n\n`);
+  }
+
+  end(): void {
+    clearInterval(this.#timer);
+    if (!this.res.writableEnded) this.res.end();
+  }
+}
+
+export function wantsEventStream(req: Request): boolean {
+  return /\btext\/event-stream\b/i.test(String(req.headers.accept ?? ''));
+}
+
+/** What an error becomes on a stream that has already started: the envelope's error, then the end. */
+export function errorPayload(error: unknown): { name: string; code: number; message: string; details: Record<string, unknown> } {
+  if (error instanceof GatewayError) return error.toBody();
+  console.error('pincer: unexpected error in a chat turn:', error);
+  return { name: 'INTERNAL_ERROR', code: 500, message: 'The gateway hit an unexpected error; it has been logged.', details: {} };
+}
+
+const CHAT_KEYS = ['message', 'conversation_id', 'model'];
+
+/**
+ * POST /chat: one turn with the configured model and the caller's tools, answered whole or, with
+ * `Accept: text/event-stream`, as `start`, `delta`, `step`, `waiting`, then `done` (or `error`). Conversations are
+ * listed, read and deleted under /chat/conversations; GET /chat/models lists what the LLM server offers.
+ */
+export function chatRoutes(bridge: LlmBridge, limitBytes: number, maxDepth: number): Router {
+  const router = Router();
+  const body = chatBody(limitBytes, maxDepth);
+
+  router.post('/chat', body, async (req: Request, res: Response, next: NextFunction) => {
+    const input = req.body as Record<string, unknown> | undefined;
+    if (!input || typeof input !== 'object' || Array.isArray(input)) throw refuse.badRequest('Send {"message": "…", "conversation_id"?, "model"?}.');
+    const unknown = Object.keys(input).filter((k) => !CHAT_KEYS.includes(k));
+    if (unknown.length > 0) throw refuse.badRequest(`Unknown field ${unknown.map((k) => `"${k}"`).join(', ')}: send {"message", "conversation_id"?, "model"?}.`);
+    for (const key of ['conversation_id', 'model'] as const) {
+      if (input[key] !== undefined && input[key] !== null && typeof input[key] !== 'string') throw refuse.badRequest(`"${key}" must be a string.`);
+    }
+    const who = identityOf(res);
+    const asker = { client: who.name, owner: who.kind === 'owner' };
+    const chatInput = {
+      message: input.message as string,
+      conversationId: (input.conversation_id as string | null | undefined) ?? undefined,
+      model: (input.model as string | null | undefined) ?? undefined,
+    };
+    const signal = hangUpSignal(req, res);
+    if (!wantsEventStream(req)) {
+      const answer = await bridge.chat(chatInput, asker, {}, { signal });
+      if (!res.writableEnded && !signal.aborted) res.json(answer);
+      return;
+    }
+    // Refusals that need no model (a bad message, someone else's conversation) are plain HTTP errors, as without SSE.
+    if (typeof chatInput.message !== 'string' || chatInput.message.trim() === '') return next(refuse.badRequest('Send {"message": "…"} with the text to say to the model.'));
+    if (chatInput.conversationId !== undefined) bridge.conversation(chatInput.conversationId, asker);
+    const stream = new EventStreamWriter(res);
+    try {
+      const answer = await bridge.chat(
+        chatInput,
+        asker,
+        {
+          onStart: (start) => stream.event('start', start),
+          onText: (text) => stream.event('delta', { text }),
+          onCall: (call) => stream.event('call', call),
+          onStep: (step) => stream.event('step', step),
+          onWaiting: (waiting) => stream.event('waiting', waiting),
+        },
+        { signal, stream: true },
+      );
+      stream.event('done', answer);
+    } catch (error) {
+      if (!signal.aborted) stream.event('error', errorPayload(error));
+    } finally {
+      stream.end();
+    }
+  });
+
+  router.get('/chat/models', async (req, res) => {
+    const provider = bridge.provider();
+    const models = await provider.models(hangUpSignal(req, res));
+    res.json({ api: provider.api, base_url: provider.baseUrl, default: bridge.configuredModel ?? null, models });
+  });
+
+  router.get('/chat/conversations', (req, res) => {
+    const who = identityOf(res);
+    const limit = Math.min(Math.max(Number(req.query.limit ?? 50) || 50, 1), 500);
+    res.json({ conversations: bridge.conversations({ client: who.name, owner: who.kind === 'owner' }, limit) });
+  });
+
+  router.get('/chat/conversations/:id', (req, res) => {
+    const who = identityOf(res);
+    const { conversation, messages } = bridge.messages(String(req.params.id), { client: who.name, owner: who.kind === 'owner' });
+    res.json({ ...conversation, messages });
+  });
+
+  router.delete('/chat/conversations/:id', (req, res) => {
+    const who = identityOf(res);
+    bridge.deleteConversation(String(req.params.id), { client: who.name, owner: who.kind === 'owner' });
+    res.status(204).end();
+  });
+
+  return router;
+}

@@ -1,0 +1,180 @@
+import { Router, type NextFunction, type Request, type Response } from 'express';
+import { SESSION_COOKIE } from '../../auth/credentials.js';
+import type { LlmBridge } from '../../llm/bridge.js';
+import { argumentsObject } from '../../llm/ollama.js';
+import { readMessages, readTools } from '../../llm/openai-format.js';
+import { badRequest, MixedTurns, runProxyTurn } from '../../llm/proxy.js';
+import type { Sampling, ToolCall } from '../../llm/types.js';
+import type { ClientAccess } from '../../policy/access.js';
+import type { ToolRegistry } from '../../tools/registry.js';
+import { identityOf, readCookie } from '../identity.js';
+import { chatBody, errorPayload, hangUpSignal, KEEP_ALIVE_MS } from './chat.js';
+
+/** What /api/version answers when the upstream is not Ollama: a version whose API has tool calling. */
+const OLLAMA_API_VERSION = '0.12.0';
+
+/**
+ * Token-less mode for the Ollama-compatible routes only: a request to /api/* that presents no token and no owner
+ * session acts as `client`. The owner opts in (config.json `ollama_proxy.tokenless`); the Host and Origin checks
+ * ran before this, so a web page still cannot reach it. Every other route still demands a token.
+ */
+export function tokenlessOllama(client: string, identify: (req: Request, res: Response, next: NextFunction) => void) {
+  return (req: Request, res: Response, next: NextFunction): void => {
+    const presented = req.headers.authorization !== undefined || req.headers['x-api-key'] !== undefined || readCookie(req.headers.cookie, SESSION_COOKIE);
+    if (!presented && req.path.startsWith('/api/') && !req.path.startsWith('/api/v')) {
+      res.locals.identity = { kind: 'client', name: client };
+      return next();
+    }
+    identify(req, res, next);
+  };
+}
+
+/**
+ * The Ollama-compatible proxy: an app that speaks Ollama's API, pointed at Pincer, gets Pincer's tools the same
+ * way as through /v1/chat/completions — NDJSON streaming, object arguments, `tool_name` on tool messages.
+ */
+export function ollamaProxyRoutes(
+  bridge: LlmBridge,
+  access: ClientAccess,
+  registry: ToolRegistry,
+  limitBytes: number,
+  maxDepth: number,
+  tokenless: { tokenless: boolean; client: string },
+  version: string,
+): Router {
+  const router = Router();
+  const mixed = new MixedTurns();
+  const parse = chatBody(limitBytes, maxDepth);
+  // Ollama apps often send JSON labelled as a form or as text: on this route the body is JSON whatever the label.
+  // (The label check elsewhere stops cross-site "simple" requests; the Origin check does that here, and a token or
+  // the owner's opt-in is still required.)
+  const anyLabel = (req: Request, res: Response, next: NextFunction) => {
+    if (req.headers['content-type'] !== undefined || req.headers['content-length'] !== undefined || req.headers['transfer-encoding'] !== undefined) {
+      req.headers['content-type'] = 'application/json';
+    }
+    parse(req, res, next);
+  };
+
+  /** The token-less client gets, until the owner chooses otherwise, only tools that are safe. */
+  const settleTokenlessTools = (name: string) => {
+    if (!tokenless.tokenless || name !== tokenless.client || access.profile(name).tools !== null) return;
+    const safe = registry.list().filter((t) => t.definition.risk === 'safe').map((t) => t.definition.name);
+    access.setProfile({ name, tools: safe, max_tools: null });
+  };
+
+  router.get('/api/version', async (req, res) => {
+    const provider = bridge.provider();
+    const upstream = provider.version ? await provider.version(hangUpSignal(req, res)).catch(() => undefined) : undefined;
+    res.json({ version: upstream ?? OLLAMA_API_VERSION, pincer: version });
+  });
+
+  router.get('/api/tags', async (req, res) => {
+    const models = await bridge.provider().models(hangUpSignal(req, res));
+    res.json({
+      models: models.map((m) => ({
+        name: m.id,
+        model: m.id,
+        modified_at: new Date((m.created ?? 0) * 1000).toISOString(),
+        size: m.size ?? 0,
+        digest: '',
+        details: m.details ?? { format: '', family: '', families: null, parameter_size: '', quantization_level: '' },
+      })),
+    });
+  });
+
+  router.post('/api/chat', anyLabel, async (req: Request, res: Response) => {
+    const body = req.body as Record<string, unknown> | undefined;
+    if (!body || typeof body !== 'object' || Array.isArray(body)) throw badRequest('Send {"model", "messages": [ … ]}.');
+    const { model, messages, tools, stream, options, ...rest } = body;
+    if (model !== undefined && typeof model !== 'string') throw badRequest('"model" must be a string.');
+    if (!Array.isArray(messages)) throw badRequest('"messages" must be an array.');
+    const who = identityOf(res);
+    settleTokenlessTools(who.name);
+    const signal = hangUpSignal(req, res);
+    const streaming = stream !== false; // Ollama streams unless told not to
+    const started = process.hrtime.bigint();
+    const turn = {
+      asker: { client: who.name, owner: who.kind === 'owner' },
+      door: 'ollama-proxy',
+      model: (model as string | undefined) || undefined,
+      messages: readMessages(messages),
+      callerTools: readTools(tools),
+      sampling: samplingOf(options),
+      passthrough: { ...rest, ...(options !== undefined && { options }) },
+      signal,
+    };
+    const line = (m: string, message: Record<string, unknown>, done: boolean, extra: Record<string, unknown> = {}) => ({
+      model: m,
+      created_at: new Date().toISOString(),
+      message: { role: 'assistant', content: '', ...message },
+      done,
+      ...extra,
+    });
+    const final = (result: Awaited<ReturnType<typeof runProxyTurn>>, content: string) =>
+      line(
+        result.model,
+        { content, ...(result.callerCalls.length > 0 && { tool_calls: result.callerCalls.map(ollamaToolCall) }) },
+        true,
+        {
+          done_reason: result.stoppedAtLimit ? 'length' : 'stop',
+          total_duration: Number(process.hrtime.bigint() - started),
+          load_duration: 0,
+          prompt_eval_count: result.usage.prompt_tokens,
+          prompt_eval_duration: 0,
+          eval_count: result.usage.completion_tokens,
+          eval_duration: Math.round(result.timings.model_ms * 1e6),
+        },
+      );
+
+    if (!streaming) {
+      const result = await runProxyTurn(bridge, mixed, { ...turn, stream: false });
+      if (!signal.aborted) res.json(final(result, result.answer));
+      return;
+    }
+    res.writeHead(200, { 'Content-Type': 'application/x-ndjson', 'Cache-Control': 'no-store', 'X-Accel-Buffering': 'no' });
+    res.flushHeaders();
+    let name = turn.model ?? '';
+    const write = (value: unknown) => {
+      if (!res.writableEnded) res.write(`${JSON.stringify(value)}\n`);
+    };
+    // NDJSON has no comments: a line with empty content keeps the connection alive and adds nothing to the answer.
+    const keepAlive = setInterval(() => write(line(name, {}, false)), KEEP_ALIVE_MS);
+    keepAlive.unref();
+    try {
+      const result = await runProxyTurn(bridge, mixed, {
+        ...turn,
+        stream: true,
+        listener: {
+          onText: (text) => write(line(name, { content: text }, false)),
+          onWaiting: () => write(line(name, {}, false)),
+        },
+      });
+      name = result.model;
+      write(final(result, ''));
+    } catch (error) {
+      if (!signal.aborted) write({ error: errorPayload(error).message });
+    } finally {
+      clearInterval(keepAlive);
+      res.end();
+    }
+  });
+
+  return router;
+}
+
+function ollamaToolCall(call: ToolCall) {
+  return { id: call.id, function: { name: call.name, arguments: argumentsObject(call.arguments) } };
+}
+
+/** Ollama's `options` in OpenAI's names, for an OpenAI-compatible upstream. */
+function samplingOf(options: unknown): Sampling | undefined {
+  if (!options || typeof options !== 'object') return undefined;
+  const o = options as Record<string, unknown>;
+  const sampling: Sampling = {};
+  if (typeof o.temperature === 'number') sampling.temperature = o.temperature;
+  if (typeof o.top_p === 'number') sampling.top_p = o.top_p;
+  if (typeof o.seed === 'number') sampling.seed = o.seed;
+  if (Array.isArray(o.stop) && o.stop.every((s) => typeof s === 'string')) sampling.stop = o.stop as string[];
+  if (typeof o.num_predict === 'number') sampling.max_tokens = o.num_predict;
+  return Object.keys(sampling).length > 0 ? sampling : undefined;
+}

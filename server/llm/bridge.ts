@@ -1,0 +1,176 @@
+import { randomUUID } from 'node:crypto';
+import type { PincerConfig } from '../config/config.js';
+import { GatewayError } from '../errors.js';
+import type { Executor } from '../executor/executor.js';
+import type { ClientAccess } from '../policy/access.js';
+import type { ConversationSummary, Store, StoredMessage } from '../store/index.js';
+import { toOpenAITool } from '../tools/formats.js';
+import type { ToolRegistry } from '../tools/registry.js';
+import { redactSecrets } from '../util/redact.js';
+import { noModel } from './errors.js';
+import { DEFAULT_UPSTREAM, type UpstreamOptions } from './http.js';
+import { runToolLoop, type LoopListener, type LoopResult, type Step } from './loop.js';
+import { OllamaProvider } from './ollama.js';
+import { OpenAIProvider } from './openai.js';
+import type { ChatMessage, LlmProvider, ToolSpec } from './types.js';
+
+export interface BridgeOptions {
+  config: PincerConfig;
+  registry: ToolRegistry;
+  access: ClientAccess;
+  executor: Executor;
+  store: Store;
+  /** Retries, backoff and the silence timeout towards the LLM server (tests set small ones). */
+  upstream?: Partial<Pick<UpstreamOptions, 'retries' | 'backoffMs' | 'idleTimeoutMs'>>;
+  /** Rounds of tool calls in one turn before the loop stops (default 10). */
+  maxSteps?: number;
+}
+
+/** Who is asking: the token's client (or the owner), as every call of the turn is recorded. */
+export interface Asker {
+  client: string;
+  owner: boolean;
+}
+
+export interface ChatInput {
+  message: string;
+  conversationId?: string | undefined;
+  model?: string | undefined;
+}
+
+export interface ChatAnswer {
+  conversation_id: string;
+  answer: string;
+  steps: Step[];
+  model: string;
+  timings: LoopResult['timings'];
+  usage: LoopResult['usage'];
+  stopped_at_step_limit: boolean;
+}
+
+const MAX_MESSAGE_CHARS = 1_000_000;
+const MODEL_NAME_MAX = 120;
+
+/**
+ * The LLM bridge: the configured LLM server (read from the live config, so a Settings change applies to the next
+ * request), the tools a caller may use, the tool loop, and the conversations of POST /chat.
+ */
+export class LlmBridge {
+  readonly maxSteps: number;
+
+  constructor(private readonly options: BridgeOptions) {
+    this.maxSteps = options.maxSteps ?? 10;
+  }
+
+  get maxJsonDepth(): number {
+    return this.options.config.jsonMaxDepth;
+  }
+
+  /** The model set in the configuration, if any. */
+  get configuredModel(): string | undefined {
+    return this.options.config.llm.model;
+  }
+
+  get executor(): Executor {
+    return this.options.executor;
+  }
+
+  /** A client for the LLM server as configured right now. */
+  provider(): LlmProvider {
+    const { llm, llmApiKey } = this.options.config;
+    const upstream: UpstreamOptions = { ...DEFAULT_UPSTREAM, ...this.options.upstream, baseUrl: llm.baseUrl, api: llm.api, apiKey: llmApiKey };
+    return llm.api === 'openai' ? new OpenAIProvider(upstream) : new OllamaProvider(upstream);
+  }
+
+  /** The model to use: the one asked for, else the configured one, else the first the server lists. */
+  async model(provider: LlmProvider, requested: string | undefined, signal?: AbortSignal): Promise<string> {
+    const chosen = requested?.trim() || this.options.config.llm.model;
+    if (chosen) return chosen.slice(0, MODEL_NAME_MAX);
+    const first = (await provider.models(signal))[0]?.id;
+    if (!first) throw noModel();
+    return first;
+  }
+
+  /** The tools this caller may use, in the function format both APIs take. */
+  tools(asker: Asker): ToolSpec[] {
+    return this.options.access.visible(this.options.registry, asker.client, asker.owner).tools.map(toOpenAITool);
+  }
+
+  /** One turn of POST /chat: the conversation so far, the new message, the loop, and the turn saved. */
+  async chat(input: ChatInput, asker: Asker, listener: LoopListener & { onStart?(start: { conversation_id: string; model: string }): void }, options: { signal?: AbortSignal; stream?: boolean } = {}): Promise<ChatAnswer> {
+    if (typeof input.message !== 'string' || input.message.trim() === '') throw new GatewayError('INVALID_REQUEST', 400, 'Send {"message": "…"} with the text to say to the model.');
+    if (input.message.length > MAX_MESSAGE_CHARS) throw new GatewayError('INVALID_REQUEST', 400, `The message is longer than ${MAX_MESSAGE_CHARS} characters.`);
+    const store = this.options.store.conversations;
+    const existing = input.conversationId === undefined ? undefined : this.conversation(input.conversationId, asker);
+    const provider = this.provider();
+    const model = await this.model(provider, input.model ?? existing?.model, options.signal);
+    const history: ChatMessage[] = existing ? store.messages(existing.id).map((m) => m.message as unknown as ChatMessage) : [];
+    const id = existing?.id ?? `cv_${Date.now().toString(36)}${randomUUID().slice(0, 8)}`;
+    if (!existing) store.create({ id, client: asker.client, title: titleOf(input.message), model });
+    const user: ChatMessage = { role: 'user', content: input.message };
+    store.append(id, model, [{ message: redactSecrets(user) }]);
+    listener.onStart?.({ conversation_id: id, model });
+
+    const result = await runToolLoop({
+      provider,
+      executor: this.options.executor,
+      caller: { client: asker.client, owner: asker.owner, via: `llm:${model}` },
+      request: { model, messages: [...history, user], tools: this.tools(asker) },
+      maxSteps: this.maxSteps,
+      maxJsonDepth: this.maxJsonDepth,
+      listener,
+      ...(options.signal && { signal: options.signal }),
+      ...(options.stream && { stream: true }),
+    });
+    const answer: ChatAnswer = {
+      conversation_id: id,
+      answer: result.answer,
+      steps: result.steps,
+      model: result.final.model || model,
+      timings: result.timings,
+      usage: result.usage,
+      stopped_at_step_limit: result.stoppedAtLimit,
+    };
+    const meta = { steps: answer.steps, model: answer.model, timings: answer.timings, usage: answer.usage, answer: answer.answer };
+    store.append(
+      id,
+      model,
+      result.added.map((message, i) => ({ message: redactSecrets(message), ...(i === result.added.length - 1 && { meta: redactSecrets(meta) }) })),
+    );
+    return answer;
+  }
+
+  /** A conversation this caller may see (its own; the owner sees all), or 404 as if it did not exist. */
+  conversation(id: string, asker: Asker): ConversationSummary {
+    const found = this.options.store.conversations.get(id);
+    if (!found || (!asker.owner && found.client !== asker.client)) {
+      throw new GatewayError('CONVERSATION_NOT_FOUND', 404, `No conversation "${id}".`);
+    }
+    return found;
+  }
+
+  conversations(asker: Asker, limit: number): ConversationSummary[] {
+    return this.options.store.conversations.list(asker.owner ? undefined : asker.client, limit);
+  }
+
+  messages(id: string, asker: Asker): { conversation: ConversationSummary; messages: StoredMessage[] } {
+    const conversation = this.conversation(id, asker);
+    return { conversation, messages: this.options.store.conversations.messages(id) };
+  }
+
+  deleteConversation(id: string, asker: Asker): void {
+    this.conversation(id, asker);
+    this.options.store.conversations.delete(id);
+  }
+
+  /** Conversations unused for longer than the history's retention go with the calls of their time. */
+  prune(retentionDays: number, now = Date.now()): number {
+    if (retentionDays <= 0) return 0;
+    return this.options.store.conversations.prune(now - retentionDays * 24 * 60 * 60_000);
+  }
+}
+
+function titleOf(message: string): string {
+  const line = message.replace(/\s+/g, ' ').trim();
+  return line.length > 80 ? `${line.slice(0, 79)}…` : line;
+}
