@@ -107,3 +107,33 @@ describe('pincer memory', () => {
     expect(wrongType.status).toBe(415);
   });
 });
+
+describe('pincer clients memories', () => {
+  let gw: TestGateway;
+  beforeAll(async () => {
+    gw = await startGateway();
+  });
+  afterAll(() => gw.close());
+
+  it("sets a client's memory scope, which the client list shows", async () => {
+    const { token } = await readJson(await gw.asOwner('/clients', { json: { name: 'helper' } }));
+    await gw.api('/memory', { method: 'POST', json: { content: 'written by the default client' } });
+    const seen = async () => (await readJson(await gw.api('/memory', { headers: { authorization: `Bearer ${token}` } }))).results.length;
+    expect(await seen()).toBe(0);
+    expect((await pincer(gw, 'clients', 'list')).stdout).toMatch(/^helper\s+own\s/m);
+
+    const widened = await pincer(gw, 'clients', 'memories', 'helper', 'all');
+    expect(widened).toMatchObject({ code: 0, stdout: 'Client helper now sees every memory.' });
+    expect(await seen()).toBe(1);
+    expect((await pincer(gw, 'clients', 'list')).stdout).toMatch(/^helper\s+all\s/m);
+    expect((await pincer(gw, 'clients', 'memories', 'helper', 'own')).stdout).toBe('Client helper now sees only the memories it wrote.');
+    expect(await seen()).toBe(0);
+  });
+
+  it('refuses a scope other than own or all, and an unknown client', async () => {
+    expect((await pincer(gw, 'clients', 'memories', 'helper', 'some')).code).toBe(2);
+    const unknown = await pincer(gw, 'clients', 'memories', 'nobody', 'all');
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toMatch(/nobody/);
+  });
+});
