@@ -6,7 +6,7 @@ import { identityOf, requireOwner } from '../identity.js';
 import { streamLines } from '../jsonl.js';
 import { badQuery, queryKeyProblems } from '../query.js';
 
-const SEARCH_KEYS = ['q', 'method', 'limit', 'tags', 'category'] as const;
+const SEARCH_KEYS = ['q', 'method', 'limit', 'tags', 'category', 'client'] as const;
 const WRITE_FIELDS = ['content', 'tags', 'category'];
 const JSONL_TYPE = /^application\/(?:x-ndjson|jsonl|x-jsonlines)\s*(?:;|$)/i;
 /** A memory's content is at most 100,000 characters; escaped in JSON, up to six bytes each. */
@@ -146,6 +146,13 @@ function searchQuery(raw: Record<string, unknown>) {
   }
   if (problems.length > 0) throw badQuery(problems);
   const tags = query.tags === undefined ? [] : parseTagList(query.tags);
-  const filter = { ...(tags.length > 0 && { tags }), ...(query.category !== undefined && query.category.trim() !== '' && { category: query.category }) };
+  const client = query.client?.trim();
+  const filter = {
+    ...(tags.length > 0 && { tags }),
+    ...(query.category !== undefined && query.category.trim() !== '' && { category: query.category }),
+    // The client that wrote the memories ("owner" for the dashboard and the CLI); a client limited to its own
+    // memories that names another finds nothing.
+    ...(client !== undefined && client !== '' && { client }),
+  };
   return { q, method, limit, filter };
 }

@@ -62,6 +62,13 @@ describe('a client limited to its own memories', () => {
     expect((await as('alpha', `/memory/${ids.alpha}`, { method: 'PATCH', json: { tags: ['mine'] } })).status).toBe(200);
   });
 
+  it('filters by the writing client with ?client=, within what the caller may see', async () => {
+    expect(await contents('default', '/memory?client=beta')).toEqual(['beta']);
+    expect(await contents('default', '/memory?q=staging&client=alpha')).toEqual(['alpha']);
+    expect(await contents('alpha', '/memory?client=beta')).toEqual([]);
+    expect(await contents('alpha', '/memory?q=staging&method=keyword&client=alpha')).toEqual(['alpha']);
+  });
+
   it('exports only its own memories', async () => {
     const lines = (await (await as('alpha', '/memory/export')).text()).trim().split('\n');
     expect(lines.map((l) => JSON.parse(l).id)).toEqual([ids.alpha]);
