@@ -14,6 +14,8 @@ export interface MemoryQuery {
   method: SearchMethod;
   tags: string[];
   category: string;
+  /** The client that wrote the memories ("owner" for the dashboard and the CLI); empty for any. */
+  client?: string;
   limit: number;
 }
 
@@ -27,6 +29,7 @@ export function memorySearchPath(query: MemoryQuery): string {
   }
   if (query.tags.length > 0) params.set('tags', query.tags.join(','));
   if (query.category.trim() !== '') params.set('category', query.category.trim());
+  if (query.client) params.set('client', query.client.trim());
   params.set('limit', String(query.limit));
   return `/memory?${params.toString()}`;
 }
@@ -110,4 +113,29 @@ export function formatScore(score: number | null): string {
 export function scoreShare(score: number | null, best: number | null): number {
   if (score === null || best === null || !(best > 0) || !(score > 0)) return 0;
   return Math.min(1, score / best);
+}
+
+/** What `POST /memory/import` answers. */
+export interface ImportReport {
+  imported: number;
+  skipped: number;
+  failed: number;
+  errors: { line: number; message: string }[];
+}
+
+/** The import's result in one line: "Imported 12 memories from a.jsonl; 3 were already here and skipped; 1 line failed (line 4: …)." */
+export function importSummary(file: string, report: ImportReport): string {
+  const plural = (n: number, one: string, many: string) => `${n.toLocaleString('en-US')} ${n === 1 ? one : many}`;
+  const parts = [`Imported ${plural(report.imported, 'memory', 'memories')} from ${file}`];
+  if (report.skipped > 0) parts.push(`${plural(report.skipped, 'was', 'were')} already here and skipped`);
+  if (report.failed > 0) {
+    const first = report.errors[0];
+    parts.push(`${plural(report.failed, 'line', 'lines')} failed${first ? ` (line ${first.line}: ${first.message})` : ''}`);
+  }
+  return `${parts.join('; ')}.`;
+}
+
+/** The name an export is saved under: `pincer-memories-2026-05-01.jsonl`. */
+export function exportFileName(now: Date): string {
+  return `pincer-memories-${now.toISOString().slice(0, 10)}.jsonl`;
 }

@@ -170,9 +170,13 @@ export interface ClientProfile {
   name: string;
   tools: string[] | null;
   max_tools: number | null;
+  /** Whether it sees only the memories it wrote, or every one (the default client: always all). */
+  memories: MemoryScope;
   /** null for the default client, whose token lives in the data directory. */
   token: ClientToken | null;
 }
+
+export type MemoryScope = 'own' | 'all';
 
 export interface Settings {
   paused: boolean;

@@ -1,5 +1,5 @@
 import { api, describeError } from '../lib/api';
-import type { ClientProfile } from '../lib/types';
+import type { ClientProfile, MemoryScope } from '../lib/types';
 import type { GatewayFeed } from './feed.svelte';
 import type { SaveResult } from './settings.svelte';
 
@@ -41,6 +41,17 @@ export class ClientDirectory {
       return { ok: true };
     } catch (error) {
       return { ok: false, message: describeError(error, 'change tool sets') };
+    }
+  }
+
+  /** Sets whether a client sees only the memories it wrote (`own`) or every one (`all`). */
+  async saveMemoryScope(name: string, scope: MemoryScope): Promise<SaveResult> {
+    try {
+      const saved = await api<{ name: string; memories: MemoryScope }>('PUT', `/clients/${encodeURIComponent(name)}/memories`, { scope });
+      this.clients = this.clients.map((c) => (c.name === name ? { ...c, memories: saved.memories } : c));
+      return { ok: true };
+    } catch (error) {
+      return { ok: false, message: describeError(error, 'change memory scopes') };
     }
   }
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { explainMatch, formatScore, matchSummary, memorySearchPath, parseTags, scoreShare } from '../../../renderer/src/lib/memory.js';
+import { explainMatch, exportFileName, formatScore, importSummary, matchSummary, memorySearchPath, parseTags, scoreShare } from '../../../renderer/src/lib/memory.js';
 import type { MemoryMatch } from '../../../renderer/src/lib/types.js';
 
 const match = (terms: MemoryMatch['terms'], missing: string[] = []): MemoryMatch => ({ method: 'hybrid', terms, missing });
@@ -78,6 +78,11 @@ describe('memorySearchPath', () => {
     );
   });
 
+  it('sends the writing client when one is picked', () => {
+    expect(memorySearchPath({ q: '', method: 'hybrid', tags: [], category: '', client: ' cursor ', limit: 50 })).toBe('/memory?client=cursor&limit=50');
+    expect(memorySearchPath({ q: '', method: 'hybrid', tags: [], category: '', client: '', limit: 50 })).toBe('/memory?limit=50');
+  });
+
   it('lists the newest without a method when there are no words', () => {
     expect(memorySearchPath({ q: '   ', method: 'keyword', tags: [], category: ' ', limit: 10 })).toBe('/memory?limit=10');
   });
@@ -112,5 +117,18 @@ describe('formatScore and scoreShare', () => {
     expect(scoreShare(-1, 10)).toBe(0);
     expect(scoreShare(1, 0)).toBe(0);
     expect(scoreShare(null, null)).toBe(0);
+  });
+});
+
+describe('import and export lines', () => {
+  it('says what an import did: imported, skipped, and the first failed line', () => {
+    expect(importSummary('notes.jsonl', { imported: 12, skipped: 0, failed: 0, errors: [] })).toBe('Imported 12 memories from notes.jsonl.');
+    expect(importSummary('a.jsonl', { imported: 1, skipped: 3, failed: 2, errors: [{ line: 4, message: 'not JSON' }] })).toBe(
+      'Imported 1 memory from a.jsonl; 3 were already here and skipped; 2 lines failed (line 4: not JSON).',
+    );
+  });
+
+  it('names an export after its day', () => {
+    expect(exportFileName(new Date('2026-05-01T23:00:00Z'))).toBe('pincer-memories-2026-05-01.jsonl');
   });
 });
