@@ -31,6 +31,8 @@ import { ToolRegistry } from './tools/registry.js';
 import { NetGuard } from './security/net.js';
 import { PluginManager } from './plugins/manager.js';
 import { McpSessions } from './mcp/sessions.js';
+import { McpServerManager } from './mcp/client/servers.js';
+import { McpPins } from './mcp/client/pins.js';
 import type { AnyTool } from './tools/types.js';
 import { VERSION } from './version.js';
 import { LlmBridge, type BridgeOptions } from './llm/bridge.js';
@@ -72,6 +74,8 @@ export interface GatewayOptions {
   loadPlugins?: boolean;
   /** How often an MCP call waiting for approval reports progress (tests set a short one). */
   mcpProgressIntervalMs?: number;
+  /** Backoff steps between restarts of a crashed imported MCP server (tests set short ones). */
+  mcpBackoffMs?: readonly number[];
   /** Retries, backoff and silence timeout towards the LLM server, and the tool loop's step limit (tests set small ones). */
   llm?: Pick<BridgeOptions, 'upstream' | 'maxSteps'>;
 }
@@ -98,6 +102,8 @@ export interface Gateway {
   readonly processes: ProcessRunner;
   /** Bundled and user plugins: loaded in the background after start, reloaded when their folders change. */
   readonly plugins: PluginManager;
+  /** Imported MCP servers (config.json `mcp_servers`): started with the plugins, their tools as `<server>__<tool>`. */
+  readonly mcpServers: McpServerManager;
   /** The LLM bridge: POST /chat, the OpenAI- and Ollama-compatible proxies. */
   readonly llm: LlmBridge;
   /** Starts answering HTTP; resolves with the address actually bound (port 0 picks a free one). */
@@ -217,6 +223,18 @@ export function createGateway(options: GatewayOptions): Gateway {
       onChange: (view) => events.emit('plugins', { name: view.name, status: view.status, reason: view.reason }),
     });
     if (options.loadPlugins !== false) void plugins.start();
+    const mcpServers = new McpServerManager({
+      entries: config.mcpServers,
+      registry,
+      runner: processes,
+      pins: new McpPins(config.dataDir),
+      version: VERSION,
+      log,
+      dataDir: config.dataDir,
+      ...(options.mcpBackoffMs && { backoffMs: options.mcpBackoffMs }),
+    });
+    // Like plugins, they start processes: a gateway started for one CLI command starts them only when asked to.
+    if (options.loadPlugins !== false) mcpServers.start();
     const streams = new EventStreams(events, options.streamLimits);
     const mcp = new McpSessions({ registry, executor, access, version: VERSION, ...(options.mcpProgressIntervalMs && { progressIntervalMs: options.mcpProgressIntervalMs }) }, events);
     const llm = new LlmBridge({ config, registry, access, executor, store, ...options.llm });
@@ -239,6 +257,7 @@ export function createGateway(options: GatewayOptions): Gateway {
       dashboardDir: config.dashboardDir,
       origins: () => origins,
       mcp,
+      mcpServers,
     });
     let server: Server | undefined;
     let closed = false;
@@ -248,6 +267,7 @@ export function createGateway(options: GatewayOptions): Gateway {
       ...parts,
       processes,
       retention,
+      mcpServers,
       async listen() {
         if (address) return address;
         // Receiving a request (headers and body, at most 1 MiB) is bounded, so a client that never stops sending
@@ -274,6 +294,7 @@ export function createGateway(options: GatewayOptions): Gateway {
         server?.closeIdleConnections();
         await executor.shutdown(graceMs);
         await plugins.close();
+        await mcpServers.close();
         // Whatever is still running was not started for a call (or outlived it): it ends with the gateway.
         await processes.stopAll();
         stopSweeping();

@@ -43,6 +43,11 @@ export interface PincerConfig {
   cacheMaxEntries: number;
   /** Each plugin's own settings (`plugins.<name>` in config.json), handed to the plugin as `ctx.config`. */
   plugins: Record<string, Record<string, unknown>>;
+  /**
+   * MCP servers whose tools are imported (`mcp_servers.<name>` in config.json), each entry as written: it is checked
+   * when that server starts, so a bad entry fails that server and not the gateway.
+   */
+  mcpServers: Record<string, unknown>;
   /** How long call history is kept: calls older than `retentionDays` (0: no age limit) and beyond the newest `maxRows`. */
   history: { retentionDays: number; maxRows: number | undefined };
   /** PINCER_DASHBOARD_DIR: serve a dashboard built elsewhere (`vite build --outDir …`) instead of the bundled one. */
@@ -110,6 +115,7 @@ const CONFIG_KEYS = [
   'cache',
   'history',
   'plugins',
+  'mcp_servers',
   'chat_body_limit_bytes',
   'ollama_proxy',
 ] as const;
@@ -221,6 +227,7 @@ export function loadConfig(options: LoadConfigOptions = {}): PincerConfig {
     cacheMaxEntries: parseCache(pick(undefined, '', undefined, file.cache, 'cache')) ?? 1000,
     history: parseHistory(pick(undefined, '', undefined, file.history, 'history')),
     plugins: parsePlugins(pick(undefined, '', undefined, file.plugins, 'plugins')),
+    mcpServers: parseMcpServers(pick(undefined, '', undefined, file.mcp_servers, 'mcp_servers')),
     dashboardDir: env.PINCER_DASHBOARD_DIR ? resolve(cwd, env.PINCER_DASHBOARD_DIR) : undefined,
     sources,
   };
@@ -371,6 +378,16 @@ function parsePlugins(source: Source | undefined): PincerConfig['plugins'] {
     plugins[name] = settings as Record<string, unknown>;
   }
   return plugins;
+}
+
+/** `mcp_servers`: `{"<server name>": {…}}`; each entry is checked when its server starts (a bad one fails only it). */
+function parseMcpServers(source: Source | undefined): PincerConfig['mcpServers'] {
+  if (!source) return {};
+  const value = source.value;
+  if (!value || typeof value !== 'object' || Array.isArray(value)) {
+    fail('mcp_servers', source, 'must be an object like {"serena": {"command": "uvx", "args": ["serena", "start-mcp-server"]}}');
+  }
+  return { ...(value as Record<string, unknown>) };
 }
 
 function objectWithKeys(source: Source, key: string, keys: readonly string[], example: string): Record<string, unknown> {

@@ -33,6 +33,8 @@ import { pluginRoutes } from './routes/plugins.js';
 import type { PluginManager } from '../plugins/manager.js';
 import type { McpSessions } from '../mcp/sessions.js';
 import { mcpRoutes } from './routes/mcp.js';
+import type { McpServerManager } from '../mcp/client/servers.js';
+import { mcpServerRoutes } from './routes/mcp-servers.js';
 
 export interface HttpDeps {
   version: string;
@@ -60,6 +62,8 @@ export interface HttpDeps {
   origins: () => Origins;
   /** MCP Streamable HTTP sessions (/mcp); absent: no MCP endpoint. */
   mcp?: McpSessions;
+  /** Imported MCP servers (/mcp-servers). */
+  mcpServers?: McpServerManager;
 }
 
 /** Builds the Express app; listening is the caller's business. */
@@ -102,6 +106,7 @@ export function createHttpApp(deps: HttpDeps): express.Express {
   app.use(cacheRoutes(deps.executor.cache, deps.registry));
   app.use(memoryRoutes(deps.memories));
   app.use(pluginRoutes(deps.plugins));
+  if (deps.mcpServers) app.use(mcpServerRoutes(deps.mcpServers));
   app.use(openApiRoutes(deps.registry, deps.access, deps.version));
 
   app.use((req: Request, res: Response) => {

@@ -1,0 +1,61 @@
+import { Router } from 'express';
+import { refuse } from '../../errors.js';
+import { parseServerEntry } from '../../mcp/client/entry.js';
+import type { McpServerManager, McpServerView } from '../../mcp/client/servers.js';
+import { RISKS, type Risk } from '../../tools/types.js';
+import { identityOf, requireOwner } from '../identity.js';
+
+/**
+ * Imported MCP servers: anyone may see their status, last error, restarts and tools (as with /plugins); only the
+ * owner adds, removes, or accepts a server's new, changed or flagged tools (rating their risk).
+ */
+export function mcpServerRoutes(servers: McpServerManager): Router {
+  const router = Router();
+
+  // The command line or URL may carry a secret the owner wrote into it: only the owner sees it.
+  const shown = (view: McpServerView, owner: boolean) => (owner ? view : { ...view, target: null });
+
+  router.get('/mcp-servers', (_req, res) => {
+    const owner = identityOf(res).kind === 'owner';
+    const list = servers.list().map((v) => shown(v, owner));
+    res.json({ servers: list, count: list.length });
+  });
+
+  router.get('/mcp-servers/:name', (req, res) => {
+    const view = servers.get(String(req.params.name));
+    if (!view) throw refuse.notFound(`An MCP server named "${req.params.name}"`);
+    res.json(shown(view, identityOf(res).kind === 'owner'));
+  });
+
+  router.put('/mcp-servers/:name', requireOwner, async (req, res) => {
+    const name = String(req.params.name);
+    const parsed = parseServerEntry(name, req.body);
+    if ('problem' in parsed) throw refuse.badRequest(`mcp_servers.${name}: ${parsed.problem}.`);
+    res.json(await servers.put(name, req.body));
+  });
+
+  router.delete('/mcp-servers/:name', requireOwner, async (req, res) => {
+    const name = String(req.params.name);
+    if (!(await servers.remove(name))) throw refuse.notFound(`An MCP server named "${name}"`);
+    res.json({ removed: name });
+  });
+
+  router.post('/mcp-servers/:name/accept', requireOwner, (req, res) => {
+    const body = (req.body ?? {}) as { tools?: unknown; risk?: unknown };
+    if (typeof body !== 'object' || Array.isArray(body)) throw refuse.badRequest('Send {"tools"?: ["<tool>", …], "risk"?: "safe"|"sensitive"|"dangerous"}.');
+    const extra = Object.keys(body).filter((k) => k !== 'tools' && k !== 'risk');
+    if (extra.length > 0) throw refuse.badRequest(`Unknown field "${extra[0]}": send {"tools"?, "risk"?}.`);
+    if (body.tools !== undefined && !(Array.isArray(body.tools) && body.tools.every((t) => typeof t === 'string'))) {
+      throw refuse.badRequest('"tools" must be an array of the server\'s tool names.');
+    }
+    if (body.risk !== undefined && !RISKS.includes(body.risk as Risk)) throw refuse.badRequest(`"risk" must be one of ${RISKS.join(', ')}.`);
+    const view = servers.accept(String(req.params.name), {
+      ...(body.tools !== undefined && { tools: body.tools as string[] }),
+      ...(body.risk !== undefined && { risk: body.risk as Risk }),
+    });
+    if (!view) throw refuse.notFound(`An MCP server named "${req.params.name}"`);
+    res.json(view);
+  });
+
+  return router;
+}

@@ -1,0 +1,463 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { ToolListChangedNotificationSchema, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import { ToolError } from '../../errors.js';
+import { scrubbedEnvironment, type ChildHandle, type ProcessRunner } from '../../process/index.js';
+import type { ToolRegistry } from '../../tools/registry.js';
+import { RISKS, type AnyTool, type ObjectSchema, type Risk, type ToolAnnotations } from '../../tools/types.js';
+import { ChildStdioTransport } from './child-transport.js';
+import { saveServerEntry } from './config-writer.js';
+import { parseServerEntry, type McpServerEntry } from './entry.js';
+import { importedNames } from './naming.js';
+import { definitionHash, type McpPins, type ToolDefinitionText } from './pins.js';
+import { flagDefinition, type DefinitionFlag } from './poisoning.js';
+
+export type ServerStatus = 'starting' | 'running' | 'restarting' | 'failed' | 'disabled' | 'stopped';
+/** active: imported and callable; new/changed/flagged: held back until the owner accepts it; invalid: cannot be imported. */
+export type ImportedToolStatus = 'active' | 'changed' | 'flagged' | 'invalid';
+
+export interface ImportedToolView {
+  name: string;
+  imported_as: string;
+  status: ImportedToolStatus;
+  /** The risk it runs with: the owner's rating (until then `sensitive`), raised by the server's own annotations. */
+  risk: Risk;
+  accepted: boolean;
+  description: string;
+  flags: DefinitionFlag[];
+  /** For a changed tool: what the owner accepted and what the server says now. */
+  change: { field: string; before: unknown; after: unknown }[] | null;
+  problem: string | null;
+}
+
+export interface McpServerView {
+  name: string;
+  transport: 'stdio' | 'http' | null;
+  /** The command line or URL (a token is never shown). */
+  target: string | null;
+  status: ServerStatus;
+  last_error: string | null;
+  restarts: number;
+  server_info: { name: string; version: string } | null;
+  tools: ImportedToolView[];
+  /** Said wherever the owner accepts its tools. */
+  notice: string;
+}
+
+const NOTICE =
+  "An imported MCP server runs with your user's rights, outside Pincer's sandbox: Pincer's policy, approvals and log " +
+  'cover each call it makes to the server, not what the server itself does.';
+const BACKOFF_MS = [1_000, 2_000, 5_000, 10_000, 30_000, 60_000];
+/** A server that stayed up this long starts its backoff from the beginning after its next crash. */
+const STABLE_AFTER_MS = 60_000;
+const CONNECT_TIMEOUT_MS = 30_000;
+const RISK_ORDER: readonly Risk[] = RISKS;
+
+export interface McpServerManagerOptions {
+  entries: Record<string, unknown>;
+  registry: ToolRegistry;
+  runner: ProcessRunner;
+  pins: McpPins;
+  version: string;
+  log: (line: string) => void;
+  /** A server's status or tools changed (for the event stream). */
+  onChange?: (view: McpServerView) => void;
+  /** Backoff steps between restarts (tests set short ones). */
+  backoffMs?: readonly number[];
+  /** Where config.json is: servers added or removed while the gateway runs are saved there. */
+  dataDir?: string;
+}
+
+/**
+ * The imported MCP servers (config.json `mcp_servers`): each started on the shared child-process runner (stdio) or
+ * reached over Streamable HTTP, supervised on its own (a crash restarts it with backoff; one failing server never
+ * holds up another or the gateway), its tools imported as `<server>__<tool>` with `source: "mcp:<server>"` and run
+ * through the executor like every tool. Definitions are pinned: a changed or poisoned-looking one is held back until
+ * the owner accepts it.
+ */
+export class McpServerManager {
+  readonly #servers = new Map<string, ServerConnection>();
+
+  constructor(private readonly options: McpServerManagerOptions) {}
+
+  /** Starts every configured server in the background. */
+  start(): void {
+    for (const [name, raw] of Object.entries(this.options.entries)) this.#add(name, raw);
+  }
+
+  list(): McpServerView[] {
+    return [...this.#servers.values()].map((s) => s.view());
+  }
+
+  get(name: string): McpServerView | undefined {
+    return this.#servers.get(name)?.view();
+  }
+
+  /** Adds (or replaces) a server while the gateway runs, and saves it in config.json. */
+  async put(name: string, raw: unknown): Promise<McpServerView> {
+    if (this.options.dataDir) saveServerEntry(this.options.dataDir, name, raw);
+    const existing = this.#servers.get(name);
+    this.#servers.delete(name);
+    await existing?.stop();
+    return this.#add(name, raw).view();
+  }
+
+  /** Stops a server, takes its tools away, drops the owner's acceptances of them and removes it from config.json. */
+  async remove(name: string): Promise<boolean> {
+    const server = this.#servers.get(name);
+    if (!server) return false;
+    if (this.options.dataDir) saveServerEntry(this.options.dataDir, name, undefined);
+    this.options.pins.forget(name);
+    this.#servers.delete(name);
+    await server.stop();
+    return true;
+  }
+
+  /**
+   * The owner accepts tools of a server as they are now (all held-back and unrated ones, or those named), rating
+   * them `risk` (default: sensitive, so they keep asking). Returns the server's view, or undefined if unknown.
+   */
+  accept(name: string, selection: { tools?: string[]; risk?: Risk } = {}): McpServerView | undefined {
+    const server = this.#servers.get(name);
+    if (!server) return undefined;
+    server.accept(selection.tools, selection.risk ?? 'sensitive');
+    return server.view();
+  }
+
+  async close(): Promise<void> {
+    const all = [...this.#servers.values()];
+    this.#servers.clear();
+    await Promise.allSettled(all.map((s) => s.stop()));
+  }
+
+  #add(name: string, raw: unknown): ServerConnection {
+    const parsed = parseServerEntry(name, raw);
+    const server = new ServerConnection(name, parsed, this.options);
+    this.#servers.set(name, server);
+    server.start();
+    return server;
+  }
+}
+
+interface RemoteTool {
+  tool: Tool;
+  importedAs: string;
+  definition: ToolDefinitionText;
+  hash: string;
+  flags: DefinitionFlag[];
+  problem: string | null;
+}
+
+class ServerConnection {
+  #status: ServerStatus = 'starting';
+  #lastError: string | null = null;
+  #restarts = 0;
+  #client: Client | undefined;
+  #child: ChildHandle | undefined;
+  #remote = new Map<string, RemoteTool>();
+  /** Registry names this server has registered. */
+  #registered = new Set<string>();
+  #timer: NodeJS.Timeout | undefined;
+  #stopped = false;
+  #connectedAt = 0;
+  #generation = 0;
+
+  constructor(
+    readonly name: string,
+    private readonly entry: McpServerEntry | { problem: string },
+    private readonly options: McpServerManagerOptions,
+  ) {}
+
+  start(): void {
+    if ('problem' in this.entry) {
+      this.#fail(`Bad mcp_servers.${this.name} entry in config.json: ${this.entry.problem}.`, false);
+      return;
+    }
+    if (this.entry.disabled) {
+      this.#status = 'disabled';
+      this.#changed();
+      return;
+    }
+    void this.#connect();
+  }
+
+  async stop(): Promise<void> {
+    this.#stopped = true;
+    clearTimeout(this.#timer);
+    this.#status = this.#status === 'failed' || this.#status === 'disabled' ? this.#status : 'stopped';
+    this.#unregisterAll();
+    await this.#disconnect();
+  }
+
+  view(): McpServerView {
+    const entry = 'problem' in this.entry ? null : this.entry;
+    const info = this.#client?.getServerVersion();
+    return {
+      name: this.name,
+      transport: entry?.kind ?? null,
+      target: entry ? (entry.kind === 'stdio' ? [entry.command, ...entry.args].join(' ') : entry.url) : null,
+      status: this.#status,
+      last_error: this.#lastError,
+      restarts: this.#restarts,
+      server_info: info ? { name: info.name, version: info.version } : null,
+      tools: [...this.#remote.values()].map((r) => this.#toolView(r)),
+      notice: NOTICE,
+    };
+  }
+
+  accept(names: string[] | undefined, risk: Risk): void {
+    for (const remote of this.#remote.values()) {
+      if (remote.problem) continue;
+      const pinned = this.options.pins.get(this.name, remote.tool.name);
+      const waiting = !pinned || pinned.hash !== remote.hash;
+      if (names ? !names.includes(remote.tool.name) : !waiting) continue;
+      this.options.pins.accept(this.name, remote.tool.name, remote.definition, risk);
+    }
+    this.#apply();
+  }
+
+  async #connect(): Promise<void> {
+    const generation = ++this.#generation;
+    const entry = this.entry as McpServerEntry;
+    this.#status = this.#restarts > 0 ? 'restarting' : 'starting';
+    this.#changed();
+    let transport: Transport;
+    try {
+      if (entry.kind === 'stdio') {
+        this.#child = await this.options.runner.start({
+          kind: `mcp:${this.name}`,
+          command: entry.command,
+          args: entry.args,
+          env: { ...scrubbedEnvironment(), ...entry.env },
+          ...(entry.cwd && { cwd: entry.cwd }),
+          tag: true,
+        });
+        const child = this.#child;
+        transport = new ChildStdioTransport(child.stdin, child.stdout, child.exited);
+        void child.exited.then(({ exitCode, signal }) => {
+          if (generation !== this.#generation || this.#stopped) return;
+          const stderr = child.stderr().trim().split('\n').slice(-3).join(' | ');
+          this.#crashed(`the server process exited (${signal ?? `code ${exitCode}`})${stderr ? `: ${stderr}` : ''}`);
+        });
+      } else {
+        transport = new StreamableHTTPClientTransport(new URL(entry.url), {
+          requestInit: { headers: entry.token ? { authorization: `Bearer ${entry.token}` } : {} },
+        });
+      }
+      const client = new Client({ name: 'pincer', version: this.options.version }, { capabilities: {} });
+      client.setNotificationHandler(ToolListChangedNotificationSchema, () => void this.#sync(generation));
+      client.onclose = () => {
+        if (generation !== this.#generation || this.#stopped) return;
+        this.#crashed('the connection to the server closed');
+      };
+      this.#client = client;
+      await client.connect(transport, { timeout: CONNECT_TIMEOUT_MS });
+      if (generation !== this.#generation || this.#stopped) return;
+      this.#connectedAt = Date.now();
+      this.#lastError = null;
+      // Running once its tools are read again: until then the view still shows the last connection's tools.
+      await this.#sync(generation, false);
+      if (generation !== this.#generation || this.#stopped) return;
+      this.#status = 'running';
+      this.#changed();
+    } catch (error) {
+      if (generation !== this.#generation || this.#stopped) return;
+      this.#crashed(`could not start: ${(error as Error).message}`);
+    }
+  }
+
+  /** Re-reads the server's tools and imports what may be imported. */
+  async #sync(generation: number, announce = true): Promise<void> {
+    const client = this.#client;
+    if (!client || generation !== this.#generation) return;
+    try {
+      const tools: Tool[] = [];
+      let cursor: string | undefined;
+      do {
+        const page = await client.listTools(cursor ? { cursor } : {}, { timeout: CONNECT_TIMEOUT_MS });
+        tools.push(...page.tools);
+        cursor = page.nextCursor;
+      } while (cursor && tools.length < 2000);
+      if (generation !== this.#generation) return;
+      const names = importedNames(this.name, tools.map((t) => t.name));
+      this.#remote = new Map(
+        tools.map((tool) => {
+          const definition: ToolDefinitionText = {
+            ...(tool.title !== undefined && { title: tool.title }),
+            description: tool.description ?? '',
+            inputSchema: tool.inputSchema,
+            ...(tool.annotations !== undefined && { annotations: tool.annotations }),
+          };
+          const problem = tool.inputSchema?.type !== 'object' ? 'its inputSchema is not of type "object"' : null;
+          return [tool.name, { tool, importedAs: names.get(tool.name)!, definition, hash: definitionHash(definition), flags: flagDefinition(definition.description, tool.inputSchema), problem }];
+        }),
+      );
+      this.#apply(announce);
+    } catch (error) {
+      this.#lastError = `could not list its tools: ${(error as Error).message}`;
+      if (announce) this.#changed();
+    }
+  }
+
+  /** Registers the tools that may run (accepted as they are, or new and unflagged) and takes the others away. */
+  #apply(announce = true): void {
+    const registry = this.options.registry;
+    const wanted = new Map<string, RemoteTool>();
+    for (const remote of this.#remote.values()) {
+      if (this.#toolStatus(remote) === 'active') wanted.set(remote.importedAs, remote);
+    }
+    for (const name of [...this.#registered]) {
+      const existing = registry.get(name);
+      const keep = wanted.get(name);
+      if (existing && keep && existing.definition === this.#definitions.get(name) && this.#hashes.get(name) === `${keep.hash}:${this.#risk(keep)}`) {
+        wanted.delete(name);
+        continue;
+      }
+      if (existing?.source === `mcp:${this.name}`) registry.unregister(name);
+      this.#registered.delete(name);
+    }
+    for (const [name, remote] of wanted) {
+      const definition = this.#registryTool(remote);
+      try {
+        registry.register(definition, `mcp:${this.name}`);
+        this.#registered.add(name);
+        this.#definitions.set(name, definition);
+        this.#hashes.set(name, `${remote.hash}:${this.#risk(remote)}`);
+      } catch (error) {
+        remote.problem = (error as Error).message;
+      }
+    }
+    if (announce) this.#changed();
+  }
+
+  readonly #definitions = new Map<string, AnyTool>();
+  readonly #hashes = new Map<string, string>();
+
+  #toolStatus(remote: RemoteTool): ImportedToolStatus {
+    if (remote.problem) return 'invalid';
+    const pinned = this.options.pins.get(this.name, remote.tool.name);
+    if (pinned) return pinned.hash === remote.hash ? 'active' : 'changed';
+    return remote.flags.length > 0 ? 'flagged' : 'active';
+  }
+
+  /** The owner's rating (until they rate it: sensitive, so it asks), raised — never lowered — by the server's hints. */
+  #risk(remote: RemoteTool): Risk {
+    const pinned = this.options.pins.get(this.name, remote.tool.name);
+    const rated: Risk = pinned && pinned.hash === remote.hash && RISK_ORDER.includes(pinned.risk) ? pinned.risk : 'sensitive';
+    return remote.tool.annotations?.destructiveHint === true && rated !== 'dangerous' ? 'dangerous' : rated;
+  }
+
+  #toolView(remote: RemoteTool): ImportedToolView {
+    const pinned = this.options.pins.get(this.name, remote.tool.name);
+    const status = this.#toolStatus(remote);
+    const change =
+      status === 'changed' && pinned
+        ? (['title', 'description', 'inputSchema', 'annotations'] as const)
+            .filter((f) => JSON.stringify(pinned.definition[f] ?? null) !== JSON.stringify(remote.definition[f] ?? null))
+            .map((field) => ({ field, before: pinned.definition[field] ?? null, after: remote.definition[field] ?? null }))
+        : null;
+    return {
+      name: remote.tool.name,
+      imported_as: remote.importedAs,
+      status,
+      risk: this.#risk(remote),
+      accepted: pinned !== undefined && pinned.hash === remote.hash,
+      description: remote.definition.description,
+      flags: remote.flags,
+      change,
+      problem: remote.problem,
+    };
+  }
+
+  #registryTool(remote: RemoteTool): AnyTool {
+    const tool = remote.tool;
+    const hints: ToolAnnotations = {};
+    for (const key of ['readOnlyHint', 'destructiveHint', 'idempotentHint', 'openWorldHint'] as const) {
+      if (typeof tool.annotations?.[key] === 'boolean') hints[key] = tool.annotations[key];
+    }
+    const title = tool.title ?? tool.annotations?.title;
+    const timeoutMs = (this.entry as McpServerEntry).timeoutMs;
+    return {
+      name: remote.importedAs,
+      description: remote.definition.description.trim() || `${tool.name} (from the MCP server "${this.name}")`,
+      parameters: tool.inputSchema as ObjectSchema,
+      category: `mcp:${this.name}`,
+      risk: this.#risk(remote),
+      annotations: { ...(title && { title }), ...hints },
+      timeoutMs,
+      handler: (args: Record<string, unknown>, ctx) => this.#call(tool.name, args, ctx.signal, timeoutMs),
+    };
+  }
+
+  async #call(tool: string, args: Record<string, unknown>, signal: AbortSignal, timeoutMs: number): Promise<unknown> {
+    const client = this.#client;
+    if (!client || this.#status !== 'running') {
+      throw new ToolError('MCP_SERVER_UNAVAILABLE', `The MCP server "${this.name}" is ${this.#status}${this.#lastError ? ` (${this.#lastError})` : ''}; try again shortly.`);
+    }
+    let result: CallToolResult;
+    try {
+      result = (await client.callTool({ name: tool, arguments: args }, undefined, { signal, timeout: timeoutMs })) as CallToolResult;
+    } catch (error) {
+      if (signal.aborted) throw error;
+      throw new ToolError('MCP_SERVER_ERROR', `The MCP server "${this.name}" refused the call to ${tool}: ${(error as Error).message}`);
+    }
+    const text = (result.content ?? [])
+      .map((part) => (part.type === 'text' ? part.text : `[${part.type}]`))
+      .join('\n');
+    if (result.isError) throw new ToolError('MCP_TOOL_ERROR', text || `${tool} on the MCP server "${this.name}" failed.`);
+    if (result.structuredContent !== undefined) return result.structuredContent;
+    const content = result.content ?? [];
+    return content.length === 1 && content[0]!.type === 'text' ? text : content;
+  }
+
+  #crashed(reason: string): void {
+    this.#lastError = reason;
+    this.options.log(`pincer: MCP server ${this.name}: ${reason}`);
+    if (this.#stopped) return;
+    const stable = this.#connectedAt > 0 && Date.now() - this.#connectedAt > STABLE_AFTER_MS;
+    const steps = this.options.backoffMs ?? BACKOFF_MS;
+    const attempt = stable ? 0 : this.#restarts;
+    this.#restarts += 1;
+    this.#connectedAt = 0;
+    this.#status = 'restarting';
+    this.#changed();
+    void this.#disconnect();
+    clearTimeout(this.#timer);
+    this.#timer = setTimeout(() => void this.#connect(), steps[Math.min(attempt, steps.length - 1)]);
+    this.#timer.unref();
+  }
+
+  #fail(reason: string, log = true): void {
+    this.#status = 'failed';
+    this.#lastError = reason;
+    if (log) this.options.log(`pincer: MCP server ${this.name}: ${reason}`);
+    else this.options.log(`pincer: ${reason}`);
+    this.#changed();
+  }
+
+  async #disconnect(): Promise<void> {
+    this.#generation += 1;
+    const client = this.#client;
+    const child = this.#child;
+    this.#client = undefined;
+    this.#child = undefined;
+    await client?.close().catch(() => undefined);
+    await child?.stop(1000).catch(() => undefined);
+  }
+
+  #unregisterAll(): void {
+    for (const name of this.#registered) {
+      if (this.options.registry.get(name)?.source === `mcp:${this.name}`) this.options.registry.unregister(name);
+    }
+    this.#registered.clear();
+  }
+
+  #changed(): void {
+    try {
+      this.options.onChange?.(this.view());
+    } catch (error) {
+      this.options.log(`pincer: an MCP server listener failed: ${(error as Error).message}`);
+    }
+  }
+}
