@@ -7,6 +7,8 @@ import { calls } from './cli/history.js';
 import { memory } from './cli/memory.js';
 import { plugin } from './cli/plugins.js';
 import { mcp } from './cli/mcp.js';
+import { mcpServers } from './cli/mcp-servers.js';
+import { chat } from './cli/chat.js';
 import { VERSION } from './version.js';
 
 const USAGE = `Pincer ${VERSION} — a local tool gateway for AI assistants
@@ -27,6 +29,11 @@ Usage:
   pincer plugin accept|disable|enable|rm <name>
                                           accept a new or changed plugin, turn one off or on, remove one
   pincer mcp                              MCP over stdio, forwarded to the running gateway (or starting it)
+  pincer mcp-servers [list] | add <name> -- <command> [args…] | add <name> --url U | rm <name>
+  pincer mcp-servers accept <name> [--tool T]… [--risk R]
+                                          imported MCP servers: their status and tools; accept new or changed tools
+  pincer chat ["<message>"] [--model M] [--conversation ID] [--json]
+                                          talk to the configured model with Pincer's tools (no message: interactive)
   pincer token create <name>              issue a named client token (shown once)
   pincer token list                       list client tokens
   pincer token revoke <name>              revoke a client token
@@ -74,6 +81,10 @@ export async function main(argv: string[], out: Out = stdio): Promise<number> {
         return await plugin(rest, out);
       case 'mcp':
         return await mcp(rest, out);
+      case 'mcp-servers':
+        return await mcpServers(rest, out);
+      case 'chat':
+        return await chat(rest, out === stdio ? { ...stdio, write: (text) => void process.stdout.write(text) } : out);
       case 'token':
         return token(rest, out);
       case 'policy':
