@@ -2,19 +2,10 @@
  * What the gateway and a plugin's process say to each other: one JSON object per line on the child's standard
  * input and output. Types only, shared by both sides.
  */
-import type { PluginFetchInit, PluginParameters, PluginRisk, PluginToolAnnotations } from '../plugin-api.js';
+import type { PluginFetchInit, PluginTool } from '../plugin-api.js';
 
-/** A tool as the plugin declared it, before Pincer's own checks. */
-export interface DeclaredTool {
-  name: string;
-  description: string;
-  parameters: PluginParameters;
-  risk: PluginRisk;
-  category?: string;
-  annotations?: PluginToolAnnotations;
-  timeoutMs?: number;
-  cache?: { ttl_s: number };
-}
+/** A tool as the plugin declared it (everything but its handler), before Pincer's own checks. */
+export type DeclaredTool = Omit<PluginTool, 'handler'>;
 
 export type ToParent =
   | { type: 'loaded'; tools: DeclaredTool[] }
