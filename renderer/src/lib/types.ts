@@ -77,6 +77,8 @@ export interface Approval {
   scopes: { scope: RuleScope; pattern: string | null; label: string }[];
   /** For run_shell and run_python: how the call runs if allowed (in the OS sandbox widened to…, or outside it). */
   sandbox?: string | null;
+  /** Where the tool comes from: `builtin`, `plugin:<name>` or `mcp:<server>` (absent from older gateways). */
+  source?: string;
 }
 
 /** `GET /approvals`: what waits for the owner, oldest first. */
@@ -274,6 +276,72 @@ export interface MemoryDraft {
   category: string | null;
 }
 
+/**
+ * running: its tools are registered. new / changed: held back until the owner accepts it (its tools are listed, not
+ * registered). disabled: the owner turned it off. failed: it could not load. crashed: its process ended and is being
+ * restarted.
+ */
+export type PluginStatus = 'loading' | 'running' | 'new' | 'changed' | 'disabled' | 'failed' | 'crashed';
+
+/** What a plugin may do beyond reading its own folder, as its manifest declares it. */
+export interface PluginPermissions {
+  /** Hosts its HTTP client may reach (the URL policy still applies). */
+  hosts: string[];
+  /** Paths it may read besides its own folder. */
+  read: string[];
+  /** Paths it may write. */
+  write: string[];
+  childProcess: boolean;
+  workers: boolean;
+  addons: boolean;
+}
+
+export interface PluginTool {
+  name: string;
+  description: string;
+  /** The risk Pincer gives it: the declared one, raised (never lowered) for the reasons in `raised_because`. */
+  risk: string;
+  declared_risk: string;
+  raised_because: string[];
+  /** False while the plugin is held back, disabled or not running: the tool cannot be called. */
+  registered: boolean;
+}
+
+/** For a changed plugin: what differs from what the owner accepted. */
+export interface PluginChanges {
+  added: string[];
+  removed: string[];
+  changed: { name: string; fields: { field: string; before: unknown; after: unknown }[] }[];
+  permissions: { before: unknown; after: unknown } | null;
+}
+
+export interface PluginInfo {
+  name: string;
+  origin: 'bundled' | 'user';
+  dir: string;
+  status: PluginStatus;
+  /** Why it is not running, or its last error. */
+  reason: string | null;
+  /** Null when its manifest could not be read. */
+  version: string | null;
+  description: string | null;
+  hash: string | null;
+  permissions: PluginPermissions | null;
+  tools: PluginTool[];
+  changes: PluginChanges | null;
+  accepted_at: string | null;
+  restarts: number;
+  /** Its last warnings and errors. */
+  log: { at: string; level: string; message: string }[];
+}
+
+/** `GET /plugins`: every plugin found, and the folder where the owner's own go. */
+export interface PluginList {
+  plugins: PluginInfo[];
+  count: number;
+  folder: string;
+}
+
 export interface GatewayErrorBody {
   name: string;
   code: number;
@@ -290,4 +358,5 @@ export interface GatewayEvents {
   rules: { change: 'added' | 'removed'; rule: Rule };
   output: { call_id: string; tool: string; chunk: string };
   notify: { call_id: string; client: string; title: string; message: string; urgency: 'low' | 'normal' | 'critical' };
+  plugins: { name: string; status: PluginStatus; reason: string | null };
 }
