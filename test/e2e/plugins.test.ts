@@ -1,0 +1,302 @@
+import { existsSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Browser, Locator, Page } from 'playwright-core';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { launchChromium, openAsOwner, screenshot, startDashboardGateway, type DashboardGateway, type OwnerPage } from '../helpers/browser.js';
+import { runPincer } from '../helpers/cli.js';
+import { until } from '../helpers/wait.js';
+import { writePlugin } from '../server/plugins/helpers.js';
+
+/**
+ * The Plugins view as its owner uses it: real Chromium, a real `pincer serve` (which also loads the bundled
+ * investment plugin), plugin folders written into its data directory as a person would drop them in. Plugin
+ * processes take a moment to start: every wait is on a condition (the gateway's GET /plugins, or the page).
+ */
+
+let browser: Browser;
+let gateway: DashboardGateway;
+let owner: OwnerPage | undefined;
+
+beforeAll(async () => {
+  [browser, gateway] = await Promise.all([launchChromium(), startDashboardGateway()]);
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await gateway?.close();
+});
+
+afterEach(async () => {
+  if (owner) {
+    expect(owner.problems.filter((p) => !p.includes('Failed to load resource'))).toEqual([]);
+    await owner.context.close();
+    owner = undefined;
+  }
+});
+
+const pluginsDir = () => join(gateway.dataDir, 'plugins');
+
+interface ToolSpec {
+  description?: string;
+  parameters?: Record<string, unknown>;
+  risk?: string;
+  annotations?: Record<string, unknown>;
+  /** The handler's body, with `args` and `ctx` in scope. */
+  body?: string;
+}
+
+/** An entry module defining these tools through `pincer/plugin`. */
+function entry(tools: Record<string, ToolSpec>): string {
+  const defs = Object.entries(tools).map(([name, t]) => {
+    const declared = {
+      name,
+      description: t.description ?? `Test tool ${name}.`,
+      parameters: t.parameters ?? { type: 'object', properties: { text: { type: 'string' } } },
+      risk: t.risk ?? 'safe',
+      ...(t.annotations && { annotations: t.annotations }),
+    };
+    return `defineTool({ ...${JSON.stringify(declared)}, handler: async (args, ctx) => { ${t.body ?? 'return { ok: true };'} } })`;
+  });
+  return `import { definePlugin, defineTool } from 'pincer/plugin';\nexport default definePlugin({ tools: [${defs.join(',\n')}] });\n`;
+}
+
+interface PluginState {
+  name: string;
+  status: string;
+  reason: string | null;
+}
+
+async function plugin(name: string): Promise<PluginState | undefined> {
+  const answer = (await (await gateway.call('/plugins')).json()) as { plugins: PluginState[] };
+  return answer.plugins.find((p) => p.name === name);
+}
+
+/** Waits until the gateway reports the plugin in this status (it loads in its own process, in the background). */
+async function reaches(name: string, status: string): Promise<PluginState> {
+  return until(async () => {
+    const found = await plugin(name);
+    return found?.status === status && found;
+  }, `plugin ${name} to be ${status}`, 30_000, 50);
+}
+
+const callTool = async (name: string, args: Record<string, unknown> = {}) => {
+  const response = await gateway.call(`/tools/${name}/execute`, { json: args });
+  return { status: response.status, body: (await response.json()) as { success?: boolean; result?: unknown; error?: { name: string } } };
+};
+
+async function open(view: string, scheme: 'light' | 'dark' = 'light'): Promise<Page> {
+  owner = await openAsOwner(browser, gateway, scheme);
+  await owner.page.goto(`${gateway.url}/#/${view}`);
+  await owner.page.getByRole('heading', { level: 1, name: view === 'plugins' ? 'Plugins' : /./ }).waitFor({ state: 'visible' });
+  return owner.page;
+}
+
+const card = (page: Page, name: string) => page.getByRole('article', { name, exact: true });
+/** The card's status word, as its header reads. */
+const statusOf = async (plugin: Locator) => /\b(running|new|changed|disabled|failed|crashed|loading)\b/.exec(await plugin.locator('header').innerText())?.[1];
+/** Waits until the card shows this status: an action that starts a plugin's process takes a moment. */
+const becomes = (plugin: Locator, status: string) => expect.poll(() => statusOf(plugin), { timeout: 30_000 }).toBe(status);
+
+// Each scenario starts plugin processes and the CLI: on a busy machine that takes longer than a page's work.
+describe('plugins view', { timeout: 90_000 }, () => {
+  it('lists the bundled investment plugin as running and a plugin written with `pincer plugin new`; key 8 opens it', async () => {
+    const written = await runPincer(['plugin', 'new', 'hello-world', '--data-dir', gateway.dataDir]);
+    expect(written.code, written.stderr).toBe(0);
+    await reaches('hello-world', 'running');
+    await reaches('investment', 'running');
+
+    const page = await open('live');
+    await page.keyboard.press('8');
+    await page.getByRole('heading', { level: 1, name: 'Plugins' }).waitFor({ state: 'visible' });
+    expect(page.url()).toMatch(/#\/plugins$/);
+
+    const investment = card(page, 'investment');
+    await investment.waitFor({ state: 'visible' });
+    expect(await statusOf(investment)).toBe('running');
+    await investment.getByText('bundled with Pincer').waitFor();
+    for (const tool of ['stock_quote', 'index_quote', 'search_stock', 'stock_kline']) await investment.getByText(tool, { exact: true }).waitFor();
+    await investment.getByText('hq.sinajs.cn').waitFor();
+    // Bundled: it can be turned off, never deleted.
+    await investment.getByRole('button', { name: /^Disable/ }).waitFor();
+    expect(await investment.getByRole('button', { name: /^Remove/ }).count()).toBe(0);
+
+    const hello = card(page, 'hello-world');
+    expect(await statusOf(hello)).toBe('running');
+    await hello.getByText('hello_world_greet', { exact: true }).waitFor();
+    await page.getByText(/pincer plugin new my-tools --data-dir/).waitFor();
+    await screenshot(page, 'plugins-running');
+  });
+
+  it('a new plugin shows its tools and permissions with Accept; accepting it makes its tool callable', async () => {
+    writePlugin(
+      pluginsDir(),
+      'greeter',
+      { 'index.js': entry({ greeter_hello: { description: 'Says hello back.', body: "ctx.logger.warn('greeting ' + args.text); return { hi: args.text };" } }) },
+      { permissions: { hosts: ['api.example.com'] } },
+    );
+    await reaches('greeter', 'new');
+    expect((await callTool('greeter_hello', { text: 'x' })).status).toBe(404);
+
+    const page = await open('plugins');
+    const greeter = card(page, 'greeter');
+    await greeter.waitFor({ state: 'visible' });
+    expect(await statusOf(greeter)).toBe('new');
+    await greeter.getByText('greeter_hello', { exact: true }).waitFor();
+    await greeter.getByText('off until you accept it').waitFor();
+    await greeter.getByText('Accepting lets it').waitFor();
+    await greeter.getByText('api.example.com').waitFor();
+    await greeter.getByText(/until the owner accepts it/).waitFor();
+    // Waiting for the owner: listed before the running ones.
+    const names = await page.getByRole('article').evaluateAll((cards) => cards.map((c) => c.querySelector('h2')?.textContent));
+    expect(names[0]).toBe('greeter');
+    await screenshot(page, 'plugins-new');
+
+    await greeter.getByRole('button', { name: /^Accept/ }).click();
+    await becomes(greeter, 'running');
+    expect(await greeter.getByRole('button', { name: /^Accept/ }).count()).toBe(0);
+    expect(await callTool('greeter_hello', { text: 'hi' })).toMatchObject({ status: 200, body: { success: true, result: { hi: 'hi' } } });
+
+    // Its warnings show on its card.
+    await page.getByRole('button', { name: 'Rescan folders' }).click();
+    await greeter.getByText('Recent warnings and errors').click();
+    await greeter.getByText('greeting hi').waitFor();
+    await screenshot(page, 'plugins-accepted');
+  });
+
+  it('a changed plugin shows the diff of its tools, schemas and permissions, with Accept change and Disable', async () => {
+    const v1 = {
+      weather_now: {
+        description: 'Current weather for a city.',
+        parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
+      },
+      weather_alerts: { description: 'Weather alerts.' },
+    };
+    writePlugin(pluginsDir(), 'weather', { 'index.js': entry(v1) }, { permissions: { hosts: ['api.weather.example'] } });
+    await reaches('weather', 'new');
+    const page = await open('plugins');
+    const weather = card(page, 'weather');
+    await weather.getByRole('button', { name: /^Accept/ }).click();
+    await becomes(weather, 'running');
+    expect((await callTool('weather_now', { city: 'Oslo' })).status).toBe(200);
+
+    writePlugin(
+      pluginsDir(),
+      'weather',
+      {
+        'index.js': entry({
+          weather_now: {
+            description: 'Current weather for a city, in the units asked for.',
+            parameters: {
+              type: 'object',
+              properties: { city: { type: 'string' }, units: { type: 'string', enum: ['metric', 'imperial'] } },
+              required: ['city', 'units'],
+            },
+          },
+          weather_week: { description: 'A forecast for the week.' },
+        }),
+      },
+      { version: '1.1.0', permissions: { hosts: ['api.weather.example', 'tracker.example'] } },
+    );
+    await reaches('weather', 'changed');
+    expect((await callTool('weather_now', { city: 'Oslo' })).status).toBe(404);
+
+    await page.getByRole('button', { name: 'Rescan folders' }).click();
+    await becomes(weather, 'changed');
+    const diff = weather.getByRole('region', { name: 'What changed since you accepted it' });
+    await diff.waitFor({ state: 'visible' });
+    const text = await diff.innerText();
+    expect(text).toMatch(/New tools\s+weather_week/);
+    expect(text).toMatch(/Removed tools\s+weather_alerts/);
+    expect(text).toContain('Current weather for a city, in the units asked for.');
+    expect(text).toMatch(/properties\.units:\s*\{"type":"string","enum":\["metric","imperial"\]\}/);
+    expect(text).toMatch(/required:\s*units/);
+    expect(text).toMatch(/hosts:\s*tracker\.example/);
+    await weather.getByRole('button', { name: /^Accept change/ }).waitFor();
+    await weather.getByRole('button', { name: /^Disable/ }).waitFor();
+    await weather.scrollIntoViewIfNeeded();
+    await screenshot(page, 'plugins-changed');
+    await page.emulateMedia({ colorScheme: 'dark' });
+    await screenshot(page, 'plugins-changed-dark');
+    await page.emulateMedia({ colorScheme: 'light' });
+
+    // Disabled, it stays off; enabled again, the change still waits for the owner.
+    await weather.getByRole('button', { name: /^Disable/ }).click();
+    await becomes(weather, 'disabled');
+    await weather.getByRole('button', { name: /^Enable/ }).click();
+    await becomes(weather, 'changed');
+    expect((await callTool('weather_week')).status).toBe(404);
+
+    await weather.getByRole('button', { name: /^Accept change/ }).click();
+    await becomes(weather, 'running');
+    expect(await callTool('weather_week')).toMatchObject({ status: 200, body: { success: true } });
+    expect((await callTool('weather_alerts')).status).toBe(404);
+  });
+
+  it('a plugin with a syntax error shows as failed with the reason, and can be removed', async () => {
+    const dir = writePlugin(pluginsDir(), 'broken', { 'index.js': 'export default definePlugin({ tools: [ }' });
+    await reaches('broken', 'failed');
+    const page = await open('plugins');
+    const broken = card(page, 'broken');
+    await broken.waitFor({ state: 'visible' });
+    expect(await statusOf(broken)).toBe('failed');
+    await broken.getByText(/SyntaxError|Unexpected token/).first().waitFor();
+    await screenshot(page, 'plugins-failed');
+    await page.emulateMedia({ colorScheme: 'dark' });
+    await screenshot(page, 'plugins-failed-dark');
+
+    await broken.getByRole('button', { name: 'Remove broken' }).click();
+    await broken.getByRole('button', { name: 'Delete its folder' }).click();
+    await broken.waitFor({ state: 'detached' });
+    await page.getByRole('status').filter({ hasText: 'Removed the plugin broken.' }).waitFor({ state: 'attached' });
+    expect(existsSync(dir)).toBe(false);
+    expect(await plugin('broken')).toBeUndefined();
+  });
+
+  it('a plugin tool whose risk Pincer raised says why, and its approval card names the plugin', async () => {
+    writePlugin(pluginsDir(), 'cleaner', {
+      'index.js': entry({ cleaner_sweep: { description: 'Deletes old build output.', annotations: { destructiveHint: true }, body: 'return { swept: true };' } }),
+    });
+    await reaches('cleaner', 'new');
+    const page = await open('plugins');
+    const cleaner = card(page, 'cleaner');
+    await cleaner.getByText('Raised from safe because it is marked destructive.').waitFor();
+    await screenshot(page, 'plugins-raised-risk');
+    await cleaner.getByRole('button', { name: /^Accept/ }).click();
+    await becomes(cleaner, 'running');
+
+    const waiting = callTool('cleaner_sweep');
+    await page.keyboard.press('2');
+    const approval = page.getByRole('article', { name: /cleaner_sweep/ });
+    await approval.waitFor({ state: 'visible' });
+    await approval.getByText(/Tool from plugin cleaner/).waitFor();
+    await screenshot(page, 'plugins-approval-source');
+    await approval.getByRole('button', { name: /^Allow once/ }).click();
+    expect(await waiting).toMatchObject({ status: 200, body: { success: true, result: { swept: true } } });
+  });
+
+  it('a built-in tool\'s approval card says nothing of where it comes from', async () => {
+    const page = await open('approvals');
+    const target = join(gateway.workspace, 'scratch.txt');
+    writeFileSync(target, 'x');
+    const waiting = gateway.call('/tools/file_delete/execute', { json: { path: target } });
+    const approval = page.getByRole('article', { name: /file_delete/ });
+    await approval.waitFor({ state: 'visible' });
+    expect(await approval.getByText(/Tool from/).count()).toBe(0);
+    await approval.getByRole('button', { name: /^Deny/ }).first().click();
+    expect((await waiting).status).toBe(403);
+  });
+
+  it('with no plugins, says how to write one', async () => {
+    owner = await openAsOwner(browser, gateway);
+    const { page } = owner;
+    const folder = join(gateway.dataDir, 'plugins');
+    await page.route(`${gateway.url}/plugins`, (route) =>
+      route.request().method() === 'GET' ? route.fulfill({ json: { plugins: [], count: 0, folder } }) : route.continue(),
+    );
+    await page.goto(`${gateway.url}/#/plugins`);
+    await page.getByText('No plugins yet').waitFor({ state: 'visible' });
+    await page.getByText(/pincer plugin new my-tools --data-dir/).waitFor();
+    await page.getByText(folder, { exact: true }).waitFor();
+    await screenshot(page, 'plugins-empty');
+  });
+});
