@@ -79,11 +79,14 @@ export interface McpServerManagerOptions {
 export class McpServerManager {
   readonly #servers = new Map<string, ServerConnection>();
 
-  constructor(private readonly options: McpServerManagerOptions) {}
+  constructor(private readonly options: McpServerManagerOptions) {
+    // Listed (as stopped) even by a gateway that does not start them, such as one started for a CLI command.
+    for (const [name, raw] of Object.entries(options.entries)) this.#add(name, raw, false);
+  }
 
   /** Starts every configured server in the background. */
   start(): void {
-    for (const [name, raw] of Object.entries(this.options.entries)) this.#add(name, raw);
+    for (const server of this.#servers.values()) server.start();
   }
 
   list(): McpServerView[] {
@@ -131,11 +134,11 @@ export class McpServerManager {
     await Promise.allSettled(all.map((s) => s.stop()));
   }
 
-  #add(name: string, raw: unknown): ServerConnection {
+  #add(name: string, raw: unknown, start = true): ServerConnection {
     const parsed = parseServerEntry(name, raw);
     const server = new ServerConnection(name, parsed, this.options);
     this.#servers.set(name, server);
-    server.start();
+    if (start) server.start();
     return server;
   }
 }
@@ -150,7 +153,7 @@ interface RemoteTool {
 }
 
 class ServerConnection {
-  #status: ServerStatus = 'starting';
+  #status: ServerStatus = 'stopped';
   #lastError: string | null = null;
   #restarts = 0;
   #client: Client | undefined;
@@ -170,6 +173,7 @@ class ServerConnection {
   ) {}
 
   start(): void {
+    if (this.#stopped || this.#status !== 'stopped') return;
     if ('problem' in this.entry) {
       this.#fail(`Bad mcp_servers.${this.name} entry in config.json: ${this.entry.problem}.`, false);
       return;

@@ -1,0 +1,155 @@
+import { parseArgs } from 'node:util';
+import { asOwner, configFrom, failed, firstSentence, ownerRequest, request, table, UsageError, type Out } from './common.js';
+
+const USAGE = `usage:
+  pincer mcp-servers [list] [--json]
+  pincer mcp-servers add <name> [--env K=V]… -- <command> [args…]     a stdio server
+  pincer mcp-servers add <name> --url <http://…/mcp> [--token T]      a Streamable HTTP server
+  pincer mcp-servers rm <name>
+  pincer mcp-servers accept <name> [--tool T]… [--risk safe|sensitive|dangerous]`;
+
+interface ToolRow {
+  name: string;
+  imported_as: string;
+  status: string;
+  risk: string;
+  description: string;
+  flags: { rule: string; reason: string; where: string }[];
+  change: { field: string }[] | null;
+}
+interface ServerRow {
+  name: string;
+  transport: string | null;
+  target: string | null;
+  status: string;
+  last_error: string | null;
+  restarts: number;
+  tools: ToolRow[];
+  notice: string;
+}
+
+/** `pincer mcp-servers …`: the imported MCP servers, as the owner (config.json `mcp_servers`). */
+export async function mcpServers(args: string[], out: Out): Promise<number> {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args,
+      options: {
+        'data-dir': { type: 'string' },
+        host: { type: 'string' },
+        port: { type: 'string' },
+        json: { type: 'boolean' },
+        env: { type: 'string', multiple: true },
+        url: { type: 'string' },
+        token: { type: 'string' },
+        tool: { type: 'string', multiple: true },
+        risk: { type: 'string' },
+      },
+      allowPositionals: true,
+      strict: true,
+    });
+  } catch (error) {
+    throw new UsageError(`${(error as Error).message}\n${USAGE}`);
+  }
+  const { values, positionals } = parsed;
+  const [action = 'list', name, ...rest] = positionals;
+  const config = configFrom(values);
+  switch (action) {
+    case 'list': {
+      if (name) throw new UsageError(USAGE);
+      const { status, json } = await ownerRequest(config, 'GET', '/mcp-servers');
+      if (status !== 200) return failed(json, out);
+      if (values.json) {
+        out.log(JSON.stringify(json, null, 2));
+        return 0;
+      }
+      const servers = (json as { servers: ServerRow[] }).servers;
+      if (servers.length === 0) {
+        out.log('No MCP servers. Add one with "pincer mcp-servers add <name> -- <command> [args…]".');
+        return 0;
+      }
+      for (const server of servers) {
+        out.log(`${server.name}  ${server.status}${server.restarts ? ` (restarts: ${server.restarts})` : ''}  ${server.transport ?? ''} ${server.target ?? ''}`);
+        if (server.last_error) out.log(`  last error: ${server.last_error}`);
+        if (server.tools.length > 0) {
+          out.log(
+            table(
+              ['  TOOL', 'IMPORTED AS', 'STATUS', 'RISK', 'DESCRIPTION'],
+              server.tools.map((t) => [`  ${t.name}`, t.imported_as, t.status, t.risk, firstSentence(t.description)]),
+            ),
+          );
+        }
+        for (const t of server.tools) {
+          for (const flag of t.flags) out.log(`  ! ${t.name}: ${flag.reason} (${flag.where})`);
+          if (t.change) out.log(`  ~ ${t.name}: changed ${t.change.map((c) => c.field).join(', ')} since accepted`);
+        }
+      }
+      out.log(servers[0]!.notice);
+      return 0;
+    }
+    case 'add': {
+      if (!name) throw new UsageError(USAGE);
+      const entry: Record<string, unknown> = {};
+      if (values.url) {
+        if (rest.length > 0 || values.env) throw new UsageError(USAGE);
+        entry.url = values.url;
+        if (values.token) entry.token = values.token;
+      } else {
+        const [command, ...commandArgs] = rest;
+        if (!command || values.token) throw new UsageError(USAGE);
+        entry.command = command;
+        if (commandArgs.length > 0) entry.args = commandArgs;
+        if (values.env) {
+          const env: Record<string, string> = {};
+          for (const pair of values.env) {
+            const eq = pair.indexOf('=');
+            if (eq <= 0) throw new UsageError(`--env takes NAME=value, got "${pair}"`);
+            env[pair.slice(0, eq)] = pair.slice(eq + 1);
+          }
+          entry.env = env;
+        }
+      }
+      const { status, json } = await ownerRequest(config, 'PUT', `/mcp-servers/${encodeURIComponent(name)}`, entry);
+      if (status !== 200) return failed(json, out);
+      out.log(`Added the MCP server ${name} to config.json; its tools appear as ${name}__<tool> once it is running ("pincer mcp-servers" shows them).`);
+      out.log((json as ServerRow).notice);
+      return 0;
+    }
+    case 'rm': {
+      if (!name || rest.length > 0) throw new UsageError(USAGE);
+      const { status, json } = await ownerRequest(config, 'DELETE', `/mcp-servers/${encodeURIComponent(name)}`);
+      if (status !== 200) return failed(json, out);
+      out.log(`Removed the MCP server ${name}: its tools are gone and it is out of config.json.`);
+      return 0;
+    }
+    case 'accept': {
+      if (!name || rest.length > 0) throw new UsageError(USAGE);
+      const body = { ...(values.tool && { tools: values.tool }), ...(values.risk && { risk: values.risk }) };
+      // A gateway started for this command starts the servers; their tools must be read before anything is accepted.
+      const answer = await asOwner(
+        config,
+        async (base, headers) => {
+          for (let i = 0; i < 300; i++) {
+            const view = await fetch(`${base}/mcp-servers/${encodeURIComponent(name)}`, { headers });
+            const server = (await view.json()) as ServerRow;
+            if (view.status !== 200 || !['starting', 'restarting'].includes(server.status)) break;
+            await new Promise((r) => setTimeout(r, 100));
+          }
+          const response = await fetch(`${base}/mcp-servers/${encodeURIComponent(name)}/accept`, {
+            method: 'POST',
+            headers: { ...headers, 'content-type': 'application/json' },
+            body: JSON.stringify(body),
+          });
+          return { status: response.status, json: (await response.json()) as unknown };
+        },
+        { plugins: true },
+      );
+      if (answer.status !== 200) return failed(answer.json, out);
+      const server = answer.json as ServerRow;
+      for (const t of server.tools) out.log(`${t.name}  ${t.status}  ${t.risk}`);
+      return 0;
+    }
+    default:
+      throw new UsageError(USAGE);
+  }
+}
