@@ -7,6 +7,7 @@ export const VIEWS = [
   { id: 'memory', label: 'Memory', key: '6' },
   { id: 'settings', label: 'Settings', key: '7' },
   { id: 'plugins', label: 'Plugins', key: '8' },
+  { id: 'chat', label: 'Chat', key: '9' },
 ] as const;
 
 export type ViewId = (typeof VIEWS)[number]['id'];
