@@ -251,12 +251,15 @@ class ServerConnection {
       }
       const client = new Client({ name: 'pincer', version: this.options.version }, { capabilities: {} });
       client.setNotificationHandler(ToolListChangedNotificationSchema, () => void this.#sync(generation));
+      let connected = false;
       client.onclose = () => {
-        if (generation !== this.#generation || this.#stopped) return;
+        // A failure while connecting is told by the connect's own error, which says more.
+        if (!connected || generation !== this.#generation || this.#stopped) return;
         this.#crashed('the connection to the server closed');
       };
       this.#client = client;
       await client.connect(transport, { timeout: CONNECT_TIMEOUT_MS });
+      connected = true;
       if (generation !== this.#generation || this.#stopped) return;
       this.#connectedAt = Date.now();
       this.#lastError = null;
