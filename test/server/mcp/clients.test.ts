@@ -50,6 +50,13 @@ describe('MCP Inspector CLI', () => {
     expect(answer.result.tools.every((t: { inputSchema: { type: string } }) => t.inputSchema.type === 'object')).toBe(true);
   }, 120_000);
 
+  it('lists them under --strict (schema portability: no errors)', async () => {
+    const answer = await inspector('--method', 'tools/list', '--strict');
+    expect(answer.result.tools.length).toBeGreaterThan(0);
+    const errors = ((answer.schemaFindings ?? []) as { findings: { severity: string }[] }[]).flatMap((t) => t.findings).filter((f) => f.severity === 'error');
+    expect(errors).toEqual([]);
+  }, 120_000);
+
   it('calls a tool', async () => {
     const answer = await inspector('--method', 'tools/call', '--tool-name', 'calculate', '--tool-arg', 'expression=6*7');
     expect(answer.result.isError).toBeFalsy();
