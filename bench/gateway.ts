@@ -17,7 +17,7 @@
  *
  * Options: --duration N (seconds, default 5, or BENCH_DURATION), --warmup N (default 1), --sequential N (seconds of
  * the one-client loop, default 5: a p99 over some ten thousand calls), --profile (run the server children under
- * --cpu-prof; the profiles go to bench/results/ and a summary is printed), --only http,express,pincer,sandbox,startup,memory (run
+ * --cpu-prof; the profiles go to bench/results/ and a summary is printed), --only http,express,pincer,sandbox,startup,llm,memory (run
  * some parts; the ratios need the targets they compare), --memory-sizes 10000,100000 (the memory part's corpus sizes).
  * Results: printed, and written to bench/results/latest.json. The exit code is 0 even when a bar is missed (this
  * is a measurement); it is 1 only when the benchmark itself could not run. The machine is shared: the server's CPU
@@ -49,6 +49,7 @@ import {
 import { summarizeProfile } from './profile-summary.js';
 import { measureStartup, type StartupResult } from './startup.js';
 import { benchMemory, defaultMemoryOptions, memoryLines, memoryVerdicts, type MemoryBenchResult } from './memory.js';
+import { benchLlm, llmLines, llmVerdicts, type LlmBenchResult } from './llm.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const ROOT = here.endsWith(`${sep}dist${sep}bench`) ? resolve(here, '..', '..') : resolve(here, '..');
@@ -89,7 +90,7 @@ function positiveSeconds(value: string | undefined, name: string, fallback: numb
   return n;
 }
 
-const PARTS = ['http', 'express', 'pincer', 'events', 'tools', 'sandbox', 'startup', 'memory'];
+const PARTS = ['http', 'express', 'pincer', 'events', 'tools', 'sandbox', 'startup', 'llm', 'memory'];
 
 function parseSizes(value: string | undefined): number[] {
   if (value === undefined) return [10_000, 100_000];
@@ -484,7 +485,7 @@ async function main(): Promise<number> {
   try {
     options = parseOptions(process.argv.slice(2), process.env);
   } catch (error) {
-    process.stderr.write(`bench: ${(error as Error).message}\nusage: npm run bench -- [--duration N] [--warmup N] [--sequential N] [--profile] [--only http,express,pincer,events,tools,sandbox,startup,memory] [--memory-sizes 10000,100000]\n`);
+    process.stderr.write(`bench: ${(error as Error).message}\nusage: npm run bench -- [--duration N] [--warmup N] [--sequential N] [--profile] [--only http,express,pincer,events,tools,sandbox,startup,llm,memory] [--memory-sizes 10000,100000]\n`);
     return 2;
   }
 
@@ -494,6 +495,7 @@ async function main(): Promise<number> {
     (options.warmup + 3 * options.duration + 15) +
     2 * (options.warmup + options.duration) +
     (options.only.has('memory') ? 180 : 0) +
+    (options.only.has('llm') ? 30 : 0) +
     5;
   const budgetMs = (plannedS * 2 + 120) * 1000;
   const watchdog = setTimeout(() => {
@@ -528,6 +530,11 @@ async function main(): Promise<number> {
     progress('start-up: pincer serve');
     startup = await measureStartup(PINCER_BIN);
   }
+  let llm: LlmBenchResult | undefined;
+  if (options.only.has('llm')) {
+    progress('llm: proxied turns against a model stand-in');
+    llm = await benchLlm();
+  }
   // Last: it runs in this process and keeps both cores busy for a while.
   const memory: MemoryBenchResult | undefined = options.only.has('memory')
     ? await benchMemory(defaultMemoryOptions(ROOT, options.memorySizes))
@@ -538,6 +545,7 @@ async function main(): Promise<number> {
   const accounting = pincer ? account(pincer) : undefined;
   const checks = verdicts(results, accounting, startup, extras);
   if (memory) checks.push(...memoryVerdicts(memory));
+  if (llm) checks.push(...llmVerdicts(llm));
 
   const lines: string[] = [];
   lines.push(resultsTable(results));
@@ -558,6 +566,10 @@ async function main(): Promise<number> {
   if (sandbox) {
     lines.push('');
     lines.push(...sandboxLines(sandbox));
+  }
+  if (llm) {
+    lines.push('');
+    lines.push(...llmLines(llm));
   }
   if (memory) {
     lines.push('');
@@ -601,6 +613,7 @@ async function main(): Promise<number> {
     startup: startup ?? null,
     sandbox: sandbox ?? null,
     memory: memory ?? null,
+    llm: llm ?? null,
     verdicts: checks,
     all_bars_met: missed.length === 0,
   };
