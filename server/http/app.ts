@@ -31,6 +31,10 @@ import { statsRoutes } from './routes/stats.js';
 import { toolRoutes } from './routes/tools.js';
 import { pluginRoutes } from './routes/plugins.js';
 import type { PluginManager } from '../plugins/manager.js';
+import type { LlmBridge } from '../llm/bridge.js';
+import { chatRoutes } from './routes/chat.js';
+import { CHAT_PATHS, openAIProxyRoutes } from './routes/openai-proxy.js';
+import { ollamaProxyRoutes, tokenlessOllama } from './routes/ollama-proxy.js';
 import type { McpSessions } from '../mcp/sessions.js';
 import { mcpRoutes } from './routes/mcp.js';
 import type { McpServerManager } from '../mcp/client/servers.js';
@@ -55,6 +59,12 @@ export interface HttpDeps {
   settings: GatewaySettings;
   clientAuth: boolean;
   bodyLimitBytes: number;
+  /** The LLM bridge behind POST /chat and the two proxies. */
+  llm: LlmBridge;
+  /** The chat routes' own body limit (long histories). */
+  chatBodyLimitBytes: number;
+  /** The Ollama-compatible proxy without a token, if the owner turned it on. */
+  ollamaProxy: { tokenless: boolean; client: string };
   jsonMaxDepth: number;
   /** Where the built dashboard is; undefined means the one built with this package. */
   dashboardDir?: string | undefined;
@@ -85,12 +95,15 @@ export function createHttpApp(deps: HttpDeps): express.Express {
 
   // Security: who is calling is settled before the body is read, so an unauthenticated peer cannot make the
   // gateway buffer and parse a megabyte of JSON per request.
-  app.use(identify(deps.credentials, deps.clientAuth, () => deps.origins().origins));
+  const identifyCaller = identify(deps.credentials, deps.clientAuth, () => deps.origins().origins);
+  app.use(deps.ollamaProxy.tokenless ? tokenlessOllama(deps.ollamaProxy.client, identifyCaller) : identifyCaller);
   // A JSONL upload read line by line: before the JSON parser and its size limit.
   app.post('/memory/import', ...memoryImport(deps.memories));
   // MCP reads its own body: malformed JSON gets a JSON-RPC parse error there, not the envelope.
   if (deps.mcp) app.use(mcpRoutes(deps.mcp, deps.bodyLimitBytes, deps.jsonMaxDepth));
-  app.use(jsonBody(deps.bodyLimitBytes, deps.jsonMaxDepth));
+  const body = jsonBody(deps.bodyLimitBytes, deps.jsonMaxDepth);
+  // The chat routes read their bodies themselves, with their own limit.
+  app.use((req: Request, res: Response, next: NextFunction) => (CHAT_PATHS.has(req.path) ? next() : body(req, res, next)));
 
   // Calls first: they are the hot path, and every router in front of them is matched against each one.
   app.use(executeRoutes(deps.executor, deps.jsonMaxDepth));
@@ -108,6 +121,10 @@ export function createHttpApp(deps: HttpDeps): express.Express {
   app.use(pluginRoutes(deps.plugins));
   if (deps.mcpServers) app.use(mcpServerRoutes(deps.mcpServers));
   app.use(openApiRoutes(deps.registry, deps.access, deps.version));
+  app.use(chatRoutes(deps.llm, deps.chatBodyLimitBytes, deps.jsonMaxDepth));
+  app.use(openAIProxyRoutes(deps.llm, deps.chatBodyLimitBytes, deps.jsonMaxDepth));
+  const hasProfile = (client: string) => deps.store.profiles.all().some((p) => p.name === client);
+  app.use(ollamaProxyRoutes(deps.llm, deps.access, deps.registry, deps.chatBodyLimitBytes, deps.jsonMaxDepth, deps.ollamaProxy, deps.version, hasProfile));
 
   app.use((req: Request, res: Response) => {
     res.status(404).json({ success: false, error: errorBody('NOT_FOUND', `No route ${req.method} ${req.path}.`) });

@@ -41,6 +41,8 @@ export function ollamaProxyRoutes(
   maxDepth: number,
   tokenless: { tokenless: boolean; client: string },
   version: string,
+  /** Whether the owner has ever chosen a tool set for this client (an explicit "every tool" included). */
+  hasProfile: (client: string) => boolean,
 ): Router {
   const router = Router();
   const mixed = new MixedTurns();
@@ -57,7 +59,7 @@ export function ollamaProxyRoutes(
 
   /** The token-less client gets, until the owner chooses otherwise, only tools that are safe. */
   const settleTokenlessTools = (name: string) => {
-    if (!tokenless.tokenless || name !== tokenless.client || access.profile(name).tools !== null) return;
+    if (!tokenless.tokenless || name !== tokenless.client || hasProfile(name)) return;
     const safe = registry.list().filter((t) => t.definition.risk === 'safe').map((t) => t.definition.name);
     access.setProfile({ name, tools: safe, max_tools: null });
   };

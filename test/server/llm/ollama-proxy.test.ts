@@ -136,6 +136,11 @@ describe('Ollama-compatible proxy: bodies and token-less mode', () => {
       expect((await fetch(`${tg.url}/tools`)).status).toBe(401);
       expect((await fetch(`${tg.url}/v1/models`)).status).toBe(401);
       // The Host check still applies.
+      // The owner's own choice for that client, "every tool" included, is kept from then on.
+      expect((await tg.asOwner('/clients/ollama-app/tools', { method: 'PUT', json: { tools: null } })).status).toBe(200);
+      await sdk(tg, null).chat({ model: 'stub-model', messages: [{ role: 'user', content: 'write' }], stream: false });
+      expect(stub.requests.at(-2)!.tools.map((t) => t.function.name)).toContain('file_write');
+
       const rebound = await new Promise<number>((resolve, reject) => {
         request({ host: '127.0.0.1', port: tg.port, path: '/api/tags', headers: { host: 'attacker.example' } }, (res) => {
           res.resume();
