@@ -1,6 +1,5 @@
 import { urlHost } from '../config/config.js';
 import { createGateway } from '../index.js';
-import { bridgeStdio } from '../mcp/stdio.js';
 import { VERSION } from '../version.js';
 import { configFrom, parse, sqliteBinding, UsageError, withCredentials, type Out } from './common.js';
 
@@ -47,6 +46,7 @@ async function forward(url: string, token: string, out: Out): Promise<number> {
   const stop = () => process.stdin.destroy();
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
+  const { bridgeStdio } = await import('../mcp/stdio.js');
   try {
     await bridgeStdio({ url, token, stdin: process.stdin, stdout: process.stdout, log: out.error });
   } finally {

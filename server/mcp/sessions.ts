@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import type { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { EventBus } from '../events/bus.js';
-import { createMcpServer, type McpIdentity, type McpServerDeps } from './server.js';
+import type { McpIdentity, McpServerDeps } from './server.js';
 
 /** Sessions one identity may hold at once; opening one more closes its least recently used. */
 const MAX_SESSIONS_PER_IDENTITY = 32;
@@ -50,6 +50,11 @@ export class McpSessions {
 
   /** Opens a session for an `initialize` request and answers it. */
   async open(identity: McpIdentity, req: IncomingMessage, res: ServerResponse, body: unknown): Promise<void> {
+    // The SDK is loaded with the first session, not at start-up: most gateways never see an MCP client.
+    const [{ StreamableHTTPServerTransport }, { createMcpServer }] = await Promise.all([
+      import('@modelcontextprotocol/sdk/server/streamableHttp.js'),
+      import('./server.js'),
+    ]);
     const hangups = new Map<string, AbortController>();
     let session: Session | undefined;
     const transport = new StreamableHTTPServerTransport({

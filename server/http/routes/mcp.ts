@@ -1,5 +1,4 @@
 import { Router, type Request, type Response } from 'express';
-import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import { GatewayError } from '../../errors.js';
 import type { McpSessions } from '../../mcp/sessions.js';
 import type { McpIdentity } from '../../mcp/server.js';
@@ -25,7 +24,7 @@ export function mcpRoutes(sessions: McpSessions, bodyLimitBytes: number, maxDept
       if (!session) return sessionNotFound(res);
       return sessions.handle(session, req, res, body);
     }
-    if (!isInitializeRequest(body)) {
+    if (!isInitialize(body)) {
       return rpcError(res, 400, -32000, 'Bad Request: no valid session ID; start with an initialize request (send Mcp-Session-Id afterwards).');
     }
     await sessions.open(identity, req, res, body);
@@ -111,4 +110,10 @@ async function readJsonRpcBody(req: Request, res: Response, limitBytes: number, 
     rpcError(res, 400, -32700, `Parse error: ${message}`);
     return undefined;
   }
+}
+
+/** An `initialize` request (the SDK's own check would load its schemas for every gateway at start-up). */
+function isInitialize(body: unknown): boolean {
+  const message = body as { jsonrpc?: unknown; method?: unknown; id?: unknown } | null;
+  return !!message && typeof message === 'object' && message.jsonrpc === '2.0' && message.method === 'initialize' && message.id !== undefined;
 }

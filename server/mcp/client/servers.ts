@@ -1,12 +1,10 @@
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { ToolListChangedNotificationSchema, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { ToolError } from '../../errors.js';
 import { scrubbedEnvironment, type ChildHandle, type ProcessRunner } from '../../process/index.js';
 import type { ToolRegistry } from '../../tools/registry.js';
 import { RISKS, type AnyTool, type ObjectSchema, type Risk, type ToolAnnotations } from '../../tools/types.js';
-import { ChildStdioTransport } from './child-transport.js';
 import { saveServerEntry } from './config-writer.js';
 import { parseServerEntry, type McpServerEntry } from './entry.js';
 import { importedNames } from './naming.js';
@@ -228,6 +226,13 @@ class ServerConnection {
     this.#changed();
     let transport: Transport;
     try {
+      // Loaded when a server is first started, not with the gateway.
+      const [{ Client }, { StreamableHTTPClientTransport }, { ToolListChangedNotificationSchema }, { ChildStdioTransport }] = await Promise.all([
+        import('@modelcontextprotocol/sdk/client/index.js'),
+        import('@modelcontextprotocol/sdk/client/streamableHttp.js'),
+        import('@modelcontextprotocol/sdk/types.js'),
+        import('./child-transport.js'),
+      ]);
       if (entry.kind === 'stdio') {
         this.#child = await this.options.runner.start({
           kind: `mcp:${this.name}`,
