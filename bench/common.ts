@@ -97,3 +97,40 @@ export interface Verdict {
   /** Other processes were busy during a run this verdict rests on: take it with salt, run again. */
   noisy?: boolean;
 }
+
+/** recall@5 and MRR@10 of a set of queries; `rank` is the wanted memory's place from 1 (0: not in the top 10). */
+export interface RankScore {
+  queries: number;
+  recallAt5: number;
+  mrrAt10: number;
+}
+
+export interface RankedQuery<K extends string> {
+  kind: K;
+  query: string;
+  rank: number;
+}
+
+/** Retrieval quality overall and per kind of query, with the queries whose memory was not in the top 5. */
+export function retrievalScores<K extends string>(ranks: RankedQuery<K>[], kinds: readonly K[]) {
+  const score = (list: RankedQuery<K>[]): RankScore => ({
+    queries: list.length,
+    recallAt5: list.filter((r) => r.rank >= 1 && r.rank <= 5).length / Math.max(1, list.length),
+    mrrAt10: list.reduce((sum, r) => sum + (r.rank >= 1 ? 1 / r.rank : 0), 0) / Math.max(1, list.length),
+  });
+  const all = score(ranks);
+  return {
+    recallAt5: all.recallAt5,
+    mrrAt10: all.mrrAt10,
+    byKind: Object.fromEntries(kinds.map((k) => [k, score(ranks.filter((r) => r.kind === k))])) as Record<K, RankScore>,
+    misses: ranks.filter((r) => r.rank < 1 || r.rank > 5),
+  };
+}
+
+/** CPU used by every process but this one since `busyBefore`/`ownBefore` were read, in cores; null when /proc cannot tell. */
+export function otherCores(busyBefore: number | null, ownBefore: number | null, wallMs: number): number | null {
+  const busy = machineBusyMs();
+  const own = cpuTimeMs(process.pid);
+  if (busyBefore === null || ownBefore === null || busy === null || own === null || wallMs <= 0) return null;
+  return Math.max(0, (busy - busyBefore - (own - ownBefore)) / wallMs);
+}

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { SEARCH_METHODS, type SearchMethod } from '../server/memory/memories.js';
 import { createGateway, loadConfig } from '../server/index.js';
 import { makeTempDir, removeTempDir } from './children.js';
-import { percentile } from './common.js';
+import { cpuTimeMs, machineBusyMs, otherCores, percentile, retrievalScores } from './common.js';
 import { GRADED_KINDS, gradedSet, type GradedKind, type GradedOptions } from './memory-graded-set.js';
 import type { Sentences } from './memory-corpus.js';
 
@@ -29,6 +29,8 @@ export interface GradedResult {
   queries: number;
   /** POST /memory one at a time: memories per second. */
   addPerS: number;
+  /** CPU used by other processes while the queries ran, in cores: above a quarter, the latency is noisy. */
+  otherLoadCores: number | null;
   methods: Record<SearchMethod, GradedMethod>;
 }
 
@@ -68,6 +70,9 @@ export async function benchGraded(pools: Sentences, options: GradedOptions): Pro
     };
     for (const query of set.queries.slice(0, 10)) for (const method of SEARCH_METHODS) await ask(query.query, method);
     const methods = {} as Record<SearchMethod, GradedMethod>;
+    const busy0 = machineBusyMs();
+    const own0 = cpuTimeMs(process.pid);
+    const wall0 = performance.now();
     for (const method of SEARCH_METHODS) {
       const times: number[] = [];
       const ranks: { kind: GradedKind; query: string; rank: number }[] = [];
@@ -77,26 +82,12 @@ export async function benchGraded(pools: Sentences, options: GradedOptions): Pro
         ranks.push({ kind: query.kind, query: query.query, rank: answer.ids.indexOf(ids[query.want]!) + 1 });
       }
       times.sort((a, b) => a - b);
-      methods[method] = { ...graded(ranks), p50: percentile(times, 0.5), p95: percentile(times, 0.95) };
+      methods[method] = { ...retrievalScores(ranks, GRADED_KINDS), p50: percentile(times, 0.5), p95: percentile(times, 0.95) };
     }
-    return { memories: set.texts.length, queries: set.queries.length, addPerS, methods };
+    const otherLoadCores = otherCores(busy0, own0, performance.now() - wall0);
+    return { memories: set.texts.length, queries: set.queries.length, addPerS, otherLoadCores, methods };
   } finally {
     await gateway.close();
     removeTempDir(dir);
   }
-}
-
-function graded(ranks: { kind: GradedKind; query: string; rank: number }[]): Omit<GradedMethod, 'p50' | 'p95'> {
-  const score = (list: typeof ranks) => ({
-    queries: list.length,
-    recallAt5: list.filter((r) => r.rank >= 1 && r.rank <= 5).length / Math.max(1, list.length),
-    mrrAt10: list.reduce((sum, r) => sum + (r.rank >= 1 ? 1 / r.rank : 0), 0) / Math.max(1, list.length),
-  });
-  const all = score(ranks);
-  return {
-    recallAt5: all.recallAt5,
-    mrrAt10: all.mrrAt10,
-    byKind: Object.fromEntries(GRADED_KINDS.map((k) => [k, score(ranks.filter((r) => r.kind === k))])) as GradedMethod['byKind'],
-    misses: ranks.filter((r) => r.rank < 1 || r.rank > 5),
-  };
 }

@@ -9,17 +9,27 @@ import { isCjk } from './tokenize.js';
  * keeps the index query to a bounded size.
  */
 const HOLDERS = 200;
+const COMMON_WORD = 0.05;
 
 /**
  * keyword: memories holding every query term, as a term of their own or as part of one (`config` finds
  * `tsconfig.json`, `flow` finds `workflows`), ranked by FTS5's bm25() over the terms that hold them.
  * A Latin or numeric query term of three characters or more is looked up in the vocabulary's trigram table; a
- * shorter one, and a CJK one (its bigrams are already parts of the text), as itself or the start of a term.
+ * shorter one, and a CJK one (its bigrams are already parts of the text), as itself or the start of a term; a
+ * common word as itself only.
  */
 export function keywordSearch(store: MemoryStore, terms: readonly string[], filter: MemoryFilter, limit: number): Ranked[] {
   const holders = new Map<string, Set<string>>();
+  const df = store.documentFrequencies(terms);
+  const { docs } = store.corpus();
   for (const term of terms) {
     const found = new Set([term]);
+    // A word in more than a twentieth of the memories ("the") was typed as that word: the memories holding it as
+    // part of another ("other", "then") would only make the index rank most of the corpus.
+    if ((df.get(term) ?? 0) > docs * COMMON_WORD) {
+      holders.set(term, found);
+      continue;
+    }
     const long = [...term].length >= 3 && !isCjk(term);
     for (const holder of long ? store.termsContaining(term, HOLDERS) : store.termsWithPrefix(term, HOLDERS)) found.add(holder.term);
     holders.set(term, found);

@@ -107,7 +107,7 @@ export function rankedSearch(
   const runs = method === 'hybrid' ? cjkRuns(query).filter((run) => [...run].length >= 2) : [];
   for (const run of runs) repairRun(store, run, variants, df);
 
-  const pool = candidates(store, variants, partial, df, docs * COMMON_SHARE, filter, Math.max(MIN_POOL, limit * 10));
+  const pool = candidates(store, variants, partial, runPhrases(runs, df), df, docs * COMMON_SHARE, filter, Math.max(MIN_POOL, limit * 10));
   if (pool.length === 0) return [];
   if (partial.size > 0) completionsIn(store, pool, variants, partial, df);
   const averageLength = docs > 0 ? tokens / docs : 1;
@@ -150,8 +150,8 @@ export function rankedSearch(
       } else missing.push(queryTerm);
     }
     if (method === 'hybrid') {
-      if (totalWeight > 0) score *= (covered / totalWeight) ** COVERAGE_POWER;
       if (runs.length > 0) score += runBonus(normalize(memory.content), runs, idf);
+      if (totalWeight > 0) score *= (covered / totalWeight) ** COVERAGE_POWER;
     }
     return { memory, score, terms: matched, missing };
   });
@@ -171,6 +171,7 @@ function candidates(
   store: MemoryStore,
   variants: Map<string, Map<string, Variant>>,
   partial: Set<string>,
+  runs: Array<{ phrase: string; covers: string[] }>,
   df: Map<string, number>,
   common: number,
   filter: MemoryFilter,
@@ -186,20 +187,24 @@ function candidates(
       df.set(starting, [...found].reduce((sum, [term, v]) => sum + (v.prefix || term === query ? (df.get(term) ?? 0) : 0), 0));
       alternatives.push(starting);
     }
-    return alternatives.length > 0 ? [alternatives] : [];
+    return alternatives.length > 0 ? [{ query, terms: alternatives }] : [];
   });
   if (groups.length === 0) return [];
   const any = (terms: readonly string[]) => terms.map((term) => (term.endsWith('*') ? term : ftsPhrase(term))).join(' OR ');
   const rare = (term: string) => (df.get(term) ?? 0) <= common;
   // Words nearly every memory holds ("the", "的") narrow nothing down: they are left out of the AND.
-  const narrowing = groups.map((group) => group.filter(rare)).filter((group) => group.length > 0);
-  const every = narrowing.length > 1 ? store.search(narrowing.map((group) => `(${any(group)})`).join(' AND '), filter, size) : [];
+  const narrowing = groups.map(({ query, terms }) => ({ query, terms: terms.filter(rare) })).filter((group) => group.terms.length > 0);
+  // A CJK run is asked for as a phrase, its bigrams in a row: memories holding the same bigrams apart are not what
+  // was typed.
+  const covered = new Set(runs.flatMap((run) => run.covers));
+  const clauses = [...narrowing.filter((group) => !covered.has(group.query)).map((group) => `(${any(group.terms)})`), ...runs.map((run) => run.phrase)];
+  const every = clauses.length > 1 || runs.length > 0 ? store.search(clauses.join(' AND '), filter, size) : [];
   if (every.length >= PAGE) return every;
   // With memories holding every term found, the rest only fill the page: fewer index entries and memories will do.
   const budget = every.length > 0 ? POOL_POSTINGS / 4 : POOL_POSTINGS;
   const fill = every.length > 0 ? PAGE * 3 : size;
-  const all = [...new Set(groups.flat())];
-  const selective = narrowing.flat().sort((a, b) => df.get(a)! - df.get(b)!);
+  const all = [...new Set(groups.flatMap((group) => group.terms))];
+  const selective = narrowing.flatMap((group) => group.terms).sort((a, b) => df.get(a)! - df.get(b)!);
   // The rarest terms pick the candidates, up to a number of index entries to read: the commoner ones still count in
   // every score, and a memory holding only those would rank low anyway.
   const picking: string[] = [];
@@ -212,6 +217,28 @@ function candidates(
   const some = store.search(any(picking.length > 0 ? picking : all), filter, fill, picking.length > 0);
   const seen = new Set(every.map((memory) => memory.id));
   return [...every, ...some.filter((memory) => !seen.has(memory.id))];
+}
+
+/**
+ * The query's CJK runs of three characters or more as FTS5 phrases of their bigrams in a row, for the AND: a run
+ * typed as the memories hold it whole; one whose last character is wrong as the rest followed by any bigram starting
+ * with the character before (`"标记 记"*` for `标记累`); one whose first character is wrong as the rest. Each
+ * phrase stands for the bigrams it covers, the broken one included (its near variants would only mislead the AND).
+ * A run wrong inside is left to repairRun.
+ */
+function runPhrases(runs: readonly string[], df: Map<string, number>): Array<{ phrase: string; covers: string[] }> {
+  const phrases: Array<{ phrase: string; covers: string[] }> = [];
+  for (const run of runs) {
+    const chars = [...run];
+    const bigrams = chars.slice(1).map((c, i) => chars[i]! + c);
+    if (bigrams.length < 2) continue;
+    const known = bigrams.map((b) => df.has(b));
+    const quoted = (tokens: string[]) => `"${tokens.join(' ')}"`;
+    if (known.every(Boolean)) phrases.push({ phrase: quoted(bigrams), covers: bigrams });
+    else if (known.slice(0, -1).every(Boolean)) phrases.push({ phrase: `${quoted([...bigrams.slice(0, -1), chars.at(-2)!])}*`, covers: bigrams });
+    else if (bigrams.length >= 3 && known.slice(1).every(Boolean)) phrases.push({ phrase: quoted(bigrams.slice(1)), covers: bigrams });
+  }
+  return phrases;
 }
 
 /** How alike a match is, from 0 to 1: 1 exact, less the more edits a near term needs or the more of a word is left. */
