@@ -135,6 +135,12 @@ describe('memory search', () => {
     expect(best!.match.terms).toContainEqual({ query: '参书', term: '参数', distance: 1 });
   });
 
+  it('finds a CJK word whose first or last character is wrong from the rest of it', () => {
+    memories.add({ content: '议时间定在周五', client: 'test' });
+    expect(top('会议时讨论', 'hybrid')[0]).toBe(ids[4]);
+    expect(top('惠议室', 'hybrid')[0]).toBe(ids[4]);
+  });
+
   it('ranks a memory holding a CJK run whole above one holding its bigrams apart', () => {
     const apart = memories.add({ content: '预算的讨论在会议室，周五', client: 'test' });
     const whole = memories.add({ content: '会议室讨论预算要带电脑，还有别的很多事情要说一下', client: 'test' });
