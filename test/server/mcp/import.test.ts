@@ -1,4 +1,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startGateway, tempDir, type TestGateway } from '../../helpers/gateway.js';
@@ -139,6 +142,20 @@ describe('imported MCP servers', () => {
     expect((await tg.asOwner('/mcp-servers/second', { method: 'DELETE' })).status).toBe(200);
     expect((await tg.api('/tools/second__fail')).status).toBe(404);
     expect(JSON.parse(readFileSync(join(tg.dataDir, 'config.json'), 'utf8')).mcp_servers?.second).toBeUndefined();
+  });
+
+  it('follows the server\'s own list_changed, and tells Pincer\'s MCP clients in turn', async () => {
+    const client = new Client({ name: 'watcher', version: '1' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${tg.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${tg.token}` } } }));
+    let changes = 0;
+    client.setNotificationHandler(ToolListChangedNotificationSchema, () => void (changes += 1));
+    expect((await client.listTools()).tools.some((t) => t.name === 'stub__extra')).toBe(false);
+    const grown = await callAndApprove('stub__grow', {});
+    expect(grown.status).toBe('succeeded');
+    await until(async () => (await tg.api('/tools/stub__extra')).status === 200, 'the new tool imported');
+    await until(() => changes > 0, 'list_changed to the MCP client');
+    expect((await client.listTools()).tools.some((t) => t.name === 'stub__extra')).toBe(true);
+    await client.close();
   });
 
   it('stops the server processes with the gateway', async () => {
