@@ -112,6 +112,7 @@ class StreamedTurn {
   #content = '';
   #calls: { id: string; name: string; arguments: string }[] = [];
   #byIndex = new Map<number, number>();
+  #lastIndex = 0;
   #finish = '';
   #model: string;
   #usage: AssistantTurn['usage'];
@@ -135,7 +136,9 @@ class StreamedTurn {
     if (!choice) return '';
     if (choice.finish_reason) this.#finish = choice.finish_reason;
     for (const fragment of choice.delta?.tool_calls ?? []) {
-      const index = fragment.index ?? this.#calls.length;
+      // A fragment without an index continues the call before it unless it brings an id of its own.
+      const index = fragment.index ?? (fragment.id || this.#calls.length === 0 ? this.#byIndex.size : this.#lastIndex);
+      this.#lastIndex = index;
       let at = this.#byIndex.get(index);
       const current = at === undefined ? undefined : this.#calls[at];
       if (current === undefined || (fragment.id && current.id && fragment.id !== current.id)) {

@@ -165,6 +165,23 @@ describe('POST /chat: approvals, limits and errors', () => {
     expect(body.answer).toContain('not today');
   });
 
+  it.each(['sameIndex', 'noIndex'] as const)('puts parallel calls back together when a server streams them with %s', async (quirk) => {
+    setup = await startWithStub(
+      'openai',
+      callThenAnswer([
+        { name: 'calculate', arguments: { expression: '1+2' } },
+        { name: 'calculate', arguments: { expression: '3+4' } },
+      ]),
+    );
+    setup.stub[quirk] = true;
+    const body = await readJson(await chat(setup, { message: 'Two sums.' }, { accept: 'text/event-stream' }).then(async (res) => {
+      const events: SseEvent[] = [];
+      for await (const e of readSse(res)) if ('event' in e) events.push(e);
+      return new Response(events.at(-1)!.data);
+    }));
+    expect(body.steps.map((s: Json) => s.result?.result).sort()).toEqual([3, 7]);
+  });
+
   it('stops at the step limit when the model keeps calling tools', async () => {
     setup = await startWithStub('ollama', () => ({ tool_calls: [{ name: 'calculate', arguments: { expression: '1+1' } }] }), { maxSteps: 3 });
     const body = await readJson(await chat(setup, { message: 'Loop.' }));

@@ -53,6 +53,8 @@ export interface StubLlm {
   failNext(n: number, status: number): void;
   /** Every streamed OpenAI call reuses index 0 and only changes id (as some servers do). */
   sameIndex: boolean;
+  /** Streamed OpenAI call fragments carry no index at all (the id only on a call's first). */
+  noIndex: boolean;
   models: string[];
   close(): Promise<void>;
 }
@@ -69,6 +71,7 @@ export async function startStubLlm(script: Script = () => ({ content: 'Hello.' }
     setScript: (s) => (current = s),
     failNext: (n, status) => (failures = { n, status }),
     sameIndex: false,
+    noIndex: false,
     models: ['stub-model', 'llama3.1:8b'],
     close: async () => {
       for (const socket of sockets) socket.destroy();
@@ -129,7 +132,7 @@ export async function startStubLlm(script: Script = () => ({ content: 'Hello.' }
       }
       if (reply.error) return json(res, reply.error.status, api === 'ollama' ? { error: reply.error.message } : { error: { message: reply.error.message, type: 'server_error' } });
       if (api === 'ollama') return ollamaAnswer(res, model, reply, stream);
-      return openAIAnswer(res, model, reply, stream, (body.stream_options as { include_usage?: boolean } | undefined)?.include_usage === true, state.sameIndex);
+      return openAIAnswer(res, model, reply, stream, (body.stream_options as { include_usage?: boolean } | undefined)?.include_usage === true, state.sameIndex, state.noIndex);
     } catch (error) {
       json(res, 500, { error: (error as Error).message });
     }
@@ -220,7 +223,7 @@ function ollamaAnswer(res: ServerResponse, model: string, reply: StubReply, stre
   res.end(`${JSON.stringify({ model, created_at: at(), message: { role: 'assistant', content: '' }, done_reason: 'stop', done: true, ...stats })}\n`);
 }
 
-function openAIAnswer(res: ServerResponse, model: string, reply: StubReply, stream: boolean, includeUsage: boolean, sameIndex: boolean): void {
+function openAIAnswer(res: ServerResponse, model: string, reply: StubReply, stream: boolean, includeUsage: boolean, sameIndex: boolean, noIndex = false): void {
   const calls = (reply.tool_calls ?? []).map((c, i) => ({
     id: c.id ?? `call_${Math.random().toString(36).slice(2, 10)}${i}`,
     name: c.name,
@@ -258,9 +261,10 @@ function openAIAnswer(res: ServerResponse, model: string, reply: StubReply, stre
   for (const piece of pieces(reply.content)) send({ content: piece });
   calls.forEach((call, i) => {
     const index = sameIndex ? 0 : i;
-    send({ tool_calls: [{ index, id: call.id, type: 'function', function: { name: call.name, arguments: '' } }] });
+    const at = noIndex ? {} : { index };
+    send({ tool_calls: [{ ...at, id: call.id, type: 'function', function: { name: call.name, arguments: '' } }] });
     // The arguments in fragments, as OpenAI sends them.
-    for (const fragment of call.arguments.match(/.{1,5}/gs) ?? []) send({ tool_calls: [{ index, function: { arguments: fragment } }] });
+    for (const fragment of call.arguments.match(/.{1,5}/gs) ?? []) send({ tool_calls: [{ ...at, function: { arguments: fragment } }] });
   });
   send({}, finish);
   if (includeUsage) res.write(`data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created, model, choices: [], usage })}\n\n`);
