@@ -79,7 +79,7 @@ export class McpServerManager {
 
   constructor(private readonly options: McpServerManagerOptions) {
     // Listed (as stopped) even by a gateway that does not start them, such as one started for a CLI command.
-    for (const [name, raw] of Object.entries(options.entries)) this.#add(name, raw, false);
+    for (const [name, raw] of Object.entries(options.entries ?? {})) this.#add(name, raw, false);
   }
 
   /** Starts every configured server in the background. */
