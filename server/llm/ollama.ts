@@ -58,6 +58,14 @@ export class OllamaProvider implements LlmProvider {
       }));
   }
 
+  /** Ollama's own description of a model (/api/show), as it gives it. */
+  async show(model: string, signal?: AbortSignal): Promise<unknown> {
+    const upstream = await upstreamRequest(this.options, '/api/show', { method: 'POST', body: { model }, signal }, (status, message) =>
+      status === 404 ? modelNotFound(model, 'ollama', message) : undefined,
+    );
+    return jsonBody(upstream);
+  }
+
   async version(signal?: AbortSignal): Promise<string | undefined> {
     const upstream = await upstreamRequest(this.options, '/api/version', { method: 'GET', signal });
     const body = (await jsonBody(upstream)) as { version?: unknown };

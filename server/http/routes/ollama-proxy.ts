@@ -1,7 +1,8 @@
 import { Router, type NextFunction, type Request, type Response } from 'express';
 import { SESSION_COOKIE } from '../../auth/credentials.js';
 import type { LlmBridge } from '../../llm/bridge.js';
-import { argumentsObject } from '../../llm/ollama.js';
+import { GatewayError } from '../../errors.js';
+import { argumentsObject, OllamaProvider } from '../../llm/ollama.js';
 import { readMessages, readTools } from '../../llm/openai-format.js';
 import { badRequest, MixedTurns, runProxyTurn } from '../../llm/proxy.js';
 import type { Sampling, ToolCall } from '../../llm/types.js';
@@ -81,6 +82,27 @@ export function ollamaProxyRoutes(
         digest: '',
         details: m.details ?? { format: '', family: '', families: null, parameter_size: '', quantization_level: '' },
       })),
+    });
+  });
+
+  /** What apps ask before a chat (capabilities, template): Ollama's own answer, or a plain one for another server. */
+  router.post('/api/show', anyLabel, async (req: Request, res: Response) => {
+    const body = (req.body ?? {}) as { model?: unknown; name?: unknown };
+    const model = typeof body.model === 'string' ? body.model : typeof body.name === 'string' ? body.name : undefined;
+    if (!model) throw badRequest('Send {"model": "<name>"}.');
+    const provider = bridge.provider();
+    const signal = hangUpSignal(req, res);
+    if (provider instanceof OllamaProvider) return void res.json(await provider.show(model, signal));
+    const known = (await provider.models(signal)).find((m) => m.id === model);
+    if (!known) throw new GatewayError('LLM_MODEL_NOT_FOUND', 404, `Model not found: "${model}".`, { model });
+    res.json({
+      modelfile: '',
+      parameters: '',
+      template: '',
+      details: { parent_model: '', format: '', family: '', families: null, parameter_size: '', quantization_level: '' },
+      model_info: {},
+      capabilities: ['completion', 'tools'],
+      modified_at: new Date((known.created ?? 0) * 1000).toISOString(),
     });
   });
 

@@ -8,7 +8,7 @@ import { identityOf } from '../identity.js';
 import { chatBody, errorPayload, EventStreamWriter, hangUpSignal } from './chat.js';
 
 /** The routes that read their own bodies (a larger limit; Ollama's content types). */
-export const CHAT_PATHS = new Set(['/chat', '/v1/chat/completions', '/api/chat']);
+export const CHAT_PATHS = new Set(['/chat', '/v1/chat/completions', '/api/chat', '/api/show']);
 
 /**
  * The OpenAI-compatible proxy: an OpenAI client (or chat UI) pointed at Pincer talks to the configured model with

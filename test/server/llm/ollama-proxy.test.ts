@@ -78,6 +78,10 @@ describe.each(['ollama', 'openai'] as const)('POST /api/chat to an %s upstream',
     const client = sdk(setup.tg);
     const tags = await client.list();
     expect(tags.models.map((m) => m.name)).toEqual(['stub-model', 'llama3.1:8b']);
+    const shown = await client.show({ model: 'stub-model' });
+    expect(shown.capabilities).toContain('tools');
+    const missing = await client.show({ model: 'nope:1b' }).catch((e: unknown) => e);
+    expect((missing as Json).status_code).toBe(404);
     const version = await readJson(await setup.tg.api('/api/version'));
     expect(version.version).toMatch(/^\d+\.\d+\.\d+$/);
   });

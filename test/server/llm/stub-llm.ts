@@ -96,6 +96,19 @@ export async function startStubLlm(script: Script = () => ({ content: 'Hello.' }
         });
       }
       if (req.method === 'GET' && path === '/api/version') return json(res, 200, { version: '0.12.3' });
+      if (req.method === 'POST' && path === '/api/show') {
+        const { model } = JSON.parse(await readBody(req)) as { model?: string };
+        if (!state.models.includes(String(model))) return json(res, 404, { error: `model '${model}' not found` });
+        return json(res, 200, {
+          modelfile: '# stub',
+          parameters: 'stop "<|eot_id|>"',
+          template: '{{ .Prompt }}',
+          details: { parent_model: '', format: 'gguf', family: 'llama', families: ['llama'], parameter_size: '8B', quantization_level: 'Q4_K_M' },
+          model_info: { 'general.architecture': 'llama' },
+          capabilities: ['completion', 'tools'],
+          modified_at: '2026-11-30T10:00:00Z',
+        });
+      }
       if (req.method === 'GET' && path === '/v1/models') {
         return json(res, 200, { object: 'list', data: state.models.map((id) => ({ id, object: 'model', created: 1764496800, owned_by: 'library' })) });
       }
