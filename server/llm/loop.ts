@@ -84,7 +84,7 @@ export async function runToolLoop(options: LoopOptions): Promise<LoopResult> {
   for (let round = 0; ; round++) {
     const m0 = performance.now();
     const turn = await provider.chat(
-      { ...request, messages },
+      { ...request, messages, ...(round > 0 && request.passthrough && { passthrough: withoutForcedTool(request.passthrough) }) },
       {
         ...(options.signal && { signal: options.signal }),
         ...(options.stream && { onText: (text: string) => listener?.onText?.(text) }),
@@ -128,6 +128,17 @@ export async function runToolLoop(options: LoopOptions): Promise<LoopResult> {
     messages.push(assistant, ...results);
     added.push(assistant, ...results);
   }
+}
+
+/**
+ * A caller's `tool_choice` that forces a call ("required", or one named function) holds for the model's first answer
+ * only: kept on every round, it would make the model call tools until the step limit and never answer.
+ */
+function withoutForcedTool(passthrough: Record<string, unknown>): Record<string, unknown> {
+  const choice = passthrough.tool_choice;
+  if (choice === undefined || choice === 'auto' || choice === 'none') return passthrough;
+  const { tool_choice: _forced, ...rest } = passthrough;
+  return rest;
 }
 
 function assistantMessage(turn: AssistantTurn, calls: ToolCall[]): ChatMessage {

@@ -79,6 +79,20 @@ describe.each(['openai', 'ollama'] as const)('POST /v1/chat/completions to an %s
     expect(final.choices[0]!.message.content).toBe('The answer is 42.');
   });
 
+  it('forces a tool only for the first answer when the client sets tool_choice', async () => {
+    setup = await startWithStub(api, (request) =>
+      request.body.tool_choice ? { tool_calls: [{ name: 'calculate', arguments: { expression: '2*21' } }] } : { content: 'Forty-two.' },
+    );
+    const completion = await sdk(setup).chat.completions.create({
+      model: 'stub-model',
+      messages: [{ role: 'user', content: 'Compute.' }],
+      tool_choice: { type: 'function', function: { name: 'calculate' } },
+    });
+    expect(completion.choices[0]!.message.content).toBe('Forty-two.');
+    // Ollama's API has no tool_choice: it is not passed there at all.
+    expect(setup.stub.requests).toHaveLength(api === 'openai' ? 2 : 1);
+  });
+
   it("hands the client's own tool calls back to it, with Pincer's tools offered beside them", async () => {
     setup = await startWithStub(api, (request) =>
       last(request.messages).role === 'user' ? { tool_calls: [{ name: 'get_weather', arguments: { city: 'Oslo' } }] } : { content: `Weather: ${String(last(request.messages).content)}` },
