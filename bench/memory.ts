@@ -243,7 +243,7 @@ function naiveBm25(corpus: NaiveCorpus, groups: string[][], every: boolean): num
 /** What keyword search takes a query term as: itself, and every vocabulary term holding it (server/memory/keyword.ts). */
 function holders(corpus: NaiveCorpus, term: string): string[] {
   const docs = corpus.terms.reduce((n, list) => n + (list.includes(term) ? 1 : 0), 0);
-  if (docs > corpus.ids.length * 0.05) return [term];
+  if ([...term].length < 2 || docs > corpus.ids.length * 0.05) return [term];
   const long = [...term].length >= 3 && !isCjk(term);
   return [term, ...corpus.vocabulary.filter((v) => v !== term && (long ? v.includes(term) : v.startsWith(term)))];
 }

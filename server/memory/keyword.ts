@@ -15,8 +15,8 @@ const COMMON_WORD = 0.05;
  * keyword: memories holding every query term, as a term of their own or as part of one (`config` finds
  * `tsconfig.json`, `flow` finds `workflows`), ranked by FTS5's bm25() over the terms that hold them.
  * A Latin or numeric query term of three characters or more is looked up in the vocabulary's trigram table; a
- * shorter one, and a CJK one (its bigrams are already parts of the text), as itself or the start of a term; a
- * common word as itself only.
+ * two-character one, and a CJK one (its bigrams are already parts of the text), as itself or the start of a term;
+ * a single character and a common word as itself only.
  */
 export function keywordSearch(store: MemoryStore, terms: readonly string[], filter: MemoryFilter, limit: number): Ranked[] {
   const holders = new Map<string, Set<string>>();
@@ -25,8 +25,9 @@ export function keywordSearch(store: MemoryStore, terms: readonly string[], filt
   for (const term of terms) {
     const found = new Set([term]);
     // A word in more than a twentieth of the memories ("the") was typed as that word: the memories holding it as
-    // part of another ("other", "then") would only make the index rank most of the corpus.
-    if ((df.get(term) ?? 0) > docs * COMMON_WORD) {
+    // part of another ("other", "then") would only make the index rank most of the corpus. A single character
+    // (the `v` and `2` of `v2.3.1`) is part of nearly everything: it counts as a term of its own only.
+    if ([...term].length < 2 || (df.get(term) ?? 0) > docs * COMMON_WORD) {
       holders.set(term, found);
       continue;
     }

@@ -97,10 +97,9 @@ export class MemoryStore {
   add(memory: NewMemory): Memory {
     const now = memory.created_at ?? Date.now();
     const row = this.#prepare<unknown[], MemoryRow>(
-        `INSERT INTO memories (content, tags, category, client, call_id, terms, created_at, updated_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING *`,
-      )
-      .get(memory.content, JSON.stringify(memory.tags), memory.category, memory.client, memory.call_id, JSON.stringify(memory.terms), now, now)!;
+      `INSERT INTO memories (content, tags, category, client, call_id, terms, created_at, updated_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING *`,
+    ).get(memory.content, JSON.stringify(memory.tags), memory.category, memory.client, memory.call_id, JSON.stringify(memory.terms), now, now)!;
     return toMemory(row);
   }
 
@@ -137,10 +136,9 @@ export class MemoryStore {
   addExact(memory: ExactMemory): boolean {
     return (
       this.#prepare(
-          `INSERT INTO memories (id, content, tags, category, client, call_id, terms, created_at, updated_at)
-           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`,
-        )
-        .run(memory.id, memory.content, JSON.stringify(memory.tags), memory.category, memory.client, memory.call_id, JSON.stringify(memory.terms), memory.created_at, memory.updated_at)
+        `INSERT INTO memories (id, content, tags, category, client, call_id, terms, created_at, updated_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`,
+      ).run(memory.id, memory.content, JSON.stringify(memory.tags), memory.category, memory.client, memory.call_id, JSON.stringify(memory.terms), memory.created_at, memory.updated_at)
         .changes === 1
     );
   }
@@ -166,9 +164,8 @@ export class MemoryStore {
 
   update(id: number, change: { content: string; tags: string[]; category: string | null; terms: string[] }, now = Date.now()): Memory | undefined {
     const row = this.#prepare<unknown[], MemoryRow>(
-        'UPDATE memories SET content = ?, tags = ?, category = ?, terms = ?, updated_at = ? WHERE id = ? RETURNING *',
-      )
-      .get(change.content, JSON.stringify(change.tags), change.category, JSON.stringify(change.terms), now, id);
+      'UPDATE memories SET content = ?, tags = ?, category = ?, terms = ?, updated_at = ? WHERE id = ? RETURNING *',
+    ).get(change.content, JSON.stringify(change.tags), change.category, JSON.stringify(change.terms), now, id);
     return row ? toMemory(row) : undefined;
   }
 
@@ -197,9 +194,9 @@ export class MemoryStore {
     const where = filterSql(filter, 'm');
     // Unranked, the index stops at `limit` matches instead of scoring every one (for queries of only common words).
     return this.#prepare<unknown[], MemoryRow & { score: number }>(
-        `SELECT m.*, ${ranked ? '-f.rank' : '0'} AS score FROM memory_fts f JOIN memories m ON m.id = f.rowid
-         WHERE memory_fts MATCH ? AND ${where.sql} ${ranked ? 'ORDER BY f.rank' : ''} LIMIT ?`,
-      )
+      `SELECT m.*, ${ranked ? '-f.rank' : '0'} AS score FROM memory_fts f JOIN memories m ON m.id = f.rowid
+       WHERE memory_fts MATCH ? AND ${where.sql} ${ranked ? 'ORDER BY f.rank' : ''} LIMIT ?`,
+    )
       .all(match, ...where.params, limit)
       .map((row) => ({ ...toIndexed(row), score: row.score }));
   }
@@ -225,10 +222,9 @@ export class MemoryStore {
    */
   termsWithPrefix(prefix: string, limit: number, length?: number): Array<{ term: string; docs: number }> {
     return this.#prepare<[string, string, number | null, number | null, number], { term: string; docs: number }>(
-        `SELECT term, docs FROM memory_terms WHERE term > ? AND term < ? AND (? IS NULL OR length(term) = ?)
-         ORDER BY docs DESC LIMIT ?`,
-      )
-      .all(prefix, `${prefix}${PAST_EVERY_CHARACTER}`, length ?? null, length ?? null, limit);
+      `SELECT term, docs FROM memory_terms WHERE term > ? AND term < ? AND (? IS NULL OR length(term) = ?)
+       ORDER BY docs DESC LIMIT ?`,
+    ).all(prefix, `${prefix}${PAST_EVERY_CHARACTER}`, length ?? null, length ?? null, limit);
   }
 
   /**
