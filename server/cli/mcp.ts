@@ -43,12 +43,13 @@ export async function mcp(args: string[], out: Out): Promise<number> {
 }
 
 async function forward(url: string, token: string, out: Out): Promise<number> {
-  const stop = () => process.stdin.destroy();
+  const stopping = new AbortController();
+  const stop = () => stopping.abort();
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
   const { bridgeStdio } = await import('../mcp/stdio.js');
   try {
-    await bridgeStdio({ url, token, stdin: process.stdin, stdout: process.stdout, log: out.error });
+    await bridgeStdio({ url, token, stdin: process.stdin, stdout: process.stdout, log: out.error, signal: stopping.signal });
   } finally {
     process.removeListener('SIGINT', stop);
     process.removeListener('SIGTERM', stop);

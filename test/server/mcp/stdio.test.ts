@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process';
 import { writeFileSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -78,6 +79,33 @@ describe('pincer mcp forwarding to a running gateway', () => {
   });
 });
 
+describe('pincer mcp fed by a pipe', () => {
+  it('answers requests sent all at once before its input ends, on standard output as JSON-RPC only', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'pincer-mcp-pipe-'));
+    try {
+      const port = await freePort();
+      const child = spawn(process.execPath, [BIN, 'mcp', '--data-dir', dataDir, '--port', String(port)], { stdio: ['pipe', 'pipe', 'pipe'], env: { ...process.env, PINCER_TOKEN: '' } });
+      let stdout = '';
+      child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+      const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
+      const lines = [
+        { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'pipe', version: '0' } } },
+        { jsonrpc: '2.0', method: 'notifications/initialized' },
+        { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'calculate', arguments: { expression: '1+1' } } },
+        { jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'no_such_tool', arguments: {} } },
+      ];
+      child.stdin.end(lines.map((l) => JSON.stringify(l)).join('\n') + '\n');
+      expect(await exited).toBe(0);
+      const answers = stdout.trim().split('\n').map((l) => JSON.parse(l) as Json);
+      expect(answers.map((a) => a.id).sort()).toEqual([1, 2, 3]);
+      expect(answers.find((a) => a.id === 2).result.structuredContent).toMatchObject({ result: 2 });
+      expect(answers.find((a) => a.id === 3).error.code).toBe(-32602);
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+});
+
 describe('pincer mcp with no gateway running', () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'pincer-mcp-'));
   const root = mkdtempSync(join(tmpdir(), 'pincer-mcp-root-'));
@@ -91,7 +119,9 @@ describe('pincer mcp with no gateway running', () => {
     const target = join(root, 'old-notes.txt');
     writeFileSync(target, 'delete me');
     const { client, transport, stderr, errors } = stdioClient(['--data-dir', dataDir, '--port', String(port)], { cwd: root, env: { PINCER_ROOTS: root } });
-    await client.connect(transport);
+    await client.connect(transport).catch((error: Error) => {
+      throw new Error(`${error.message}; pincer mcp said: ${stderr()}`);
+    });
     const health = (await (await fetch(`http://127.0.0.1:${port}/health`)).json()) as Json;
     expect(health.status).toBe('ok');
 
