@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
-import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import OpenAI from 'openai';
@@ -212,8 +212,9 @@ describe('client tokens over HTTP (owner only)', () => {
   it('keeps only a hash: the token is nowhere in the data directory', async () => {
     const { token } = await json(await create('hashed'));
     gw.gateway.store.calls.flush();
-    for (const file of readdirSync(gw.dataDir)) {
-      if (file === 'token' || file === 'owner-secret') continue;
+    // Every file, in every folder (plugins/, run/…), not only the top level.
+    for (const file of readdirSync(gw.dataDir, { recursive: true, encoding: 'utf8' })) {
+      if (file === 'token' || file === 'owner-secret' || !statSync(join(gw.dataDir, file)).isFile()) continue;
       const bytes = readFileSync(join(gw.dataDir, file));
       expect(bytes.includes(token), file).toBe(false);
     }
