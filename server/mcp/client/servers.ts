@@ -233,6 +233,7 @@ class ServerConnection {
         import('@modelcontextprotocol/sdk/types.js'),
         import('./child-transport.js'),
       ]);
+      if (generation !== this.#generation || this.#stopped) return;
       if (entry.kind === 'stdio') {
         this.#child = await this.options.runner.start({
           kind: `mcp:${this.name}`,
@@ -243,6 +244,12 @@ class ServerConnection {
           tag: true,
         });
         const child = this.#child;
+        // Stopped while it was starting (the gateway closing): it must not outlive the stop.
+        if (generation !== this.#generation || this.#stopped) {
+          this.#child = undefined;
+          await child.stop(1000).catch(() => undefined);
+          return;
+        }
         transport = new ChildStdioTransport(child.stdin, child.stdout, child.exited);
         void child.exited.then(({ exitCode, signal }) => {
           if (generation !== this.#generation || this.#stopped) return;
