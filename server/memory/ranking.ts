@@ -191,7 +191,11 @@ function candidates(
   });
   if (groups.length === 0) return [];
   const any = (terms: readonly string[]) => terms.map((term) => (term.endsWith('*') ? term : ftsPhrase(term))).join(' OR ');
-  const rare = (term: string) => (df.get(term) ?? 0) <= common;
+  // A term no memory holds (a typo, a completion of nothing) narrows nothing down either: it would only empty the AND.
+  const rare = (term: string) => {
+    const n = df.get(term) ?? 0;
+    return n > 0 && n <= common;
+  };
   // Words nearly every memory holds ("the", "的") narrow nothing down: they are left out of the AND.
   const narrowing = groups.map(({ query, terms }) => ({ query, terms: terms.filter(rare) })).filter((group) => group.terms.length > 0);
   // A CJK run is asked for as a phrase, its bigrams in a row: memories holding the same bigrams apart are not what
