@@ -157,8 +157,10 @@ function waitForSignal(gateway: Gateway, out: Out): Promise<number> {
       if (stopping) {
         // process.exit ends this process only: every tool process (its own group, so the signal did not reach
         // it) and scratch folder would be left behind. Kill and remove them first, synchronously.
+        // The runner also holds the plugins' processes: the message counts the calls whose processes die.
+        const calls = gateway.executor.inFlightCount;
         const killed = gateway.processes.killAll();
-        out.error(`pincer: ${signal} again, stopping now${killed ? ` (killed the processes of ${killed} running tool call${killed > 1 ? 's' : ''})` : ''}`);
+        out.error(`pincer: ${signal} again, stopping now${killed && calls ? ` (killed the processes of ${calls} running tool call${calls > 1 ? 's' : ''})` : ''}`);
         process.exit(130);
       }
       stopping = true;

@@ -77,11 +77,25 @@ const describeProcesses = (pids: number[]) =>
       }
     })
     .join('\n');
-const ledgerFiles = () => {
+/**
+ * The ledger's runs of tool calls. The served gateway also runs the bundled plugins, each a long-lived process in
+ * the ledger too (ended and cleaned up the same way, then started again by the next gateway): they are left out.
+ */
+const toolRuns = (): { file: string; pid?: unknown }[] => {
   const dir = join(setup.dataDir, 'run');
   if (!existsSync(dir)) return [];
-  return readdirSync(dir).flatMap((owner) => readdirSync(join(dir, owner)).filter((name) => name.endsWith('.json')));
+  return readdirSync(dir)
+    .flatMap((owner) => readdirSync(join(dir, owner)).filter((name) => name.endsWith('.json')).map((name) => join(dir, owner, name)))
+    .flatMap((file) => {
+      try {
+        const record = JSON.parse(readFileSync(file, 'utf8')) as { kind?: unknown; pid?: unknown };
+        return typeof record.kind === 'string' && record.kind.startsWith('plugin:') ? [] : [{ file, pid: record.pid }];
+      } catch {
+        return [{ file }];
+      }
+    });
 };
+const ledgerFiles = () => toolRuns().map((run) => run.file);
 
 /** One run_shell sleep and one run_python busy loop, both running once this resolves. */
 async function startTools(url: string, sleep: string): Promise<void> {
@@ -96,19 +110,9 @@ async function startTools(url: string, sleep: string): Promise<void> {
   expect(scratchFolders()).toHaveLength(2);
 }
 
-/** How many runs the ledger holds with a pid. */
+/** How many tool runs the ledger holds with a pid. */
 function ledgerPids(): number {
-  const dir = join(setup.dataDir, 'run');
-  if (!existsSync(dir)) return 0;
-  return readdirSync(dir)
-    .flatMap((owner) => readdirSync(join(dir, owner)).filter((name) => name.endsWith('.json')).map((name) => join(dir, owner, name)))
-    .filter((file) => {
-      try {
-        return typeof (JSON.parse(readFileSync(file, 'utf8')) as { pid?: unknown }).pid === 'number';
-      } catch {
-        return false; // being rewritten
-      }
-    }).length;
+  return toolRuns().filter((run) => typeof run.pid === 'number').length;
 }
 
 // Each test starts the real gateway (twice for kill -9) and real tools: slow on a loaded machine.
@@ -128,7 +132,7 @@ describe('stops leave nothing behind', { timeout: 90_000 }, () => {
     expect(leftovers('sleep 30.9191')).toEqual([]);
     expect(scratchFolders()).toEqual([]);
     expect(ledgerFiles()).toEqual([]);
-    const lines = served.output().split('\n').filter((line) => line.includes('an earlier run of the gateway left'));
+    const lines = served.output().split('\n').filter((line) => line.includes('an earlier run of the gateway left') && !line.includes('left plugin:'));
     expect(lines).toHaveLength(2);
     expect(lines.join('\n')).toMatch(/left run_shell \(pid \d+\) started \S+ running: \d+ process(es)? killed, scratch folder .*pincer-shell-tmp-\w+ removed/);
     expect(lines.join('\n')).toMatch(/left run_python \(pid \d+\) started \S+ running: 1 process killed, scratch folder .*pincer-python-\w+ removed/);
