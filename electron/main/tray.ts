@@ -40,17 +40,20 @@ export class TrayController {
     if (icon !== this.#shown) this.#tray.setImage(this.#icons[icon]);
     this.#shown = icon;
     this.#tray.setToolTip(trayTooltip(state));
-    // After a click the menu shows the new state at once, not after the event round trip.
-    const act = (run: () => void) => () => {
-      run();
-      this.rebuild();
-    };
+    // After a change the menu shows the new state at once, not after the event round trip.
+    const thenRebuild =
+      <A extends unknown[]>(run: (...args: A) => void) =>
+      (...args: A) => {
+        run(...args);
+        this.rebuild();
+      };
+    const { setToolEnabled, setPaused, setClientTools, setStartAtLogin } = this.actions;
     const actions: TrayActions = {
       ...this.actions,
-      setToolEnabled: (name, enabled) => act(() => this.actions.setToolEnabled(name, enabled))(),
-      setPaused: (paused) => act(() => this.actions.setPaused(paused))(),
-      setClientTools: (client, tools) => act(() => this.actions.setClientTools(client, tools))(),
-      setStartAtLogin: (enabled) => act(() => this.actions.setStartAtLogin(enabled))(),
+      setToolEnabled: thenRebuild(setToolEnabled),
+      setPaused: thenRebuild(setPaused),
+      setClientTools: thenRebuild(setClientTools),
+      setStartAtLogin: thenRebuild(setStartAtLogin),
     };
     this.#tray.setContextMenu(Menu.buildFromTemplate(trayMenu(state, actions)));
   }

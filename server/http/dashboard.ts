@@ -1,18 +1,13 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import express, { type Express, type Response } from 'express';
 import { SESSION_COOKIE, type Credentials } from '../auth/credentials.js';
+import { builtPath } from '../util/package-files.js';
 import { readCookie } from './identity.js';
 
-/**
- * The dashboard built with this package (`vite build` writes it to dist/renderer). From compiled code that is a
- * sibling of dist/server; from the TypeScript sources (tests, tsx) it is under the repository's dist/.
- */
+/** The dashboard built with this package (`vite build` writes it to dist/renderer). */
 export function builtDashboardDir(): string {
-  const here = fileURLToPath(import.meta.url);
-  const compiled = /[\\/]dist[\\/]server[\\/]/.test(here);
-  return fileURLToPath(new URL(compiled ? '../../renderer/' : '../../dist/renderer/', import.meta.url));
+  return builtPath('renderer');
 }
 
 /**

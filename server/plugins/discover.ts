@@ -1,6 +1,7 @@
 import { existsSync, mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { pathToFileURL } from 'node:url';
+import { builtPath, packagePath } from '../util/package-files.js';
 import { unpackedPath } from '../util/unpacked.js';
 
 export type PluginOrigin = 'bundled' | 'user';
@@ -11,18 +12,14 @@ export interface FoundPlugin {
   origin: PluginOrigin;
 }
 
-/** The plugins shipped with Pincer: `plugins/` at the package's root (beside dist/ once built). */
+/** The plugins shipped with Pincer: `plugins/` at the package's root. */
 export function bundledPluginsDir(): string {
-  const here = fileURLToPath(import.meta.url);
-  const compiled = /[\\/]dist[\\/]server[\\/]/.test(here);
-  return fileURLToPath(new URL(compiled ? '../../../plugins/' : '../../plugins/', import.meta.url));
+  return packagePath('plugins');
 }
 
-/** The plugin API as the gateway ships it (`pincer/plugin`). */
+/** The plugin API as the gateway ships it (`pincer/plugin`), as a plugin's process opens it. */
 export function pluginApiFile(): string {
-  const here = fileURLToPath(import.meta.url);
-  const compiled = /[\\/]dist[\\/]server[\\/]/.test(here);
-  return unpackedPath(fileURLToPath(new URL(compiled ? '../plugin-api.js' : '../../dist/server/plugin-api.js', import.meta.url)));
+  return unpackedPath(builtPath('server', 'plugin-api.js'));
 }
 
 /**

@@ -1,17 +1,15 @@
 import { statSync } from 'node:fs';
 import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
 import type { ChildHandle, ProcessRunner } from '../process/index.js';
 import { scrubbedEnvironment } from '../process/index.js';
 import type { PluginFetchInit } from '../plugin-api.js';
+import { builtPath } from '../util/package-files.js';
 import { unpackedPath } from '../util/unpacked.js';
 import type { DeclaredTool, ToChild, ToParent } from './protocol.js';
 
-/** The child-process side, compiled beside this file (from the TypeScript sources, the build in dist/). */
+/** The plugin process's script: always the build's (a plugin process runs plain JavaScript, even under tests). */
 export function childScript(): string {
-  const here = fileURLToPath(import.meta.url);
-  const compiled = /[\\/]dist[\\/]server[\\/]/.test(here);
-  return unpackedPath(fileURLToPath(new URL(compiled ? './child.js' : '../../dist/server/plugins/child.js', import.meta.url)));
+  return unpackedPath(builtPath('server', 'plugins', 'child.js'));
 }
 
 /** How long a plugin may take to load its entry and name its tools. */
@@ -90,6 +88,8 @@ interface Pending {
 export class PluginHost {
   #child: ChildHandle | undefined;
   #calls = new Map<number, Pending>();
+  /** Calls cancelled but not yet answered: the process is still busy with them. */
+  readonly #abandoned = new Set<number>();
   #nextId = 1;
   #crashes = 0;
   /** Loaded at least once: a process that dies before that failed to load, it did not crash. */
@@ -155,10 +155,10 @@ export class PluginHost {
         reject(signal.reason instanceof Error ? signal.reason : new Error('the call was cancelled'));
         // A plugin stuck in a loop cannot even read the cancel: its process goes, and comes back fresh.
         const child = this.#child;
-        setTimeout(() => {
-          if (child && this.#child === child && this.#busyWith(id)) void this.#crashed(child, 'a cancelled call did not stop', true);
-        }, CANCEL_GRACE_MS).unref();
         this.#abandoned.add(id);
+        setTimeout(() => {
+          if (child && this.#child === child && this.#abandoned.has(id)) void this.#crashed(child, 'a cancelled call did not stop', true);
+        }, CANCEL_GRACE_MS).unref();
       };
       if (signal.aborted) return onAbort();
       signal.addEventListener('abort', onAbort, { once: true });
@@ -168,13 +168,6 @@ export class PluginHost {
       });
       this.#send({ type: 'call', id, tool, args, callId: context.callId, client: context.client });
     });
-  }
-
-  /** Calls cancelled but not yet answered: the process is still busy with them. */
-  readonly #abandoned = new Set<number>();
-
-  #busyWith(id: number): boolean {
-    return this.#abandoned.has(id);
   }
 
   async stop(): Promise<void> {

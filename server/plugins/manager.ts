@@ -123,9 +123,7 @@ export class PluginManager {
   /** The owner accepts the plugin as it is on disk now (its files, tools and permissions); it starts at once. */
   async accept(name: string, by: string): Promise<PluginView> {
     const plugin = this.#require(name);
-    if (!plugin.manifest || plugin.view.hash === null || (plugin.view.status !== 'new' && plugin.view.status !== 'changed' && plugin.view.status !== 'failed')) {
-      if (plugin.view.status === 'running' || plugin.view.status === 'disabled') return plugin.view;
-    }
+    if (plugin.view.status === 'running' || plugin.view.status === 'disabled') return plugin.view;
     if (!plugin.manifest || plugin.view.hash === null) throw new PluginStateError(`"${name}" cannot be accepted: ${plugin.view.reason ?? 'it did not load'}.`);
     this.options.store.plugins.accept({ name, hash: plugin.view.hash, tools: plugin.declared, permissions: plugin.manifest.permissions }, by);
     await this.#reload(plugin.found);
