@@ -1,3 +1,5 @@
+import type { ApprovalView } from '../../../electron/ipc-contract';
+
 // The gateway's JSON as the dashboard reads it (SPEC §3). The renderer reaches the gateway only over HTTP/SSE, so
 // these mirror the wire, not the server's modules.
 
@@ -56,30 +58,11 @@ export interface CallPage {
 export type RuleScope = 'exact' | 'tool' | 'prefix' | 'folder' | 'host';
 export type RuleEffect = 'allow' | 'ask' | 'deny';
 
-export interface Approval {
-  id: string;
-  call_id: string;
-  tool: string;
-  client: string;
-  arguments: unknown;
-  risk: string;
-  rule: string;
-  reason: string;
-  status: 'pending' | 'allowed' | 'denied' | 'expired' | 'cancelled';
-  decision: 'allow_once' | 'allow_always' | 'deny' | null;
-  message: string | null;
-  granted_rule: string | null;
-  created_at: string;
-  expires_at: string;
-  decided_at: string | null;
-  decided_by: string | null;
-  /** Scopes an "always allow" can take for this call, with the pattern each would use. */
-  scopes: { scope: RuleScope; pattern: string | null; label: string }[];
-  /** For run_shell and run_python: how the call runs if allowed (in the OS sandbox widened to…, or outside it). */
-  sandbox?: string | null;
-  /** Where the tool comes from: `builtin`, `plugin:<name>` or `mcp:<server>` (absent from older gateways). */
-  source?: string;
-}
+/**
+ * A pending or ended approval, as `GET /approvals/{id}` answers it: the IPC contract's description, which the desktop
+ * shell checks against the gateway's own type at compile time, so the dashboard and the popup read one shape.
+ */
+export type Approval = ApprovalView;
 
 /** `GET /approvals`: what waits for the owner, oldest first. */
 export interface ApprovalList {
