@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import type { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { EventBus } from '../events/bus.js';
+import type { StreamableHttpSession } from './http-transport.js';
 import type { McpIdentity, McpServerDeps } from './server.js';
 
 /** Sessions one identity may hold at once; opening one more closes its least recently used. */
@@ -12,8 +12,8 @@ interface Session {
   readonly id: string;
   readonly identity: McpIdentity;
   readonly server: Server;
-  readonly transport: StreamableHTTPServerTransport;
-  /** In-flight requests of this session by JSON-RPC id, aborted when their HTTP stream closes early. */
+  readonly transport: StreamableHttpSession;
+  /** In-flight requests of this session by JSON-RPC id, aborted when their HTTP exchange closes early. */
   readonly hangups: Map<string, AbortController>;
   lastUsed: number;
   listChangedQueued: boolean;
@@ -51,55 +51,44 @@ export class McpSessions {
   /** Opens a session for an `initialize` request and answers it. */
   async open(identity: McpIdentity, req: IncomingMessage, res: ServerResponse, body: unknown): Promise<void> {
     // The SDK is loaded with the first session, not at start-up: most gateways never see an MCP client.
-    const [{ StreamableHTTPServerTransport }, { createMcpServer }] = await Promise.all([
-      import('@modelcontextprotocol/sdk/server/streamableHttp.js'),
-      import('./server.js'),
-    ]);
+    const [{ StreamableHttpSession }, { createMcpServer }] = await Promise.all([import('./http-transport.js'), import('./server.js')]);
+    const transport = new StreamableHttpSession(randomUUID());
     const hangups = new Map<string, AbortController>();
-    let session: Session | undefined;
-    const transport = new StreamableHTTPServerTransport({
-      sessionIdGenerator: () => randomUUID(),
-      onsessioninitialized: (id) => {
-        session = { id, identity, server, transport, hangups, lastUsed: Date.now(), listChangedQueued: false };
-        this.#sessions.set(id, session);
-        this.#evictBeyondCap(identity);
-      },
-      onsessionclosed: (id) => void this.#sessions.delete(id),
-    });
     const server = createMcpServer(this.deps, identity, {
       clientName: () => server.getClientVersion()?.name,
       hangup: (requestId) => hangups.get(String(requestId))?.signal,
     });
+    const session: Session = { id: transport.sessionId, identity, server, transport, hangups, lastUsed: Date.now(), listChangedQueued: false };
     server.onclose = () => {
-      if (session) this.#sessions.delete(session.id);
+      if (this.#sessions.get(session.id) === session) this.#sessions.delete(session.id);
     };
     await server.connect(transport);
-    await this.#handle(transport, hangups, req, res, body);
+    this.#post(session, req, res, body);
+    // Refused before it began (a bad header or body): there is no session to keep.
+    if (!transport.initialized) return void server.close().catch(() => undefined);
+    this.#sessions.set(session.id, session);
+    this.#evictBeyondCap(identity);
   }
 
-  /** Passes a request of an open session to its transport. */
+  /** Passes a request of an open session (POST, GET or DELETE) to its transport. */
   async handle(session: Session, req: IncomingMessage, res: ServerResponse, body?: unknown): Promise<void> {
     session.lastUsed = Date.now();
-    await this.#handle(session.transport, session.hangups, req, res, body);
+    if (req.method === 'GET') return session.transport.get(req, res);
+    if (req.method === 'DELETE') return session.transport.delete(req, res);
+    this.#post(session, req, res, body);
   }
 
-  async #handle(
-    transport: StreamableHTTPServerTransport,
-    hangups: Map<string, AbortController>,
-    req: IncomingMessage,
-    res: ServerResponse,
-    body: unknown,
-  ): Promise<void> {
+  #post(session: Session, req: IncomingMessage, res: ServerResponse, body: unknown): void {
     // A client that hangs up on a call no longer wants it: a pending approval is withdrawn, a running tool stopped.
     for (const id of requestIds(body)) {
       const controller = new AbortController();
-      hangups.set(id, controller);
+      session.hangups.set(id, controller);
       res.once('close', () => {
         if (!res.writableFinished) controller.abort();
-        if (hangups.get(id) === controller) hangups.delete(id);
+        if (session.hangups.get(id) === controller) session.hangups.delete(id);
       });
     }
-    await transport.handleRequest(req, res, body);
+    session.transport.post(req, res, body);
   }
 
   async closeAll(): Promise<void> {

@@ -35,7 +35,7 @@ function countingTool(name: string): AnyTool {
 let tg: TestGateway;
 
 beforeAll(async () => {
-  tg = await startGateway({}, { extraTools: [countingTool('danger_allow'), countingTool('danger_deny'), countingTool('danger_cancel')], mcpProgressIntervalMs: 200 });
+  tg = await startGateway({}, { extraTools: [countingTool('danger_allow'), countingTool('danger_deny'), countingTool('danger_cancel'), countingTool('danger_stream'), countingTool('danger_json')], mcpProgressIntervalMs: 200 });
 });
 afterAll(async () => {
   await tg?.close();
@@ -268,5 +268,162 @@ describe('MCP endpoint over raw HTTP', () => {
     const res = await post(JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'tools/list' }));
     expect(res.status).toBe(400);
     expect(((await res.json()) as Json).error).toBeTruthy();
+  });
+
+  /** A new session; its headers for the requests after initialize. */
+  async function session(): Promise<Record<string, string>> {
+    const init = await post(initialize);
+    expect(init.status).toBe(200);
+    const sessionId = init.headers.get('mcp-session-id')!;
+    expect(sessionId).toBeTruthy();
+    await init.json();
+    const headers = { 'mcp-session-id': sessionId, 'mcp-protocol-version': '2025-11-25' };
+    expect((await post(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }), headers)).status).toBe(202);
+    return headers;
+  }
+  const rpc = (id: number, method: string, params?: Json) => JSON.stringify({ jsonrpc: '2.0', id, method, ...(params && { params }) });
+
+  /** The JSON-RPC messages of an SSE answer, as they arrive. */
+  async function* events(res: Response): AsyncGenerator<Json> {
+    const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
+    let buffer = '';
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) return;
+      buffer += value;
+      let end: number;
+      while ((end = buffer.indexOf('\n\n')) >= 0) {
+        const data = buffer.slice(0, end).split('\n').filter((l) => l.startsWith('data: ')).map((l) => l.slice(6)).join('\n');
+        buffer = buffer.slice(end + 2);
+        if (data) yield JSON.parse(data);
+      }
+    }
+  }
+
+  it('answers in plain JSON what needs no stream: initialize, tools/list, a quick call', async () => {
+    const init = await post(initialize);
+    expect(init.headers.get('content-type')).toMatch(/^application\/json/);
+    expect(((await init.json()) as Json).result.serverInfo.name).toBe('pincer');
+    const headers = { 'mcp-session-id': init.headers.get('mcp-session-id')!, 'mcp-protocol-version': '2025-11-25' };
+    const list = await post(rpc(1, 'tools/list'), headers);
+    expect(list.status).toBe(200);
+    expect(list.headers.get('content-type')).toMatch(/^application\/json/);
+    expect(list.headers.get('mcp-session-id')).toBe(headers['mcp-session-id']);
+    expect(((await list.json()) as Json).result.tools.some((t: Json) => t.name === 'calculate')).toBe(true);
+    const call = await post(rpc(2, 'tools/call', { name: 'calculate', arguments: { expression: '6*7' }, _meta: { progressToken: 'p' } }), headers);
+    expect(call.headers.get('content-type')).toMatch(/^application\/json/);
+    const answer = (await call.json()) as Json;
+    expect(answer.id).toBe(2);
+    expect(answer.result.isError).toBeFalsy();
+    expect(JSON.stringify(answer.result.structuredContent)).toMatch(/42/);
+  });
+
+  it('turns the answer of a call that waits for the owner into an SSE stream of progress, then the result, run once', async () => {
+    const headers = await session();
+    const res = await post(rpc(7, 'tools/call', { name: 'danger_stream', arguments: { note: 's' }, _meta: { progressToken: 'tok' } }), headers);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toMatch(/^text\/event-stream/);
+    const stream = events(res);
+    const first = (await stream.next()).value;
+    expect(first.method).toBe('notifications/progress');
+    expect(first.params.progressToken).toBe('tok');
+    expect(first.params.message).toMatch(/Waiting for the owner/);
+    const approval = await pendingApproval('danger_stream');
+    expect(runs.danger_stream).toBe(0);
+    expect((await tg.asOwner(`/approvals/${approval.id}`, { json: { decision: 'allow_once' } })).status).toBe(200);
+    let result: Json;
+    for await (const message of stream) {
+      if (message.id === 7) result = message;
+      else expect(message.method).toBe('notifications/progress');
+    }
+    expect(result.result.structuredContent).toEqual({ runs: 1, note: 's' });
+    expect(runs.danger_stream).toBe(1);
+  });
+
+  it('keeps a client that takes only JSON on JSON, even while a call waits for the owner', async () => {
+    const headers = { ...(await session()), accept: 'application/json' };
+    const answer = post(rpc(8, 'tools/call', { name: 'danger_json', arguments: {}, _meta: { progressToken: 'tok' } }), headers);
+    const approval = await pendingApproval('danger_json');
+    await tg.asOwner(`/approvals/${approval.id}`, { json: { decision: 'allow_once' } });
+    const res = await answer;
+    expect(res.headers.get('content-type')).toMatch(/^application\/json/);
+    expect(((await res.json()) as Json).result.structuredContent).toEqual({ runs: 1, note: null });
+  });
+
+  it('gives a client that takes only streams a stream, even for a quick answer', async () => {
+    const headers = { ...(await session()), accept: 'text/event-stream' };
+    const res = await post(rpc(9, 'ping'), headers);
+    expect(res.headers.get('content-type')).toMatch(/^text\/event-stream/);
+    const messages: Json[] = [];
+    for await (const message of events(res)) messages.push(message);
+    expect(messages).toEqual([{ jsonrpc: '2.0', id: 9, result: {} }]);
+  });
+
+  it('names what is wrong with a request\'s headers or shape, in JSON-RPC', async () => {
+    const headers = await session();
+    const cases: [string, Record<string, string>, string, number, RegExp][] = [
+      ['accepts neither', { ...headers, accept: 'text/html' }, rpc(10, 'ping'), 406, /Accept/],
+      ['not JSON content', { ...headers, 'content-type': 'text/plain' }, rpc(11, 'ping'), 415, /Content-Type/],
+      ['unknown protocol version', { ...headers, 'mcp-protocol-version': '1999-01-01' }, rpc(12, 'ping'), 400, /1999-01-01/],
+      ['initialize again', headers, initialize, 400, /already initialized/],
+      ['not JSON-RPC', headers, JSON.stringify({ hello: 'world' }), 400, /JSON-RPC/],
+      ['empty batch', headers, '[]', 400, /batch/],
+    ];
+    for (const [what, sent, body, status, message] of cases) {
+      const res = await post(body, sent);
+      expect(res.status, what).toBe(status);
+      expect(res.headers.get('content-type'), what).toMatch(/^application\/json/);
+      const answer = (await res.json()) as Json;
+      expect(answer.error.message, what).toMatch(message);
+    }
+    // Still working after all that.
+    expect(((await (await post(rpc(13, 'ping'), headers)).json()) as Json).result).toEqual({});
+  });
+
+  it('answers a batch (older clients) with one JSON array in request order', async () => {
+    const headers = await session();
+    const res = await post(JSON.stringify([JSON.parse(rpc(20, 'ping')), JSON.parse(rpc(21, 'tools/list'))]), headers);
+    const answers = (await res.json()) as Json[];
+    expect(answers.map((a) => a.id)).toEqual([20, 21]);
+    expect(answers[1].result.tools.length).toBeGreaterThan(0);
+  });
+
+  it('opens one notification stream per session (a second is refused with 409) and sends list_changed on it', async () => {
+    const headers = await session();
+    const get = () => fetch(`${tg.url}/mcp`, { headers: { authorization: `Bearer ${tg.token}`, accept: 'text/event-stream', ...headers } });
+    const stream = await get();
+    expect(stream.status).toBe(200);
+    expect(stream.headers.get('content-type')).toMatch(/^text\/event-stream/);
+    const second = await get();
+    expect(second.status).toBe(409);
+    await second.body?.cancel();
+    const messages = events(stream);
+    expect((await tg.asOwner('/tools/get_time', { method: 'PATCH', json: { enabled: false } })).status).toBe(200);
+    try {
+      expect((await messages.next()).value).toEqual({ jsonrpc: '2.0', method: 'notifications/tools/list_changed' });
+    } finally {
+      await tg.asOwner('/tools/get_time', { method: 'PATCH', json: { enabled: true } });
+      await messages.return(undefined);
+    }
+  });
+
+  it('ends a session with DELETE: a call still waiting for the owner gets an error answer and its approval is withdrawn', async () => {
+    const headers = await session();
+    const res = post(rpc(30, 'tools/call', { name: 'danger_json', arguments: {} }), headers);
+    await until(async () => {
+      const body = (await (await tg.asOwner('/approvals')).json()) as Json;
+      return (body.approvals as Json[]).some((a) => a.tool === 'danger_json');
+    }, 'the call to wait for the owner');
+    const del = await fetch(`${tg.url}/mcp`, { method: 'DELETE', headers: { authorization: `Bearer ${tg.token}`, ...headers } });
+    expect(del.status).toBe(200);
+    const answer = (await (await res).json()) as Json;
+    expect(answer.id).toBe(30);
+    expect(answer.error.message).toMatch(/session was closed/);
+    await until(async () => {
+      const body = (await (await tg.asOwner('/approvals')).json()) as Json;
+      return !(body.approvals as Json[]).some((a) => a.tool === 'danger_json');
+    }, 'the approval to be withdrawn');
+    expect(runs.danger_json).toBe(1);
+    expect((await post(rpc(31, 'ping'), headers)).status).toBe(404);
   });
 });

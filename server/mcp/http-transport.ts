@@ -1,0 +1,256 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Transport, TransportSendOptions } from '@modelcontextprotocol/sdk/shared/transport.js';
+import {
+  isJSONRPCErrorResponse,
+  isJSONRPCRequest,
+  isJSONRPCResultResponse,
+  JSONRPCMessageSchema,
+  SUPPORTED_PROTOCOL_VERSIONS,
+  type JSONRPCMessage,
+  type RequestId,
+} from '@modelcontextprotocol/sdk/types.js';
+
+/** Comments on the notification stream that keep proxies and idle timers from closing a quiet one. */
+const KEEPALIVE_MS = 25_000;
+/** The most messages one POST may carry (older protocol versions allowed batches). */
+const MAX_BATCH = 100;
+
+/** What the client said it takes (Accept). */
+export interface Accepts {
+  json: boolean;
+  sse: boolean;
+}
+
+/**
+ * One session of MCP's Streamable HTTP transport, for the SDK's `Server`. Unlike the SDK's transport, which answers
+ * every POST one way for the whole session, each POST's answer is chosen when its first message is ready: plain JSON
+ * when the answer is all there is (initialize, tools/list, a quick call), an SSE stream when something must reach the
+ * client before it (the progress notifications of a call waiting for the owner). Both are the protocol's; a client
+ * must take either.
+ *
+ * Host, Origin, token and body checks happen before: the route hands over parsed JSON of a session it has matched to
+ * its identity.
+ */
+export class StreamableHttpSession implements Transport {
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+  onmessage?: (message: JSONRPCMessage) => void;
+  #initialized = false;
+  #closed = false;
+  /** The POST answering each of the client's requests still in flight. */
+  readonly #exchanges = new Map<RequestId, Exchange>();
+  #stream: { res: ServerResponse; keepalive: NodeJS.Timeout } | undefined;
+
+  constructor(readonly sessionId: string) {}
+
+  /** Whether its initialize request was taken (a session whose first POST was refused is never kept). */
+  get initialized(): boolean {
+    return this.#initialized;
+  }
+
+  async start(): Promise<void> {}
+
+  /** A POST: one JSON-RPC message (or, from older clients, a batch), already parsed. */
+  post(req: IncomingMessage, res: ServerResponse, body: unknown): void {
+    const accepts = accepted(req.headers.accept);
+    if (!accepts.json && !accepts.sse) {
+      return reject(res, 406, 'Not Acceptable: send "Accept: application/json, text/event-stream".', this.sessionId);
+    }
+    if (!isJsonContentType(req.headers['content-type'])) {
+      return reject(res, 415, 'Unsupported Media Type: the body must be sent as "Content-Type: application/json".', this.sessionId);
+    }
+    const raw = Array.isArray(body) ? body : [body];
+    if (raw.length === 0 || raw.length > MAX_BATCH) {
+      return reject(res, 400, `Invalid Request: send one JSON-RPC message (a batch may hold 1 to ${MAX_BATCH}).`, this.sessionId, -32600);
+    }
+    const messages: JSONRPCMessage[] = [];
+    for (const [index, message] of raw.entries()) {
+      const parsed = JSONRPCMessageSchema.safeParse(message);
+      if (!parsed.success) {
+        const where = raw.length > 1 ? ` (message ${index + 1} of the batch)` : '';
+        return reject(res, 400, `Invalid Request${where}: not a JSON-RPC 2.0 request, notification or response.`, this.sessionId, -32600);
+      }
+      messages.push(parsed.data);
+    }
+    const initializing = messages.some((m) => isJSONRPCRequest(m) && m.method === 'initialize');
+    if (initializing) {
+      if (this.#initialized) return reject(res, 400, 'Invalid Request: this session is already initialized.', this.sessionId, -32600);
+      if (messages.length > 1) return reject(res, 400, 'Invalid Request: initialize must be sent alone.', this.sessionId, -32600);
+      this.#initialized = true;
+    } else {
+      const problem = this.#versionProblem(req);
+      if (problem) return reject(res, 400, problem, this.sessionId);
+    }
+    const requests = messages.filter(isJSONRPCRequest);
+    if (requests.length === 0) {
+      // Notifications and the client's answers to our requests: accepted, nothing to answer.
+      res.writeHead(202, { 'mcp-session-id': this.sessionId }).end();
+    } else {
+      const clash = requests.find((r) => this.#exchanges.has(r.id));
+      if (clash) return reject(res, 400, `Invalid Request: request id ${JSON.stringify(clash.id)} is still in flight in this session.`, this.sessionId, -32600);
+      const exchange = new Exchange(res, this.sessionId, accepts, requests.map((r) => r.id));
+      for (const request of requests) this.#exchanges.set(request.id, exchange);
+      res.once('close', () => {
+        for (const request of requests) if (this.#exchanges.get(request.id) === exchange) this.#exchanges.delete(request.id);
+      });
+    }
+    for (const message of messages) this.onmessage?.(message);
+  }
+
+  /** A GET: the stream of messages not tied to a request (tools/list_changed). One per session. */
+  get(req: IncomingMessage, res: ServerResponse): void {
+    if (!accepted(req.headers.accept).sse) return reject(res, 406, 'Not Acceptable: the notification stream needs "Accept: text/event-stream".', this.sessionId);
+    const problem = this.#versionProblem(req);
+    if (problem) return reject(res, 400, problem, this.sessionId);
+    if (this.#stream) return reject(res, 409, 'Conflict: this session already has its notification stream open.', this.sessionId);
+    startStream(res, this.sessionId);
+    const keepalive = setInterval(() => res.write(': keepalive\n\n'), KEEPALIVE_MS);
+    keepalive.unref();
+    const stream = { res, keepalive };
+    this.#stream = stream;
+    res.once('close', () => {
+      clearInterval(keepalive);
+      if (this.#stream === stream) this.#stream = undefined;
+    });
+  }
+
+  /** A DELETE: the client ends the session. */
+  async delete(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const problem = this.#versionProblem(req);
+    if (problem) return reject(res, 400, problem, this.sessionId);
+    await this.close();
+    res.writeHead(200, { 'mcp-session-id': this.sessionId }).end();
+  }
+
+  async send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
+    if (this.#closed) return;
+    if (isJSONRPCResultResponse(message) || isJSONRPCErrorResponse(message)) {
+      // Its POST is gone (the client hung up): there is no one to give the answer to.
+      const exchange = message.id === undefined ? undefined : this.#exchanges.get(message.id);
+      if (!exchange || message.id === undefined) return;
+      this.#exchanges.delete(message.id);
+      exchange.answer(message);
+      return;
+    }
+    const related = options?.relatedRequestId !== undefined ? this.#exchanges.get(options.relatedRequestId) : undefined;
+    if (related?.carry(message)) return;
+    // Not about a request, or its POST cannot stream: the session's own stream, if the client keeps one open.
+    if (this.#stream) writeEvent(this.#stream.res, message);
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    const exchanges = new Set(this.#exchanges.values());
+    this.#exchanges.clear();
+    for (const exchange of exchanges) exchange.abandon('The MCP session was closed before the answer was ready; start a new session and try again.');
+    if (this.#stream) {
+      clearInterval(this.#stream.keepalive);
+      this.#stream.res.end();
+      this.#stream = undefined;
+    }
+    this.onclose?.();
+  }
+
+  /** A version the session cannot speak in MCP-Protocol-Version (absent: the one agreed at initialize). */
+  #versionProblem(req: IncomingMessage): string | undefined {
+    const version = req.headers['mcp-protocol-version'];
+    if (version === undefined || (typeof version === 'string' && SUPPORTED_PROTOCOL_VERSIONS.includes(version))) return undefined;
+    return `Bad Request: unsupported MCP-Protocol-Version ${JSON.stringify(version)} (supported: ${SUPPORTED_PROTOCOL_VERSIONS.join(', ')}).`;
+  }
+}
+
+/** The answer of one POST: undecided until its first message is ready, then JSON or an SSE stream. */
+class Exchange {
+  #mode: 'undecided' | 'json' | 'sse' = 'undecided';
+  readonly #answers = new Map<RequestId, JSONRPCMessage>();
+
+  constructor(
+    private readonly res: ServerResponse,
+    private readonly sessionId: string,
+    private readonly accepts: Accepts,
+    private readonly ids: readonly RequestId[],
+  ) {}
+
+  /** A message about one of its requests (progress): sent if the client takes a stream; true when sent. */
+  carry(message: JSONRPCMessage): boolean {
+    if (this.#mode === 'undecided') {
+      if (!this.accepts.sse) return false;
+      this.#mode = 'sse';
+      startStream(this.res, this.sessionId);
+    }
+    if (this.#mode !== 'sse') return false;
+    writeEvent(this.res, message);
+    return true;
+  }
+
+  answer(message: JSONRPCMessage): void {
+    if (this.#mode === 'sse') {
+      writeEvent(this.res, message);
+      this.#answers.set(idOf(message), message);
+      if (this.#answers.size === this.ids.length) this.res.end();
+      return;
+    }
+    this.#answers.set(idOf(message), message);
+    if (this.#answers.size < this.ids.length) return;
+    if (!this.accepts.json) {
+      // A client that takes only streams gets a stream, even for a quick answer.
+      startStream(this.res, this.sessionId);
+      for (const id of this.ids) writeEvent(this.res, this.#answers.get(id)!);
+      this.res.end();
+      return;
+    }
+    this.#mode = 'json';
+    const answers = this.ids.map((id) => this.#answers.get(id)!);
+    const body = JSON.stringify(answers.length === 1 ? answers[0] : answers);
+    this.res.writeHead(200, { 'content-type': 'application/json', 'mcp-session-id': this.sessionId }).end(body);
+  }
+
+  /** Ends the exchange with an error for every request not yet answered. */
+  abandon(reason: string): void {
+    for (const id of this.ids) {
+      if (this.#answers.has(id)) continue;
+      this.answer({ jsonrpc: '2.0', id, error: { code: -32000, message: reason } });
+    }
+  }
+}
+
+function idOf(message: JSONRPCMessage): RequestId {
+  return (message as { id: RequestId }).id;
+}
+
+function startStream(res: ServerResponse, sessionId: string): void {
+  res.writeHead(200, {
+    'content-type': 'text/event-stream',
+    'cache-control': 'no-cache, no-transform',
+    connection: 'keep-alive',
+    'x-accel-buffering': 'no',
+    'mcp-session-id': sessionId,
+  });
+  res.flushHeaders();
+}
+
+function writeEvent(res: ServerResponse, message: JSONRPCMessage): void {
+  if (!res.writableEnded) res.write(`event: message\ndata: ${JSON.stringify(message)}\n\n`);
+}
+
+function reject(res: ServerResponse, status: number, message: string, sessionId?: string, code = -32000): void {
+  res
+    .writeHead(status, { 'content-type': 'application/json', ...(sessionId && { 'mcp-session-id': sessionId }) })
+    .end(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }));
+}
+
+/** The media types an Accept header lists (without one, or with a wildcard, the client takes either). */
+export function accepted(header: string | undefined): Accepts {
+  if (header === undefined || header.trim() === '') return { json: true, sse: true };
+  const types = header.split(',').map((part) => part.split(';')[0]!.trim().toLowerCase());
+  const any = types.includes('*/*');
+  return {
+    json: any || types.includes('application/json') || types.includes('application/*'),
+    sse: any || types.includes('text/event-stream') || types.includes('text/*'),
+  };
+}
+
+function isJsonContentType(header: string | undefined): boolean {
+  return header?.split(';')[0]!.trim().toLowerCase() === 'application/json';
+}
