@@ -30,7 +30,7 @@ Usage:
                                           accept a new or changed plugin, turn one off or on, remove one
   pincer mcp                              MCP over stdio, forwarded to the running gateway (or starting it)
   pincer mcp-servers [list] | add <name> -- <command> [args…] | add <name> --url U | rm <name>
-  pincer mcp-servers accept <name> [--tool T]… [--risk R]
+  pincer mcp-servers accept <name> [--tool T]… [--risk R] | disable <name> [--tool T]… | enable <name>
                                           imported MCP servers: their status and tools; accept new or changed tools
   pincer chat ["<message>"] [--model M] [--conversation ID] [--json]
                                           talk to the configured model with Pincer's tools (no message: interactive)

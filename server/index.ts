@@ -231,6 +231,7 @@ export function createGateway(options: GatewayOptions): Gateway {
       version: VERSION,
       log,
       dataDir: config.dataDir,
+      onChange: (change) => events.emit('mcp_servers', change),
       ...(options.mcpBackoffMs && { backoffMs: options.mcpBackoffMs }),
     });
     // Like plugins, they start processes: a gateway started for one CLI command starts them only when asked to.

@@ -6,7 +6,9 @@ const USAGE = `usage:
   pincer mcp-servers add <name> [--env K=V]… -- <command> [args…]     a stdio server
   pincer mcp-servers add <name> --url <http://…/mcp> [--token T]      a Streamable HTTP server
   pincer mcp-servers rm <name>
-  pincer mcp-servers accept <name> [--tool T]… [--risk safe|sensitive|dangerous]`;
+  pincer mcp-servers accept <name> [--tool T]… [--risk safe|sensitive|dangerous]
+  pincer mcp-servers disable <name> [--tool T]…     the whole server, or only the tools named
+  pincer mcp-servers enable <name>`;
 
 interface ToolRow {
   name: string;
@@ -122,34 +124,50 @@ export async function mcpServers(args: string[], out: Out): Promise<number> {
       out.log(`Removed the MCP server ${name}: its tools are gone and it is out of config.json.`);
       return 0;
     }
-    case 'accept': {
+    case 'accept':
+    case 'disable': {
       if (!name || rest.length > 0) throw new UsageError(USAGE);
+      if (action === 'disable' && values.risk) throw new UsageError(`--risk goes with accept.\n${USAGE}`);
       const body = { ...(values.tool && { tools: values.tool }), ...(values.risk && { risk: values.risk }) };
-      // A gateway started for this command starts the servers; their tools must be read before anything is accepted.
-      const answer = await asOwner(
-        config,
-        async (base, headers) => {
-          for (let i = 0; i < 300; i++) {
-            const view = await fetch(`${base}/mcp-servers/${encodeURIComponent(name)}`, { headers });
-            const server = (await view.json()) as ServerRow;
-            if (view.status !== 200 || !['starting', 'restarting'].includes(server.status)) break;
-            await new Promise((r) => setTimeout(r, 100));
-          }
-          const response = await fetch(`${base}/mcp-servers/${encodeURIComponent(name)}/accept`, {
-            method: 'POST',
-            headers: { ...headers, 'content-type': 'application/json' },
-            body: JSON.stringify(body),
-          });
-          return { status: response.status, json: (await response.json()) as unknown };
-        },
-        { plugins: true },
-      );
+      if (action === 'disable' && !values.tool) {
+        const { status, json } = await ownerRequest(config, 'POST', `/mcp-servers/${encodeURIComponent(name)}/disable`, {});
+        if (status !== 200) return failed(json, out);
+        out.log(`Disabled the MCP server ${name}: it is stopped and its tools are gone until "pincer mcp-servers enable ${name}".`);
+        return 0;
+      }
+      const answer = await asOwner(config, (base, headers) => actOnTools(base, headers, name, action, body), { plugins: true });
       if (answer.status !== 200) return failed(answer.json, out);
       const server = answer.json as ServerRow;
       for (const t of server.tools) out.log(`${t.name}  ${t.status}  ${t.risk}`);
       return 0;
     }
+    case 'enable': {
+      if (!name || rest.length > 0 || values.tool) throw new UsageError(USAGE);
+      const { status, json } = await ownerRequest(config, 'POST', `/mcp-servers/${encodeURIComponent(name)}/enable`, {});
+      if (status !== 200) return failed(json, out);
+      out.log(`Enabled the MCP server ${name}: it is starting ("pincer mcp-servers" shows its status).`);
+      return 0;
+    }
     default:
       throw new UsageError(USAGE);
   }
+}
+
+/**
+ * Accepts or turns off tools of a server. A gateway started for this command starts the servers; their tools must be
+ * read before anything is accepted or turned off.
+ */
+async function actOnTools(base: string, headers: Record<string, string>, name: string, action: 'accept' | 'disable', body: object) {
+  for (let i = 0; i < 300; i++) {
+    const view = await fetch(`${base}/mcp-servers/${encodeURIComponent(name)}`, { headers });
+    const server = (await view.json()) as ServerRow;
+    if (view.status !== 200 || !['starting', 'restarting'].includes(server.status)) break;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  const response = await fetch(`${base}/mcp-servers/${encodeURIComponent(name)}/${action}`, {
+    method: 'POST',
+    headers: { ...headers, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+  return { status: response.status, json: (await response.json()) as unknown };
 }

@@ -19,6 +19,8 @@ export interface GatewayEvents {
   notify: [Notification];
   /** A plugin's status changed (loaded, held back for the owner, failed, crashed…); its tools come as `tools`. */
   plugins: [{ name: string; status: string; reason: string | null }];
+  /** An imported MCP server's status, last error or tools changed, or it was removed; its tools come as `tools`. */
+  mcp_servers: [{ name: string; status: string; last_error: string | null; restarts: number }];
   /** The gateway is stopping: long-lived streams should end so the port can close. */
   closing: [];
 }

@@ -4,7 +4,7 @@ import { liveCall } from './live-call.js';
 import { HIDDEN_MEMORY_CALL, MEMORY_TOOLS } from './memory-privacy.js';
 
 /** The bus events GET /events carries, each under its own SSE event name. */
-export const STREAMED = ['call', 'approval', 'tools', 'rules', 'output', 'notify', 'plugins'] as const satisfies readonly (keyof GatewayEvents)[];
+export const STREAMED = ['call', 'approval', 'tools', 'rules', 'output', 'notify', 'plugins', 'mcp_servers'] as const satisfies readonly (keyof GatewayEvents)[];
 
 export interface StreamLimits {
   /**

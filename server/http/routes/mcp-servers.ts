@@ -41,21 +41,49 @@ export function mcpServerRoutes(servers: McpServerManager): Router {
   });
 
   router.post('/mcp-servers/:name/accept', requireOwner, (req, res) => {
-    const body = (req.body ?? {}) as { tools?: unknown; risk?: unknown };
-    if (typeof body !== 'object' || Array.isArray(body)) throw refuse.badRequest('Send {"tools"?: ["<tool>", …], "risk"?: "safe"|"sensitive"|"dangerous"}.');
-    const extra = Object.keys(body).filter((k) => k !== 'tools' && k !== 'risk');
-    if (extra.length > 0) throw refuse.badRequest(`Unknown field "${extra[0]}": send {"tools"?, "risk"?}.`);
-    if (body.tools !== undefined && !(Array.isArray(body.tools) && body.tools.every((t) => typeof t === 'string'))) {
-      throw refuse.badRequest('"tools" must be an array of the server\'s tool names.');
-    }
+    const body = selection(req.body, ['tools', 'risk']);
     if (body.risk !== undefined && !RISKS.includes(body.risk as Risk)) throw refuse.badRequest(`"risk" must be one of ${RISKS.join(', ')}.`);
     const view = servers.accept(String(req.params.name), {
-      ...(body.tools !== undefined && { tools: body.tools as string[] }),
+      ...(body.tools !== undefined && { tools: body.tools }),
       ...(body.risk !== undefined && { risk: body.risk as Risk }),
     });
     if (!view) throw refuse.notFound(`An MCP server named "${req.params.name}"`);
     res.json(view);
   });
 
+  // With {"tools"}: those tools are turned off (they stay off until accepted). Without: the whole server is stopped
+  // and saved as disabled in config.json.
+  router.post('/mcp-servers/:name/disable', requireOwner, async (req, res) => {
+    const name = String(req.params.name);
+    const { tools } = selection(req.body, ['tools']);
+    const view = tools ? servers.disableTools(name, tools) : await servers.setEnabled(name, false);
+    if (!view) throw refuse.notFound(`An MCP server named "${name}"`);
+    if ('problem' in view) throw refuse.badRequest(`The MCP server "${name}" cannot be disabled: ${view.problem}.`);
+    res.json(view);
+  });
+
+  router.post('/mcp-servers/:name/enable', requireOwner, async (req, res) => {
+    const name = String(req.params.name);
+    selection(req.body, []);
+    const view = await servers.setEnabled(name, true);
+    if (!view) throw refuse.notFound(`An MCP server named "${name}"`);
+    if ('problem' in view) throw refuse.badRequest(`The MCP server "${name}" cannot be enabled: ${view.problem}.`);
+    res.json(view);
+  });
+
   return router;
+}
+
+/** The body of accept and disable: only `allowed` fields; `tools`, if sent, the server's tool names. */
+function selection(raw: unknown, allowed: readonly string[]): { tools?: string[]; risk?: unknown } {
+  const body = raw ?? {};
+  const shape = `{${allowed.map((k) => `"${k}"?`).join(', ')}}`;
+  if (typeof body !== 'object' || Array.isArray(body)) throw refuse.badRequest(`Send a JSON object ${shape}.`);
+  const extra = Object.keys(body).find((k) => !allowed.includes(k));
+  if (extra !== undefined) throw refuse.badRequest(`Unknown field "${extra}": send ${shape}.`);
+  const { tools, risk } = body as { tools?: unknown; risk?: unknown };
+  if (tools !== undefined && !(Array.isArray(tools) && tools.every((t) => typeof t === 'string'))) {
+    throw refuse.badRequest('"tools" must be an array of the server\'s tool names.');
+  }
+  return { ...(tools !== undefined && { tools: tools as string[] }), ...(risk !== undefined && { risk }) };
 }

@@ -9,6 +9,8 @@ export interface ToolPin {
   definition: ToolDefinitionText;
   risk: Risk;
   accepted_at: string;
+  /** The owner turned the tool off: it stays off, whatever its definition, until they accept it. */
+  disabled?: true;
 }
 
 /** The parts of an MCP tool's definition the model reads or that shape its calls: a change to any is a change. */
@@ -55,6 +57,15 @@ export class McpPins {
 
   accept(server: string, tool: string, definition: ToolDefinitionText, risk: Risk, now = new Date()): ToolPin {
     const pin: ToolPin = { hash: definitionHash(definition), definition, risk, accepted_at: now.toISOString() };
+    this.#pins[server] = { ...this.#pins[server], [tool]: pin };
+    this.#save();
+    return pin;
+  }
+
+  /** The owner turns a tool off: it is not imported and no longer waits for them, until they accept it. */
+  disable(server: string, tool: string, definition: ToolDefinitionText, now = new Date()): ToolPin {
+    const previous = this.get(server, tool);
+    const pin: ToolPin = { hash: definitionHash(definition), definition, risk: previous?.risk ?? 'sensitive', accepted_at: now.toISOString(), disabled: true };
     this.#pins[server] = { ...this.#pins[server], [tool]: pin };
     this.#save();
     return pin;

@@ -12,8 +12,11 @@ import { definitionHash, type McpPins, type ToolDefinitionText } from './pins.js
 import { flagDefinition, type DefinitionFlag } from './poisoning.js';
 
 export type ServerStatus = 'starting' | 'running' | 'restarting' | 'failed' | 'disabled' | 'stopped';
-/** active: imported and callable; new/changed/flagged: held back until the owner accepts it; invalid: cannot be imported. */
-export type ImportedToolStatus = 'active' | 'changed' | 'flagged' | 'invalid';
+/**
+ * active: imported and callable; changed/flagged: held back until the owner accepts it; disabled: the owner turned it
+ * off (until they accept it); invalid: cannot be imported.
+ */
+export type ImportedToolStatus = 'active' | 'changed' | 'flagged' | 'disabled' | 'invalid';
 
 export interface ImportedToolView {
   name: string;
@@ -43,6 +46,14 @@ export interface McpServerView {
   notice: string;
 }
 
+/** What the event stream says when a server's status, errors or tools change (or it is removed): viewers refetch. */
+export interface McpServerChange {
+  name: string;
+  status: ServerStatus | 'removed';
+  last_error: string | null;
+  restarts: number;
+}
+
 const NOTICE =
   "An imported MCP server runs with your user's rights, outside Pincer's sandbox: Pincer's policy, approvals and log " +
   'cover each call it makes to the server, not what the server itself does.';
@@ -59,8 +70,8 @@ export interface McpServerManagerOptions {
   pins: McpPins;
   version: string;
   log: (line: string) => void;
-  /** A server's status or tools changed (for the event stream). */
-  onChange?: (view: McpServerView) => void;
+  /** A server's status or tools changed, or it was removed (for the event stream). */
+  onChange?: (change: McpServerChange) => void;
   /** Backoff steps between restarts (tests set short ones). */
   backoffMs?: readonly number[];
   /** Where config.json is: servers added or removed while the gateway runs are saved there. */
@@ -76,14 +87,17 @@ export interface McpServerManagerOptions {
  */
 export class McpServerManager {
   readonly #servers = new Map<string, ServerConnection>();
+  /** Whether this gateway runs the servers (one started for a CLI command only lists and edits them). */
+  #running = false;
 
   constructor(private readonly options: McpServerManagerOptions) {
     // Listed (as stopped) even by a gateway that does not start them, such as one started for a CLI command.
-    for (const [name, raw] of Object.entries(options.entries ?? {})) this.#add(name, raw, false);
+    for (const [name, raw] of Object.entries(options.entries ?? {})) this.#add(name, raw);
   }
 
   /** Starts every configured server in the background. */
   start(): void {
+    this.#running = true;
     for (const server of this.#servers.values()) server.start();
   }
 
@@ -112,7 +126,29 @@ export class McpServerManager {
     this.options.pins.forget(name);
     this.#servers.delete(name);
     await server.stop();
+    this.options.onChange?.({ name, status: 'removed', last_error: null, restarts: 0 });
     return true;
+  }
+
+  /**
+   * Turns a whole server off (stopped, its tools gone) or on again, saved as its entry's `disabled` in config.json.
+   * Undefined if there is no such server; a problem if its entry cannot be changed (it is not a valid object).
+   */
+  async setEnabled(name: string, enabled: boolean): Promise<McpServerView | { problem: string } | undefined> {
+    const server = this.#servers.get(name);
+    if (!server) return undefined;
+    const raw = server.raw;
+    if (!raw || typeof raw !== 'object' || Array.isArray(raw)) return { problem: `its mcp_servers entry in config.json is not an object; fix it there` };
+    const { disabled: _previous, ...rest } = raw as Record<string, unknown>;
+    return this.put(name, enabled ? rest : { ...rest, disabled: true });
+  }
+
+  /** The owner turns tools of a server off (all of them, or those named): they stay off until accepted. */
+  disableTools(name: string, tools?: string[]): McpServerView | undefined {
+    const server = this.#servers.get(name);
+    if (!server) return undefined;
+    server.disableTools(tools);
+    return server.view();
   }
 
   /**
@@ -132,11 +168,11 @@ export class McpServerManager {
     await Promise.allSettled(all.map((s) => s.stop()));
   }
 
-  #add(name: string, raw: unknown, start = true): ServerConnection {
+  #add(name: string, raw: unknown): ServerConnection {
     const parsed = parseServerEntry(name, raw);
-    const server = new ServerConnection(name, parsed, this.options);
+    const server = new ServerConnection(name, raw, parsed, this.options);
     this.#servers.set(name, server);
-    if (start) server.start();
+    if (this.#running) server.start();
     return server;
   }
 }
@@ -166,21 +202,23 @@ class ServerConnection {
 
   constructor(
     readonly name: string,
+    /** The entry as config.json has it (kept to change only its `disabled`). */
+    readonly raw: unknown,
     private readonly entry: McpServerEntry | { problem: string },
     private readonly options: McpServerManagerOptions,
   ) {}
 
   start(): void {
     if (this.#stopped || this.#status !== 'stopped') return;
-    if ('problem' in this.entry) {
-      this.#fail(`Bad mcp_servers.${this.name} entry in config.json: ${this.entry.problem}.`, false);
-      return;
-    }
-    if (this.entry.disabled) {
+    const problem = 'problem' in this.entry ? `Bad mcp_servers.${this.name} entry in config.json: ${this.entry.problem}.` : null;
+    // Turned off, even with a broken entry: the owner silenced it (what is wrong with it still shows).
+    if ((this.raw as { disabled?: unknown } | null)?.disabled === true) {
       this.#status = 'disabled';
+      this.#lastError = problem;
       this.#changed();
       return;
     }
+    if (problem) return this.#fail(problem, false);
     void this.#connect();
   }
 
@@ -212,9 +250,18 @@ class ServerConnection {
     for (const remote of this.#remote.values()) {
       if (remote.problem) continue;
       const pinned = this.options.pins.get(this.name, remote.tool.name);
-      const waiting = !pinned || pinned.hash !== remote.hash;
+      // Accepting "everything waiting" leaves alone what the owner turned off: that takes naming the tool.
+      const waiting = !pinned || (!pinned.disabled && pinned.hash !== remote.hash);
       if (names ? !names.includes(remote.tool.name) : !waiting) continue;
       this.options.pins.accept(this.name, remote.tool.name, remote.definition, risk);
+    }
+    this.#apply();
+  }
+
+  disableTools(names: string[] | undefined): void {
+    for (const remote of this.#remote.values()) {
+      if (names && !names.includes(remote.tool.name)) continue;
+      this.options.pins.disable(this.name, remote.tool.name, remote.definition);
     }
     this.#apply();
   }
@@ -356,6 +403,7 @@ class ServerConnection {
   #toolStatus(remote: RemoteTool): ImportedToolStatus {
     if (remote.problem) return 'invalid';
     const pinned = this.options.pins.get(this.name, remote.tool.name);
+    if (pinned?.disabled) return 'disabled';
     if (pinned) return pinned.hash === remote.hash ? 'active' : 'changed';
     return remote.flags.length > 0 ? 'flagged' : 'active';
   }
@@ -363,7 +411,7 @@ class ServerConnection {
   /** The owner's rating (until they rate it: sensitive, so it asks), raised — never lowered — by the server's hints. */
   #risk(remote: RemoteTool): Risk {
     const pinned = this.options.pins.get(this.name, remote.tool.name);
-    const rated: Risk = pinned && pinned.hash === remote.hash && RISK_ORDER.includes(pinned.risk) ? pinned.risk : 'sensitive';
+    const rated: Risk = pinned && !pinned.disabled && pinned.hash === remote.hash && RISK_ORDER.includes(pinned.risk) ? pinned.risk : 'sensitive';
     return remote.tool.annotations?.destructiveHint === true && rated !== 'dangerous' ? 'dangerous' : rated;
   }
 
@@ -381,7 +429,7 @@ class ServerConnection {
       imported_as: remote.importedAs,
       status,
       risk: this.#risk(remote),
-      accepted: pinned !== undefined && pinned.hash === remote.hash,
+      accepted: pinned !== undefined && !pinned.disabled && pinned.hash === remote.hash,
       description: remote.definition.description,
       flags: remote.flags,
       change,
@@ -474,7 +522,7 @@ class ServerConnection {
 
   #changed(): void {
     try {
-      this.options.onChange?.(this.view());
+      this.options.onChange?.({ name: this.name, status: this.#status, last_error: this.#lastError, restarts: this.#restarts });
     } catch (error) {
       this.options.log(`pincer: an MCP server listener failed: ${(error as Error).message}`);
     }

@@ -52,6 +52,17 @@ describe('pincer mcp-servers', () => {
     expect(accepted.stdout).toMatch(/add_numbers\s+active\s+safe/);
     expect((await tg.api('/tools/stub__add_numbers')).status).toBe(200);
 
+    const toolOff = await cli('disable', 'stub', '--tool', 'echo');
+    expect(toolOff.code, toolOff.stderr).toBe(0);
+    expect(toolOff.stdout).toMatch(/echo\s+disabled/);
+    expect((await tg.api('/tools/stub__echo')).status).toBe(404);
+    const serverOff = await cli('disable', 'stub');
+    expect(serverOff.code, serverOff.stderr).toBe(0);
+    expect((await tg.api('/tools/stub__add_numbers')).status).toBe(404);
+    const serverOn = await cli('enable', 'stub');
+    expect(serverOn.code, serverOn.stderr).toBe(0);
+    await until(async () => (await tg!.api('/tools/stub__add_numbers')).status === 200, 'the server running again');
+
     const removed = await cli('rm', 'stub');
     expect(removed.code, removed.stderr).toBe(0);
     expect((await tg.api('/tools/stub__echo')).status).toBe(404);

@@ -4,6 +4,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { EventStream } from '../../helpers/events.js';
 import { startGateway, tempDir, type TestGateway } from '../../helpers/gateway.js';
 import { until } from '../../helpers/wait.js';
 
@@ -156,6 +157,51 @@ describe('imported MCP servers', () => {
     await until(() => changes > 0, 'list_changed to the MCP client');
     expect((await client.listTools()).tools.some((t) => t.name === 'stub__extra')).toBe(true);
     await client.close();
+  });
+
+  it('lets the owner turn tools off and on again, and the whole server, each change announced as an event', async () => {
+    const events = await EventStream.open(tg);
+    try {
+      await running();
+      // A tool turned off goes away and stays off, whatever accept-all does, until the owner accepts it by name.
+      expect((await tg.api('/mcp-servers/stub/disable', { method: 'POST', json: { tools: ['echo'] } })).status).toBe(403);
+      const off = (await (await tg.asOwner('/mcp-servers/stub/disable', { json: { tools: ['echo'] } })).json()) as Json;
+      expect(await tool(off, 'echo')).toMatchObject({ status: 'disabled', accepted: false });
+      expect((await tg.api('/tools/stub__echo')).status).toBe(404);
+      const all = (await (await tg.asOwner('/mcp-servers/stub/accept', { json: {} })).json()) as Json;
+      expect(await tool(all, 'echo')).toMatchObject({ status: 'disabled' });
+      const back = (await (await tg.asOwner('/mcp-servers/stub/accept', { json: { tools: ['echo'] } })).json()) as Json;
+      expect(await tool(back, 'echo')).toMatchObject({ status: 'active', accepted: true, risk: 'sensitive' });
+      expect((await tg.api('/tools/stub__echo')).status).toBe(200);
+
+      // The whole server: stopped, its tools gone, saved in config.json; enabled again, it runs with them.
+      const lastPid = pids().at(-1)!;
+      const disabled = (await (await tg.asOwner('/mcp-servers/stub/disable', { json: {} })).json()) as Json;
+      expect(disabled.status).toBe('disabled');
+      expect(alive(lastPid)).toBe(false);
+      expect((await tg.api('/tools/stub__fail')).status).toBe(404);
+      expect(JSON.parse(readFileSync(join(tg.dataDir, 'config.json'), 'utf8')).mcp_servers.stub.disabled).toBe(true);
+      await events.next((e) => e.event === 'mcp_servers' && e.data.name === 'stub' && e.data.status === 'disabled');
+
+      expect((await tg.asOwner('/mcp-servers/stub/enable', { json: {} })).status).toBe(200);
+      await running();
+      expect(JSON.parse(readFileSync(join(tg.dataDir, 'config.json'), 'utf8')).mcp_servers.stub.disabled).toBeUndefined();
+      expect((await tg.api('/tools/stub__fail')).status).toBe(200);
+      await events.next((e) => e.event === 'mcp_servers' && e.data.name === 'stub' && e.data.status === 'running');
+
+      // Bad requests name what is wrong; unknown servers are 404.
+      const extra = (await (await tg.asOwner('/mcp-servers/stub/disable', { json: { tools: ['echo'], risk: 'safe' } })).json()) as Json;
+      expect(extra.error.message).toMatch(/Unknown field "risk"/);
+      const badTools = (await (await tg.asOwner('/mcp-servers/stub/disable', { json: { tools: 'echo' } })).json()) as Json;
+      expect(badTools.error.message).toMatch(/"tools" must be an array/);
+      expect((await tg.asOwner('/mcp-servers/nope/enable', { json: {} })).status).toBe(404);
+      // A broken entry can be silenced; what is wrong with it still shows.
+      const broken = (await (await tg.asOwner('/mcp-servers/broken/disable', { json: {} })).json()) as Json;
+      expect(broken).toMatchObject({ status: 'disabled', last_error: expect.stringMatching(/mcp_servers\.broken/) });
+      expect(((await (await tg.asOwner('/mcp-servers/broken/enable', { json: {} })).json()) as Json).status).toBe('failed');
+    } finally {
+      events.close();
+    }
   });
 
   it('stops the server processes with the gateway', async () => {
