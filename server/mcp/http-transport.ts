@@ -10,8 +10,9 @@ import {
   type RequestId,
 } from '@modelcontextprotocol/sdk/types.js';
 
-/** Comments on the notification stream that keep proxies and idle timers from closing a quiet one. */
+/** Comments on a stream that keep proxies and idle timers (a fetch's headers timeout, too) from closing a quiet one. */
 const KEEPALIVE_MS = 25_000;
+
 /** The most messages one POST may carry (older protocol versions allowed batches). */
 const MAX_BATCH = 100;
 
@@ -41,7 +42,14 @@ export class StreamableHttpSession implements Transport {
   readonly #exchanges = new Map<RequestId, Exchange>();
   #stream: { res: ServerResponse; keepalive: NodeJS.Timeout } | undefined;
 
-  constructor(readonly sessionId: string) {}
+  /**
+   * @param streamAfterMs An answer still not ready after this long (a call waiting for the owner, a long command)
+   *   becomes a stream, if the client takes one, so keepalive comments can flow while it waits.
+   */
+  constructor(
+    readonly sessionId: string,
+    private readonly streamAfterMs: number,
+  ) {}
 
   /** Whether its initialize request was taken (a session whose first POST was refused is never kept). */
   get initialized(): boolean {
@@ -88,9 +96,10 @@ export class StreamableHttpSession implements Transport {
     } else {
       const clash = requests.find((r) => this.#exchanges.has(r.id));
       if (clash) return reject(res, 400, `Invalid Request: request id ${JSON.stringify(clash.id)} is still in flight in this session.`, this.sessionId, -32600);
-      const exchange = new Exchange(res, this.sessionId, accepts, requests.map((r) => r.id));
+      const exchange = new Exchange(res, this.sessionId, accepts, requests.map((r) => r.id), this.streamAfterMs);
       for (const request of requests) this.#exchanges.set(request.id, exchange);
       res.once('close', () => {
+        exchange.stopTimers();
         for (const request of requests) if (this.#exchanges.get(request.id) === exchange) this.#exchanges.delete(request.id);
       });
     }
@@ -104,12 +113,10 @@ export class StreamableHttpSession implements Transport {
     if (problem) return reject(res, 400, problem, this.sessionId);
     if (this.#stream) return reject(res, 409, 'Conflict: this session already has its notification stream open.', this.sessionId);
     startStream(res, this.sessionId);
-    const keepalive = setInterval(() => res.write(': keepalive\n\n'), KEEPALIVE_MS);
-    keepalive.unref();
-    const stream = { res, keepalive };
+    const stream = { res, keepalive: keepAlive(res) };
     this.#stream = stream;
     res.once('close', () => {
-      clearInterval(keepalive);
+      clearInterval(stream.keepalive);
       if (this.#stream === stream) this.#stream = undefined;
     });
   }
@@ -164,21 +171,25 @@ export class StreamableHttpSession implements Transport {
 class Exchange {
   #mode: 'undecided' | 'json' | 'sse' = 'undecided';
   readonly #answers = new Map<RequestId, JSONRPCMessage>();
+  #streamLater: NodeJS.Timeout | undefined;
+  #keepalive: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly res: ServerResponse,
     private readonly sessionId: string,
     private readonly accepts: Accepts,
     private readonly ids: readonly RequestId[],
-  ) {}
+    streamAfterMs: number,
+  ) {
+    if (accepts.sse) {
+      this.#streamLater = setTimeout(() => this.#stream(), streamAfterMs);
+      this.#streamLater.unref();
+    }
+  }
 
   /** A message about one of its requests (progress): sent if the client takes a stream; true when sent. */
   carry(message: JSONRPCMessage): boolean {
-    if (this.#mode === 'undecided') {
-      if (!this.accepts.sse) return false;
-      this.#mode = 'sse';
-      startStream(this.res, this.sessionId);
-    }
+    if (this.#mode === 'undecided' && this.accepts.sse) this.#stream();
     if (this.#mode !== 'sse') return false;
     writeEvent(this.res, message);
     return true;
@@ -188,11 +199,15 @@ class Exchange {
     if (this.#mode === 'sse') {
       writeEvent(this.res, message);
       this.#answers.set(idOf(message), message);
-      if (this.#answers.size === this.ids.length) this.res.end();
+      if (this.#answers.size === this.ids.length) {
+        this.stopTimers();
+        this.res.end();
+      }
       return;
     }
     this.#answers.set(idOf(message), message);
     if (this.#answers.size < this.ids.length) return;
+    this.stopTimers();
     if (!this.accepts.json) {
       // A client that takes only streams gets a stream, even for a quick answer.
       startStream(this.res, this.sessionId);
@@ -204,6 +219,19 @@ class Exchange {
     const answers = this.ids.map((id) => this.#answers.get(id)!);
     const body = JSON.stringify(answers.length === 1 ? answers[0] : answers);
     this.res.writeHead(200, { 'content-type': 'application/json', 'mcp-session-id': this.sessionId }).end(body);
+  }
+
+  stopTimers(): void {
+    clearTimeout(this.#streamLater);
+    clearInterval(this.#keepalive);
+  }
+
+  #stream(): void {
+    if (this.#mode !== 'undecided' || this.res.writableEnded) return;
+    this.#mode = 'sse';
+    clearTimeout(this.#streamLater);
+    startStream(this.res, this.sessionId);
+    this.#keepalive = keepAlive(this.res);
   }
 
   /** Ends the exchange with an error for every request not yet answered. */
@@ -228,6 +256,12 @@ function startStream(res: ServerResponse, sessionId: string): void {
     'mcp-session-id': sessionId,
   });
   res.flushHeaders();
+}
+
+function keepAlive(res: ServerResponse): NodeJS.Timeout {
+  const timer = setInterval(() => res.write(': keepalive\n\n'), KEEPALIVE_MS);
+  timer.unref();
+  return timer;
 }
 
 function writeEvent(res: ServerResponse, message: JSONRPCMessage): void {

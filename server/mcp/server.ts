@@ -23,7 +23,10 @@ export interface McpServerDeps {
   executor: Executor;
   access: ClientAccess;
   version: string;
-  /** How often a call waiting for the owner reports progress; clients that reset their timeout on it keep waiting. */
+  /**
+   * How often a call waiting for the owner reports progress (clients that reset their timeout on it keep waiting);
+   * also how long an answer may take before its POST becomes a stream with keepalives.
+   */
   progressIntervalMs?: number;
 }
 
@@ -34,7 +37,7 @@ export interface McpCallContext {
   hangup(requestId: string | number): AbortSignal | undefined;
 }
 
-const DEFAULT_PROGRESS_INTERVAL_MS = 5_000;
+export const DEFAULT_PROGRESS_INTERVAL_MS = 5_000;
 
 const INSTRUCTIONS =
   'Pincer runs these tools on the user\'s machine behind a policy. Some calls wait for the user to approve them: ' +

@@ -51,8 +51,8 @@ export class McpSessions {
   /** Opens a session for an `initialize` request and answers it. */
   async open(identity: McpIdentity, req: IncomingMessage, res: ServerResponse, body: unknown): Promise<void> {
     // The SDK is loaded with the first session, not at start-up: most gateways never see an MCP client.
-    const [{ StreamableHttpSession }, { createMcpServer }] = await Promise.all([import('./http-transport.js'), import('./server.js')]);
-    const transport = new StreamableHttpSession(randomUUID());
+    const [{ StreamableHttpSession }, { createMcpServer, DEFAULT_PROGRESS_INTERVAL_MS }] = await Promise.all([import('./http-transport.js'), import('./server.js')]);
+    const transport = new StreamableHttpSession(randomUUID(), this.deps.progressIntervalMs ?? DEFAULT_PROGRESS_INTERVAL_MS);
     const hangups = new Map<string, AbortController>();
     const server = createMcpServer(this.deps, identity, {
       clientName: () => server.getClientVersion()?.name,

@@ -222,10 +222,19 @@ describe('MCP server over Streamable HTTP (SDK client)', () => {
 });
 
 describe('MCP endpoint over raw HTTP', () => {
-  const post = (body: string, headers: Record<string, string> = {}) =>
-    fetch(`${tg.url}/mcp`, {
+  // With the tests' short progress interval an answer turns into a stream after 200 ms; on a busy machine even a quick
+  // answer may take that long. What must come as plain JSON is asked of a gateway with the usual intervals.
+  let quick: TestGateway;
+  beforeAll(async () => {
+    quick = await startGateway();
+  });
+  afterAll(async () => {
+    await quick?.close();
+  });
+  const post = (body: string, headers: Record<string, string> = {}, gateway = tg) =>
+    fetch(`${gateway.url}/mcp`, {
       method: 'POST',
-      headers: { authorization: `Bearer ${tg.token}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
+      headers: { authorization: `Bearer ${gateway.token}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
       body,
     });
   const initialize = JSON.stringify({
@@ -271,14 +280,14 @@ describe('MCP endpoint over raw HTTP', () => {
   });
 
   /** A new session; its headers for the requests after initialize. */
-  async function session(): Promise<Record<string, string>> {
-    const init = await post(initialize);
+  async function session(gateway = tg): Promise<Record<string, string>> {
+    const init = await post(initialize, {}, gateway);
     expect(init.status).toBe(200);
     const sessionId = init.headers.get('mcp-session-id')!;
     expect(sessionId).toBeTruthy();
     await init.json();
     const headers = { 'mcp-session-id': sessionId, 'mcp-protocol-version': '2025-11-25' };
-    expect((await post(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }), headers)).status).toBe(202);
+    expect((await post(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }), headers, gateway)).status).toBe(202);
     return headers;
   }
   const rpc = (id: number, method: string, params?: Json) => JSON.stringify({ jsonrpc: '2.0', id, method, ...(params && { params }) });
@@ -301,16 +310,16 @@ describe('MCP endpoint over raw HTTP', () => {
   }
 
   it('answers in plain JSON what needs no stream: initialize, tools/list, a quick call', async () => {
-    const init = await post(initialize);
+    const init = await post(initialize, {}, quick);
     expect(init.headers.get('content-type')).toMatch(/^application\/json/);
     expect(((await init.json()) as Json).result.serverInfo.name).toBe('pincer');
     const headers = { 'mcp-session-id': init.headers.get('mcp-session-id')!, 'mcp-protocol-version': '2025-11-25' };
-    const list = await post(rpc(1, 'tools/list'), headers);
+    const list = await post(rpc(1, 'tools/list'), headers, quick);
     expect(list.status).toBe(200);
     expect(list.headers.get('content-type')).toMatch(/^application\/json/);
     expect(list.headers.get('mcp-session-id')).toBe(headers['mcp-session-id']);
     expect(((await list.json()) as Json).result.tools.some((t: Json) => t.name === 'calculate')).toBe(true);
-    const call = await post(rpc(2, 'tools/call', { name: 'calculate', arguments: { expression: '6*7' }, _meta: { progressToken: 'p' } }), headers);
+    const call = await post(rpc(2, 'tools/call', { name: 'calculate', arguments: { expression: '6*7' }, _meta: { progressToken: 'p' } }), headers, quick);
     expect(call.headers.get('content-type')).toMatch(/^application\/json/);
     const answer = (await call.json()) as Json;
     expect(answer.id).toBe(2);
@@ -350,6 +359,20 @@ describe('MCP endpoint over raw HTTP', () => {
     expect(((await res.json()) as Json).result.structuredContent).toEqual({ runs: 1, note: null });
   });
 
+  it('turns a long wait into a stream even without a progress token, so the headers are not held back', async () => {
+    const headers = await session();
+    // The answer's headers come while the call still waits for the owner.
+    const res = await post(rpc(40, 'tools/call', { name: 'danger_stream', arguments: { note: 'late' } }), headers);
+    expect(res.headers.get('content-type')).toMatch(/^text\/event-stream/);
+    const approval = await pendingApproval('danger_stream');
+    const before = runs.danger_stream!;
+    await tg.asOwner(`/approvals/${approval.id}`, { json: { decision: 'allow_once' } });
+    const messages: Json[] = [];
+    for await (const message of events(res)) messages.push(message);
+    expect(messages).toHaveLength(1);
+    expect(messages[0].result.structuredContent).toEqual({ runs: before + 1, note: 'late' });
+  });
+
   it('gives a client that takes only streams a stream, even for a quick answer', async () => {
     const headers = { ...(await session()), accept: 'text/event-stream' };
     const res = await post(rpc(9, 'ping'), headers);
@@ -377,12 +400,12 @@ describe('MCP endpoint over raw HTTP', () => {
       expect(answer.error.message, what).toMatch(message);
     }
     // Still working after all that.
-    expect(((await (await post(rpc(13, 'ping'), headers)).json()) as Json).result).toEqual({});
+    expect(((await (await post(rpc(13, 'ping'), { ...headers, accept: 'application/json' })).json()) as Json).result).toEqual({});
   });
 
   it('answers a batch (older clients) with one JSON array in request order', async () => {
-    const headers = await session();
-    const res = await post(JSON.stringify([JSON.parse(rpc(20, 'ping')), JSON.parse(rpc(21, 'tools/list'))]), headers);
+    const headers = await session(quick);
+    const res = await post(JSON.stringify([JSON.parse(rpc(20, 'ping')), JSON.parse(rpc(21, 'tools/list'))]), headers, quick);
     const answers = (await res.json()) as Json[];
     expect(answers.map((a) => a.id)).toEqual([20, 21]);
     expect(answers[1].result.tools.length).toBeGreaterThan(0);
@@ -408,7 +431,7 @@ describe('MCP endpoint over raw HTTP', () => {
   });
 
   it('ends a session with DELETE: a call still waiting for the owner gets an error answer and its approval is withdrawn', async () => {
-    const headers = await session();
+    const headers = { ...(await session()), accept: 'application/json' };
     const res = post(rpc(30, 'tools/call', { name: 'danger_json', arguments: {} }), headers);
     await until(async () => {
       const body = (await (await tg.asOwner('/approvals')).json()) as Json;
