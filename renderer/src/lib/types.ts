@@ -325,6 +325,67 @@ export interface PluginList {
   folder: string;
 }
 
+/**
+ * An imported MCP server (config.json `mcp_servers`). starting / restarting: connecting (again, after a crash, with
+ * backoff); failed: its entry is wrong; disabled: the owner turned it off; stopped: this gateway does not run it.
+ */
+export type McpServerStatus = 'starting' | 'running' | 'restarting' | 'failed' | 'disabled' | 'stopped';
+
+/**
+ * active: imported and callable; changed / flagged: held back until the owner accepts it; disabled: the owner turned
+ * it off (until they accept it); invalid: it cannot be imported (`problem` says why).
+ */
+export type ImportedToolStatus = 'active' | 'changed' | 'flagged' | 'disabled' | 'invalid';
+
+/** Why an imported tool's definition reads as instructions aimed at the model rather than a description. */
+export interface DefinitionFlag {
+  rule: string;
+  reason: string;
+  /** `description`, or the schema path of a property's description. */
+  where: string;
+}
+
+export interface ImportedTool {
+  name: string;
+  /** Its name in Pincer: `<server>__<tool>`. */
+  imported_as: string;
+  status: ImportedToolStatus;
+  /** The owner's rating (until then sensitive), raised by the server's own annotations. */
+  risk: Risk;
+  /** The owner accepted it as it is now. */
+  accepted: boolean;
+  description: string;
+  flags: DefinitionFlag[];
+  /** For a changed tool: what the owner accepted and what the server says now. */
+  change: { field: string; before: unknown; after: unknown }[] | null;
+  problem: string | null;
+}
+
+export interface McpServer {
+  name: string;
+  transport: 'stdio' | 'http' | null;
+  /** The command line or URL; null to anyone but the owner, and for an entry that cannot be read. */
+  target: string | null;
+  status: McpServerStatus;
+  last_error: string | null;
+  restarts: number;
+  server_info: { name: string; version: string } | null;
+  tools: ImportedTool[];
+  /** Said wherever the owner accepts its tools. */
+  notice: string;
+}
+
+/** `GET /mcp-servers`. */
+export interface McpServerList {
+  servers: McpServer[];
+  count: number;
+}
+
+/** A `mcp_servers` entry as `PUT /mcp-servers/{name}` takes it. */
+export type McpServerEntry =
+  | { command: string; args?: string[]; env?: Record<string, string>; cwd?: string; disabled?: boolean; timeout_ms?: number }
+  | { url: string; token?: string; disabled?: boolean; timeout_ms?: number };
+
 export interface GatewayErrorBody {
   name: string;
   code: number;
@@ -342,4 +403,5 @@ export interface GatewayEvents {
   output: { call_id: string; tool: string; chunk: string };
   notify: { call_id: string; client: string; title: string; message: string; urgency: 'low' | 'normal' | 'critical' };
   plugins: { name: string; status: PluginStatus; reason: string | null };
+  mcp_servers: { name: string; status: McpServerStatus | 'removed'; last_error: string | null; restarts: number };
 }

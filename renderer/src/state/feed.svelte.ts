@@ -6,7 +6,7 @@ type Handler<K extends keyof GatewayEvents> = (data: GatewayEvents[K]) => void;
 /** Events that make a view reload: every one of that name (`true`), or those a filter accepts. */
 export type ReloadTriggers = { [K in keyof GatewayEvents]?: true | ((data: GatewayEvents[K]) => boolean) };
 
-const EVENT_NAMES = ['hello', 'call', 'approval', 'tools', 'rules', 'output', 'notify', 'plugins'] as const satisfies readonly (keyof GatewayEvents)[];
+const EVENT_NAMES = ['hello', 'call', 'approval', 'tools', 'rules', 'output', 'notify', 'plugins', 'mcp_servers'] as const satisfies readonly (keyof GatewayEvents)[];
 const MAX_BACKOFF_MS = 10_000;
 
 /**

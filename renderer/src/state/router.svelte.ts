@@ -8,6 +8,7 @@ export const VIEWS = [
   { id: 'settings', label: 'Settings', key: '7' },
   { id: 'plugins', label: 'Plugins', key: '8' },
   { id: 'chat', label: 'Chat', key: '9' },
+  { id: 'mcp', label: 'MCP servers', key: '0' },
 ] as const;
 
 export type ViewId = (typeof VIEWS)[number]['id'];
