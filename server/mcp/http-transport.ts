@@ -1,7 +1,9 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Transport, TransportSendOptions } from '@modelcontextprotocol/sdk/shared/transport.js';
 import {
+  CancelledNotificationSchema,
   isJSONRPCErrorResponse,
+  isJSONRPCNotification,
   isJSONRPCRequest,
   isJSONRPCResultResponse,
   JSONRPCMessageSchema,
@@ -36,6 +38,8 @@ export class StreamableHttpSession implements Transport {
   onclose?: () => void;
   onerror?: (error: Error) => void;
   onmessage?: (message: JSONRPCMessage) => void;
+  /** The client cancelled one of its requests in flight (notifications/cancelled): its work should stop. */
+  onrequestcancelled?: (id: RequestId) => void;
   #initialized = false;
   #closed = false;
   /** The POST answering each of the client's requests still in flight. */
@@ -90,13 +94,17 @@ export class StreamableHttpSession implements Transport {
       if (problem) return reject(res, 400, problem, this.sessionId);
     }
     const requests = messages.filter(isJSONRPCRequest);
+    // Two requests with one id in a batch: their answers cannot be told apart, and the POST would wait forever for
+    // the one whose answer the other already took.
+    const twice = requests.find((r, i) => requests.findIndex((other) => other.id === r.id) !== i);
+    if (twice) return reject(res, 400, `Invalid Request: request id ${JSON.stringify(twice.id)} appears twice in the batch.`, this.sessionId, -32600);
     if (requests.length === 0) {
       // Notifications and the client's answers to our requests: accepted, nothing to answer.
       res.writeHead(202, { 'mcp-session-id': this.sessionId }).end();
     } else {
       const clash = requests.find((r) => this.#exchanges.has(r.id));
       if (clash) return reject(res, 400, `Invalid Request: request id ${JSON.stringify(clash.id)} is still in flight in this session.`, this.sessionId, -32600);
-      const exchange = new Exchange(res, this.sessionId, accepts, requests.map((r) => r.id), this.streamAfterMs);
+      const exchange = new Exchange(res, this.sessionId, accepts, requests.map((r) => r.id), Array.isArray(body), this.streamAfterMs);
       for (const request of requests) this.#exchanges.set(request.id, exchange);
       res.once('close', () => {
         exchange.stopTimers();
@@ -104,6 +112,28 @@ export class StreamableHttpSession implements Transport {
       });
     }
     for (const message of messages) this.onmessage?.(message);
+    for (const message of messages) this.#endCancelled(message);
+  }
+
+  /**
+   * A request the client cancelled gets no answer (MCP: the receiver does not respond to a cancelled request), so
+   * its POST would otherwise stay open, with its keepalive timer, for as long as the client keeps the connection.
+   */
+  #endCancelled(message: JSONRPCMessage): void {
+    if (!isJSONRPCNotification(message) || message.method !== 'notifications/cancelled') return;
+    const cancelled = CancelledNotificationSchema.safeParse(message);
+    const id = cancelled.success ? cancelled.data.params.requestId : undefined;
+    const exchange = id === undefined ? undefined : this.#exchanges.get(id);
+    if (!exchange || id === undefined) return;
+    this.#exchanges.delete(id);
+    exchange.withdraw(id);
+    // The SDK ignores a cancel whose id is falsy (0, ""): the owner of the work is told here too.
+    this.onrequestcancelled?.(id);
+  }
+
+  /** Whether a request with this id is waiting for its answer in this session. */
+  inFlight(id: RequestId): boolean {
+    return this.#exchanges.has(id);
   }
 
   /** A GET: the stream of messages not tied to a request (tools/list_changed). One per session. */
@@ -171,6 +201,8 @@ export class StreamableHttpSession implements Transport {
 class Exchange {
   #mode: 'undecided' | 'json' | 'sse' = 'undecided';
   readonly #answers = new Map<RequestId, JSONRPCMessage>();
+  /** The requests still to be answered in this POST, in the order they came (cancelled ones are taken out). */
+  readonly #ids: RequestId[];
   #streamLater: NodeJS.Timeout | undefined;
   #keepalive: NodeJS.Timeout | undefined;
 
@@ -178,9 +210,12 @@ class Exchange {
     private readonly res: ServerResponse,
     private readonly sessionId: string,
     private readonly accepts: Accepts,
-    private readonly ids: readonly RequestId[],
+    ids: readonly RequestId[],
+    /** The client sent a batch (an array): the answer is an array too, even of one (JSON-RPC 2.0). */
+    private readonly batch: boolean,
     streamAfterMs: number,
   ) {
+    this.#ids = [...ids];
     if (accepts.sse) {
       this.#streamLater = setTimeout(() => this.#stream(), streamAfterMs);
       this.#streamLater.unref();
@@ -196,28 +231,38 @@ class Exchange {
   }
 
   answer(message: JSONRPCMessage): void {
-    if (this.#mode === 'sse') {
-      writeEvent(this.res, message);
-      this.#answers.set(idOf(message), message);
-      if (this.#answers.size === this.ids.length) {
-        this.stopTimers();
-        this.res.end();
-      }
+    if (this.#mode === 'sse') writeEvent(this.res, message);
+    this.#answers.set(idOf(message), message);
+    this.#finishIfDone();
+  }
+
+  /** A request the client cancelled: it will not be answered, and the POST no longer waits for it. */
+  withdraw(id: RequestId): void {
+    const index = this.#ids.indexOf(id);
+    if (index < 0 || this.#answers.has(id)) return;
+    this.#ids.splice(index, 1);
+    this.#finishIfDone();
+  }
+
+  #finishIfDone(): void {
+    if (this.#ids.some((id) => !this.#answers.has(id))) return;
+    this.stopTimers();
+    if (this.#mode === 'sse') return void this.res.end();
+    if (this.#ids.length === 0) {
+      // Every request of the POST was cancelled: nothing to answer, as for a POST of notifications.
+      this.res.writeHead(202, { 'mcp-session-id': this.sessionId }).end();
       return;
     }
-    this.#answers.set(idOf(message), message);
-    if (this.#answers.size < this.ids.length) return;
-    this.stopTimers();
     if (!this.accepts.json) {
       // A client that takes only streams gets a stream, even for a quick answer.
       startStream(this.res, this.sessionId);
-      for (const id of this.ids) writeEvent(this.res, this.#answers.get(id)!);
+      for (const id of this.#ids) writeEvent(this.res, this.#answers.get(id)!);
       this.res.end();
       return;
     }
     this.#mode = 'json';
-    const answers = this.ids.map((id) => this.#answers.get(id)!);
-    const body = JSON.stringify(answers.length === 1 ? answers[0] : answers);
+    const answers = this.#ids.map((id) => this.#answers.get(id)!);
+    const body = JSON.stringify(this.batch ? answers : answers[0]);
     this.res.writeHead(200, { 'content-type': 'application/json', 'mcp-session-id': this.sessionId }).end(body);
   }
 
@@ -236,7 +281,7 @@ class Exchange {
 
   /** Ends the exchange with an error for every request not yet answered. */
   abandon(reason: string): void {
-    for (const id of this.ids) {
+    for (const id of [...this.#ids]) {
       if (this.#answers.has(id)) continue;
       this.answer({ jsonrpc: '2.0', id, error: { code: -32000, message: reason } });
     }
@@ -274,15 +319,28 @@ function reject(res: ServerResponse, status: number, message: string, sessionId?
     .end(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }));
 }
 
-/** The media types an Accept header lists (without one, or with a wildcard, the client takes either). */
+/**
+ * Which of the two answers an Accept header takes (without one, the client takes either). As HTTP reads it: the most
+ * specific range that matches decides (the exact type, then `type/*`, then any type), and `q=0` means "not this":
+ * `application/json;q=0` next to any type refuses JSON.
+ */
 export function accepted(header: string | undefined): Accepts {
   if (header === undefined || header.trim() === '') return { json: true, sse: true };
-  const types = header.split(',').map((part) => part.split(';')[0]!.trim().toLowerCase());
-  const any = types.includes('*/*');
-  return {
-    json: any || types.includes('application/json') || types.includes('application/*'),
-    sse: any || types.includes('text/event-stream') || types.includes('text/*'),
+  const ranges = header.split(',').map((part) => {
+    const [range, ...params] = part.split(';');
+    const q = params.map((p) => p.trim().toLowerCase()).find((p) => p.startsWith('q='));
+    const weight = q === undefined ? 1 : Number(q.slice(2));
+    return { range: range!.trim().toLowerCase(), q: Number.isFinite(weight) ? weight : 1 };
+  });
+  const takes = (type: string): boolean => {
+    const [major] = type.split('/');
+    for (const range of [type, `${major}/*`, '*/*']) {
+      const matching = ranges.filter((r) => r.range === range);
+      if (matching.length > 0) return matching.some((r) => r.q > 0);
+    }
+    return false;
   };
+  return { json: takes('application/json'), sse: takes('text/event-stream') };
 }
 
 function isJsonContentType(header: string | undefined): boolean {

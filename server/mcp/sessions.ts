@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { EventBus } from '../events/bus.js';
+import type { RequestId } from '@modelcontextprotocol/sdk/types.js';
 import type { StreamableHttpSession } from './http-transport.js';
 import type { McpIdentity, McpServerDeps } from './server.js';
 
@@ -13,8 +14,11 @@ interface Session {
   readonly identity: McpIdentity;
   readonly server: Server;
   readonly transport: StreamableHttpSession;
-  /** In-flight requests of this session by JSON-RPC id, aborted when their HTTP exchange closes early. */
-  readonly hangups: Map<string, AbortController>;
+  /**
+   * In-flight requests of this session by JSON-RPC id (1 and "1" are two), aborted when their HTTP exchange closes
+   * early or the client cancels them.
+   */
+  readonly hangups: Map<RequestId, AbortController>;
   lastUsed: number;
   listChangedQueued: boolean;
 }
@@ -26,6 +30,8 @@ interface Session {
  */
 export class McpSessions {
   readonly #sessions = new Map<string, Session>();
+  /** Set once the gateway is closing: no session opens after that (it would outlive the gateway's own close). */
+  #closing = false;
 
   constructor(
     private readonly deps: McpServerDeps,
@@ -34,7 +40,10 @@ export class McpSessions {
     events.on('tools', () => {
       for (const session of this.#sessions.values()) this.#queueListChanged(session);
     });
-    events.on('closing', () => void this.closeAll());
+    events.on('closing', () => {
+      this.#closing = true;
+      void this.closeAll();
+    });
   }
 
   get size(): number {
@@ -53,16 +62,22 @@ export class McpSessions {
     // The SDK is loaded with the first session, not at start-up: most gateways never see an MCP client.
     const [{ StreamableHttpSession }, { createMcpServer, DEFAULT_PROGRESS_INTERVAL_MS }] = await Promise.all([import('./http-transport.js'), import('./server.js')]);
     const transport = new StreamableHttpSession(randomUUID(), this.deps.progressIntervalMs ?? DEFAULT_PROGRESS_INTERVAL_MS);
-    const hangups = new Map<string, AbortController>();
+    const hangups = new Map<RequestId, AbortController>();
+    transport.onrequestcancelled = (id) => hangups.get(id)?.abort();
     const server = createMcpServer(this.deps, identity, {
       clientName: () => server.getClientVersion()?.name,
-      hangup: (requestId) => hangups.get(String(requestId))?.signal,
+      hangup: (requestId) => hangups.get(requestId)?.signal,
     });
     const session: Session = { id: transport.sessionId, identity, server, transport, hangups, lastUsed: Date.now(), listChangedQueued: false };
     server.onclose = () => {
       if (this.#sessions.get(session.id) === session) this.#sessions.delete(session.id);
     };
     await server.connect(transport);
+    // Checked after the awaits: a session opened once "closing" has closed every other one would never be closed.
+    if (this.#closing) {
+      void server.close().catch(() => undefined);
+      return refuseWhileClosing(res);
+    }
     this.#post(session, req, res, body);
     // Refused before it began (a bad header or body): there is no session to keep.
     if (!transport.initialized) return void server.close().catch(() => undefined);
@@ -80,12 +95,17 @@ export class McpSessions {
 
   #post(session: Session, req: IncomingMessage, res: ServerResponse, body: unknown): void {
     // A client that hangs up on a call no longer wants it: a pending approval is withdrawn, a running tool stopped.
-    for (const id of requestIds(body)) {
-      const controller = new AbortController();
-      session.hangups.set(id, controller);
+    // One listener for the whole POST: a batch of 100 requests must not add 100 of them to one response. An id still
+    // in flight is refused by the transport; its POST must not take over the first request's controller.
+    const ids = requestIds(body).filter((id) => !session.transport.inFlight(id));
+    const controllers = ids.map((id) => [id, new AbortController()] as const);
+    for (const [id, controller] of controllers) session.hangups.set(id, controller);
+    if (controllers.length > 0) {
       res.once('close', () => {
-        if (!res.writableFinished) controller.abort();
-        if (session.hangups.get(id) === controller) session.hangups.delete(id);
+        for (const [id, controller] of controllers) {
+          if (!res.writableFinished) controller.abort();
+          if (session.hangups.get(id) === controller) session.hangups.delete(id);
+        }
       });
     }
     session.transport.post(req, res, body);
@@ -120,12 +140,18 @@ export class McpSessions {
 }
 
 /** The ids of the JSON-RPC requests in a body (one message or a batch). */
-function requestIds(body: unknown): string[] {
+function requestIds(body: unknown): RequestId[] {
   const messages = Array.isArray(body) ? body : [body];
   return messages.flatMap((m) => {
     const message = m as { method?: unknown; id?: unknown } | null;
     return message && typeof message === 'object' && typeof message.method === 'string' && (typeof message.id === 'string' || typeof message.id === 'number')
-      ? [String(message.id)]
+      ? [message.id]
       : [];
   });
+}
+
+function refuseWhileClosing(res: ServerResponse): void {
+  res
+    .writeHead(503, { 'content-type': 'application/json' })
+    .end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message: 'Service Unavailable: the gateway is shutting down; no new MCP session can start.' }, id: null }));
 }
