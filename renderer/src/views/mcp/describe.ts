@@ -34,6 +34,11 @@ export const heldBack = (tool: ImportedTool): boolean => tool.status === 'change
 export const waitingTools = (server: McpServer): ImportedTool[] =>
   server.tools.filter((t) => !t.accepted && t.status !== 'disabled' && t.status !== 'invalid');
 
+/** The owner can accept it: it is not accepted as it is now (one they turned off included), and it can be imported. */
+export const canAccept = (tool: ImportedTool): boolean => !tool.accepted && tool.status !== 'invalid';
+
+export const canAcceptAny = (server: McpServer): boolean => server.tools.some(canAccept);
+
 /** The server has tools held back for the owner. */
 export const needsOwner = (server: McpServer): boolean => server.tools.some(heldBack);
 

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { ImportedTool, ImportedToolStatus, McpServer, McpServerStatus } from '../../../../renderer/src/lib/types.js';
 import {
+  canAccept,
+  canAcceptAny,
   EMPTY_FORM,
   entryFromForm,
   heldBack,
@@ -66,6 +68,14 @@ describe('what waits for the owner', () => {
       tool('broken', 'invalid'),
     ]);
     expect(waitingTools(s).map((t) => t.name)).toEqual(['unrated', 'poisoned', 'changed']);
+  });
+
+  it('offers Accept for any tool not accepted as it is, one the owner turned off included, never an invalid one', () => {
+    expect(canAccept(tool('t', 'active', true))).toBe(false);
+    expect(['active', 'flagged', 'changed', 'disabled'].map((s) => canAccept(tool('t', s as ImportedToolStatus, false)))).toEqual([true, true, true, true]);
+    expect(canAccept(tool('t', 'invalid'))).toBe(false);
+    expect(canAcceptAny(server('s', 'running', [tool('a', 'active', true), tool('b', 'invalid')]))).toBe(false);
+    expect(canAcceptAny(server('s', 'running', [tool('a', 'active', true), tool('b', 'disabled')]))).toBe(true);
   });
 
   it('a server needs the owner only when a tool is held back', () => {
