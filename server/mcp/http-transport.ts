@@ -41,6 +41,8 @@ export class StreamableHttpSession implements Transport {
   /** The client cancelled one of its requests in flight (notifications/cancelled): its work should stop. */
   onrequestcancelled?: (id: RequestId) => void;
   #initialized = false;
+  /** The id of the initialize request while it is being answered. */
+  #initializeId: RequestId | undefined;
   #closed = false;
   /** The POST answering each of the client's requests still in flight. */
   readonly #exchanges = new Map<RequestId, Exchange>();
@@ -89,6 +91,7 @@ export class StreamableHttpSession implements Transport {
       if (this.#initialized) return reject(res, 400, 'Invalid Request: this session is already initialized.', this.sessionId, -32600);
       if (messages.length > 1) return reject(res, 400, 'Invalid Request: initialize must be sent alone.', this.sessionId, -32600);
       this.#initialized = true;
+      this.#initializeId = (messages[0] as { id?: RequestId }).id;
     } else {
       const problem = this.#versionProblem(req);
       if (problem) return reject(res, 400, problem, this.sessionId);
@@ -167,6 +170,11 @@ export class StreamableHttpSession implements Transport {
       if (!exchange || message.id === undefined) return;
       this.#exchanges.delete(message.id);
       exchange.answer(message);
+      if (message.id === this.#initializeId) {
+        this.#initializeId = undefined;
+        // A refused initialize (bad params) opens no session: it would only count against the token's cap.
+        if (isJSONRPCErrorResponse(message)) await this.close();
+      }
       return;
     }
     const related = options?.relatedRequestId !== undefined ? this.#exchanges.get(options.relatedRequestId) : undefined;

@@ -113,6 +113,7 @@ export function createMcpServer(deps: McpServerDeps, identity: McpIdentity, cont
  * Security: the name is whatever the peer sent; control characters and length are cut so it cannot forge log lines.
  */
 export function viaLabel(clientName: string | undefined): string {
-  const name = clientName?.replace(/[\p{C}]+/gu, ' ').replace(/\s+/g, ' ').trim().slice(0, 64);
+  // Cut by code point, not UTF-16 unit: half an emoji would be stored as a replacement character.
+  const name = Array.from(clientName?.replace(/[\p{C}]+/gu, ' ').replace(/\s+/g, ' ').trim() ?? '').slice(0, 64).join('');
   return name ? `mcp (${name})` : 'mcp';
 }

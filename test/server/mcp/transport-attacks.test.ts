@@ -621,6 +621,25 @@ describe('MCP Streamable HTTP: bodies and headers', () => {
     expect(via).not.toMatch(/[\p{C}]/u);
     expect(via.length).toBeLessThanOrEqual('mcp ()'.length + 64);
   });
+
+  it('cuts a long client name between characters, never through an emoji', async () => {
+    const headers = await session({ name: 'x'.repeat(63) + '🦀🦀' });
+    await (await post(call(2, 'count_media'), { ...headers, accept: 'application/json' })).json();
+    expect((await lastCall('count_media')).via).toBe(`mcp (${'x'.repeat(63)}🦀)`);
+  });
+
+  it('opens no session for an initialize the server refuses (bad params): it answers the error, then the id is unknown', async () => {
+    const before = sessions.size;
+    const bad = await post(JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: 5 } }));
+    const answer = (await bad.json()) as Json;
+    expect(answer.error.message).toBeTruthy();
+    const sessionId = bad.headers.get('mcp-session-id');
+    await until(() => sessions.size === before, 'the refused session to be gone');
+    if (sessionId) {
+      const later = await post(rpc(1, 'ping'), { 'mcp-session-id': sessionId, accept: 'application/json' });
+      expect(later.status).toBe(404);
+    }
+  });
 });
 
 describe('MCP Streamable HTTP: the gateway closing, and what is left behind', () => {
