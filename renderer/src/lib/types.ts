@@ -368,6 +368,8 @@ export interface McpServer {
   target: string | null;
   status: McpServerStatus;
   last_error: string | null;
+  /** The last lines its process wrote to standard error before it ended (the owner's only). */
+  stderr: string | null;
   restarts: number;
   server_info: { name: string; version: string } | null;
   tools: ImportedTool[];

@@ -12,8 +12,9 @@ import { identityOf, requireOwner } from '../identity.js';
 export function mcpServerRoutes(servers: McpServerManager): Router {
   const router = Router();
 
-  // The command line or URL may carry a secret the owner wrote into it: only the owner sees it.
-  const shown = (view: McpServerView, owner: boolean) => (owner ? view : { ...view, target: null });
+  // The command line or URL may carry a secret the owner wrote into it, and what a server prints to standard error
+  // may hold its own: only the owner sees them.
+  const shown = (view: McpServerView, owner: boolean) => (owner ? view : { ...view, target: null, stderr: null });
 
   router.get('/mcp-servers', (_req, res) => {
     const owner = identityOf(res).kind === 'owner';
@@ -48,6 +49,7 @@ export function mcpServerRoutes(servers: McpServerManager): Router {
       ...(body.risk !== undefined && { risk: body.risk as Risk }),
     });
     if (!view) throw refuse.notFound(`An MCP server named "${req.params.name}"`);
+    if ('problem' in view) throw refuse.badRequest(`Nothing accepted: ${view.problem}.`);
     res.json(view);
   });
 
@@ -58,7 +60,7 @@ export function mcpServerRoutes(servers: McpServerManager): Router {
     const { tools } = selection(req.body, ['tools']);
     const view = tools ? servers.disableTools(name, tools) : await servers.setEnabled(name, false);
     if (!view) throw refuse.notFound(`An MCP server named "${name}"`);
-    if ('problem' in view) throw refuse.badRequest(`The MCP server "${name}" cannot be disabled: ${view.problem}.`);
+    if ('problem' in view) throw refuse.badRequest(`Nothing disabled: ${view.problem}.`);
     res.json(view);
   });
 

@@ -39,6 +39,8 @@ export interface McpServerView {
   target: string | null;
   status: ServerStatus;
   last_error: string | null;
+  /** The last lines its process wrote to standard error before it ended (may hold secrets: the owner's only). */
+  stderr: string | null;
   restarts: number;
   server_info: { name: string; version: string } | null;
   tools: ImportedToolView[];
@@ -144,21 +146,26 @@ export class McpServerManager {
   }
 
   /** The owner turns tools of a server off (all of them, or those named): they stay off until accepted. */
-  disableTools(name: string, tools?: string[]): McpServerView | undefined {
+  disableTools(name: string, tools?: string[]): McpServerView | { problem: string } | undefined {
     const server = this.#servers.get(name);
     if (!server) return undefined;
+    const unknown = server.unknownTools(tools);
+    if (unknown.length > 0) return { problem: unknownToolsProblem(name, unknown) };
     server.disableTools(tools);
     return server.view();
   }
 
   /**
    * The owner accepts tools of a server as they are now (all held-back and unrated ones, or those named), rating
-   * them `risk` (default: sensitive, so they keep asking). Returns the server's view, or undefined if unknown.
+   * them `risk` (default: the rating each had, or sensitive, so they keep asking). Returns the server's view, a
+   * problem for tool names it does not have, or undefined for an unknown server.
    */
-  accept(name: string, selection: { tools?: string[]; risk?: Risk } = {}): McpServerView | undefined {
+  accept(name: string, selection: { tools?: string[]; risk?: Risk } = {}): McpServerView | { problem: string } | undefined {
     const server = this.#servers.get(name);
     if (!server) return undefined;
-    server.accept(selection.tools, selection.risk ?? 'sensitive');
+    const unknown = server.unknownTools(selection.tools);
+    if (unknown.length > 0) return { problem: unknownToolsProblem(name, unknown) };
+    server.accept(selection.tools, selection.risk);
     return server.view();
   }
 
@@ -177,6 +184,10 @@ export class McpServerManager {
   }
 }
 
+function unknownToolsProblem(server: string, names: string[]): string {
+  return `the MCP server "${server}" has no tool named ${names.map((n) => `"${n}"`).join(', ')} (use the names it lists, not <server>__<tool>)`;
+}
+
 interface RemoteTool {
   tool: Tool;
   importedAs: string;
@@ -189,6 +200,7 @@ interface RemoteTool {
 class ServerConnection {
   #status: ServerStatus = 'stopped';
   #lastError: string | null = null;
+  #stderr: string | null = null;
   #restarts = 0;
   #client: Client | undefined;
   #child: ChildHandle | undefined;
@@ -239,6 +251,7 @@ class ServerConnection {
       target: entry ? (entry.kind === 'stdio' ? [entry.command, ...entry.args].join(' ') : entry.url) : null,
       status: this.#status,
       last_error: this.#lastError,
+      stderr: this.#stderr,
       restarts: this.#restarts,
       server_info: info ? { name: info.name, version: info.version } : null,
       tools: [...this.#remote.values()].map((r) => this.#toolView(r)),
@@ -246,14 +259,20 @@ class ServerConnection {
     };
   }
 
-  accept(names: string[] | undefined, risk: Risk): void {
+  /** The names among `names` that this server does not have (as it last listed its tools). */
+  unknownTools(names: string[] | undefined): string[] {
+    return (names ?? []).filter((name) => !this.#remote.has(name));
+  }
+
+  /** Without `risk`, a tool keeps the rating the owner gave it before (sensitive if never rated): never lowered. */
+  accept(names: string[] | undefined, risk: Risk | undefined): void {
     for (const remote of this.#remote.values()) {
       if (remote.problem) continue;
       const pinned = this.options.pins.get(this.name, remote.tool.name);
       // Accepting "everything waiting" leaves alone what the owner turned off: that takes naming the tool.
       const waiting = !pinned || (!pinned.disabled && pinned.hash !== remote.hash);
       if (names ? !names.includes(remote.tool.name) : !waiting) continue;
-      this.options.pins.accept(this.name, remote.tool.name, remote.definition, risk);
+      this.options.pins.accept(this.name, remote.tool.name, remote.definition, risk ?? this.#rated(remote));
     }
     this.#apply();
   }
@@ -300,8 +319,9 @@ class ServerConnection {
         transport = new ChildStdioTransport(child.stdin, child.stdout, child.exited);
         void child.exited.then(({ exitCode, signal }) => {
           if (generation !== this.#generation || this.#stopped) return;
-          const stderr = child.stderr().trim().split('\n').slice(-3).join(' | ');
-          this.#crashed(`the server process exited (${signal ?? `code ${exitCode}`})${stderr ? `: ${stderr}` : ''}`);
+          // Kept apart from the error, which reaches clients and models; what a server prints may hold its secrets.
+          this.#stderr = child.stderr().trim().split('\n').slice(-3).join('\n') || null;
+          this.#crashed(`the server process exited (${signal ?? `code ${exitCode}`})`);
         });
       } else {
         transport = new StreamableHTTPClientTransport(new URL(entry.url), {
@@ -408,11 +428,18 @@ class ServerConnection {
     return remote.flags.length > 0 ? 'flagged' : 'active';
   }
 
-  /** The owner's rating (until they rate it: sensitive, so it asks), raised — never lowered — by the server's hints. */
+  /**
+   * The owner's rating (until they rate it: sensitive, so it asks), raised — never lowered — by the server's hints.
+   * A changed tool shows the rating it had: accepting the change keeps it unless the owner picks another.
+   */
   #risk(remote: RemoteTool): Risk {
-    const pinned = this.options.pins.get(this.name, remote.tool.name);
-    const rated: Risk = pinned && !pinned.disabled && pinned.hash === remote.hash && RISK_ORDER.includes(pinned.risk) ? pinned.risk : 'sensitive';
+    const rated = this.#rated(remote);
     return remote.tool.annotations?.destructiveHint === true && rated !== 'dangerous' ? 'dangerous' : rated;
+  }
+
+  #rated(remote: RemoteTool): Risk {
+    const pinned = this.options.pins.get(this.name, remote.tool.name);
+    return pinned && RISK_ORDER.includes(pinned.risk) ? pinned.risk : 'sensitive';
   }
 
   #toolView(remote: RemoteTool): ImportedToolView {

@@ -128,7 +128,9 @@ describe('imported MCP servers', () => {
     // Tools that did not change stay as the owner accepted them.
     expect(await tool(view, 'fail')).toMatchObject({ status: 'active', risk: 'safe' });
 
-    await tg.asOwner('/mcp-servers/stub/accept', { json: { tools: ['echo'], risk: 'safe' } });
+    // Accepting the change without a rating keeps the one it had (safe here: it runs without asking).
+    expect(echo.risk).toBe('safe');
+    await tg.asOwner('/mcp-servers/stub/accept', { json: { tools: ['echo'] } });
     const echoed = (await (await tg.api('/tools/stub__echo/execute', { method: 'POST', json: { text: 'back' } })).json()) as Json;
     expect(echoed).toMatchObject({ success: true, result: 'echo: back' });
   });
@@ -171,7 +173,8 @@ describe('imported MCP servers', () => {
       const all = (await (await tg.asOwner('/mcp-servers/stub/accept', { json: {} })).json()) as Json;
       expect(await tool(all, 'echo')).toMatchObject({ status: 'disabled' });
       const back = (await (await tg.asOwner('/mcp-servers/stub/accept', { json: { tools: ['echo'] } })).json()) as Json;
-      expect(await tool(back, 'echo')).toMatchObject({ status: 'active', accepted: true, risk: 'sensitive' });
+      // Turned on again, it keeps the rating the owner gave it.
+      expect(await tool(back, 'echo')).toMatchObject({ status: 'active', accepted: true, risk: 'safe' });
       expect((await tg.api('/tools/stub__echo')).status).toBe(200);
 
       // The whole server: stopped, its tools gone, saved in config.json; enabled again, it runs with them.
@@ -195,12 +198,41 @@ describe('imported MCP servers', () => {
       const badTools = (await (await tg.asOwner('/mcp-servers/stub/disable', { json: { tools: 'echo' } })).json()) as Json;
       expect(badTools.error.message).toMatch(/"tools" must be an array/);
       expect((await tg.asOwner('/mcp-servers/nope/enable', { json: {} })).status).toBe(404);
+      for (const action of ['accept', 'disable']) {
+        const unknown = await tg.asOwner(`/mcp-servers/stub/${action}`, { json: { tools: ['stub__echo', 'echo'] } });
+        expect(unknown.status).toBe(400);
+        expect(((await unknown.json()) as Json).error.message).toMatch(/no tool named "stub__echo"/);
+      }
+      expect(await tool(await server('stub'), 'echo')).toMatchObject({ status: 'active' });
       // A broken entry can be silenced; what is wrong with it still shows.
       const broken = (await (await tg.asOwner('/mcp-servers/broken/disable', { json: {} })).json()) as Json;
       expect(broken).toMatchObject({ status: 'disabled', last_error: expect.stringMatching(/mcp_servers\.broken/) });
       expect(((await (await tg.asOwner('/mcp-servers/broken/enable', { json: {} })).json()) as Json).status).toBe('failed');
     } finally {
       events.close();
+    }
+  });
+
+  it('keeps what a crashed server printed to standard error for the owner: not in its error, the events or a client\'s view', async () => {
+    const events = await EventStream.open(tg);
+    try {
+      const entry = { command: process.execPath, args: ['-e', "console.error('API_TOKEN=s3cret-value'); process.exit(3)"] };
+      expect((await tg.asOwner('/mcp-servers/leaky', { method: 'PUT', json: entry })).status).toBe(200);
+      const owner = await until(async () => {
+        const view = (await (await tg.asOwner('/mcp-servers/leaky')).json()) as Json;
+        return view.stderr && view;
+      }, 'the crash seen');
+      expect(owner.stderr).toMatch(/s3cret-value/);
+      expect(owner.last_error).toMatch(/code 3/);
+      expect(owner.last_error).not.toMatch(/s3cret/);
+      const client = await server('leaky');
+      expect(client.stderr).toBeNull();
+      expect(JSON.stringify(client)).not.toMatch(/s3cret/);
+      await events.next((e) => e.event === 'mcp_servers' && e.data.name === 'leaky' && e.data.restarts > 0);
+      expect(JSON.stringify(events.events)).not.toMatch(/s3cret/);
+    } finally {
+      events.close();
+      await tg.asOwner('/mcp-servers/leaky', { method: 'DELETE' });
     }
   });
 
