@@ -25,6 +25,7 @@ interface ServerRow {
   target: string | null;
   status: string;
   last_error: string | null;
+  stderr: string | null;
   restarts: number;
   tools: ToolRow[];
   notice: string;
@@ -73,6 +74,7 @@ export async function mcpServers(args: string[], out: Out): Promise<number> {
       for (const server of servers) {
         out.log(`${server.name}  ${server.status}${server.restarts ? ` (restarts: ${server.restarts})` : ''}  ${server.transport ?? ''} ${server.target ?? ''}`);
         if (server.last_error) out.log(`  last error: ${server.last_error}`);
+        if (server.stderr) out.log(`  its standard error:\n${server.stderr.replace(/^/gm, '    ')}`);
         if (server.tools.length > 0) {
           out.log(
             table(
