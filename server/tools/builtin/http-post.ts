@@ -41,6 +41,9 @@ export function createHttpPostTool(net: NetGuard) {
       properties: {
         url: URL_PROPERTY,
         body: {
+          // Any JSON value, said in so many words (a schema with no keyword reads as a mistake to strict checkers), one
+          // type per branch (single-type dialects such as Gemini's cannot read a list of types).
+          anyOf: (['string', 'object', 'array', 'number', 'boolean', 'null'] as const).map((type) => ({ type })),
           description: 'The request body: a string is sent as is, any other JSON value is sent as JSON. Omit for an empty body.',
         },
         content_type: {
