@@ -41,6 +41,13 @@ export interface PluginView {
   log: { at: string; level: string; message: string }[];
 }
 
+/** A plugin folder that was found and not loaded. */
+export interface IgnoredPluginFolder {
+  name: string;
+  dir: string;
+  reason: string;
+}
+
 export interface PluginManagerOptions {
   dataDir: string;
   /** Bundled plugins' folder; null for none (most tests). Default: the one shipped with this package. */
@@ -75,6 +82,7 @@ const MAX_LOG_LINES = 20;
 export class PluginManager {
   readonly userDir: string;
   readonly #bundledDir: string | null;
+  #ignored: IgnoredPluginFolder[] = [];
   readonly #plugins = new Map<string, Loaded>();
   #watchers: FSWatcher[] = [];
   #timer: NodeJS.Timeout | undefined;
@@ -104,6 +112,11 @@ export class PluginManager {
       }
     }
     return this.rescan();
+  }
+
+  /** Folders found but not loaded, with why (a user's folder named like a bundled plugin). */
+  ignored(): readonly IgnoredPluginFolder[] {
+    return this.#ignored;
   }
 
   list(): PluginView[] {
@@ -174,14 +187,18 @@ export class PluginManager {
     if (this.#closed) return;
     const roots = [...(this.#bundledDir ? [{ dir: this.#bundledDir, origin: 'bundled' as const }] : []), { dir: this.userDir, origin: 'user' as const }];
     const found = new Map<string, FoundPlugin>();
+    const ignored: IgnoredPluginFolder[] = [];
     for (const plugin of findPlugins(roots)) {
       // Security: a user's folder cannot take the name (and so the trust) of a bundled plugin.
       if (found.has(plugin.name)) {
-        this.options.log(`pincer: ignored the plugin folder ${plugin.dir}: a bundled plugin is named "${plugin.name}"`);
+        const reason = `a plugin bundled with Pincer is named "${plugin.name}"; rename the folder (and the manifest's name) to load it`;
+        if (!this.#ignored.some((i) => i.dir === plugin.dir)) this.options.log(`pincer: ignored the plugin folder ${plugin.dir}: ${reason}`);
+        ignored.push({ name: plugin.name, dir: plugin.dir, reason });
         continue;
       }
       found.set(plugin.name, plugin);
     }
+    this.#ignored = ignored;
     for (const name of [...this.#plugins.keys()]) if (!found.has(name)) await this.#unload(name);
     for (const plugin of found.values()) {
       const loaded = this.#plugins.get(plugin.name);

@@ -1,4 +1,4 @@
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, Locator, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -286,12 +286,30 @@ describe('plugins view', { timeout: 90_000 }, () => {
     expect((await waiting).status).toBe(403);
   });
 
+  it('a folder of yours named like a bundled plugin is shown as not loaded, with why', async () => {
+    const dir = join(pluginsDir(), 'investment');
+    writePlugin(pluginsDir(), 'investment', { 'index.js': entry({ borrowed_trust: {} }) });
+    try {
+      const page = await open('plugins');
+      const notice = page.getByRole('region', { name: 'Folders not loaded' });
+      await notice.waitFor({ state: 'visible', timeout: 30_000 });
+      await notice.getByText(dir, { exact: true }).waitFor();
+      await notice.getByText(/bundled with Pincer.*rename the folder/).waitFor();
+      expect(await statusOf(card(page, 'investment'))).toBe('running');
+      expect((await callTool('borrowed_trust')).status).toBe(404);
+      await screenshot(page, 'plugins-ignored-folder');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+      await until(async () => ((await (await gateway.call('/plugins')).json()) as { ignored: unknown[] }).ignored.length === 0, 'the folder gone from the list', 30_000);
+    }
+  });
+
   it('with no plugins, says how to write one', async () => {
     owner = await openAsOwner(browser, gateway);
     const { page } = owner;
     const folder = join(gateway.dataDir, 'plugins');
     await page.route(`${gateway.url}/plugins`, (route) =>
-      route.request().method() === 'GET' ? route.fulfill({ json: { plugins: [], count: 0, folder } }) : route.continue(),
+      route.request().method() === 'GET' ? route.fulfill({ json: { plugins: [], count: 0, folder, ignored: [] } }) : route.continue(),
     );
     await page.goto(`${gateway.url}/#/plugins`);
     await page.getByText('No plugins yet').waitFor({ state: 'visible' });

@@ -323,6 +323,8 @@ export interface PluginList {
   plugins: PluginInfo[];
   count: number;
   folder: string;
+  /** Folders found and not loaded, with why (a user's folder named like a bundled plugin). */
+  ignored: { name: string; dir: string; reason: string }[];
 }
 
 /**

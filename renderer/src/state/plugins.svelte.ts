@@ -24,6 +24,7 @@ export class PluginBoard {
   plugins = $state.raw<PluginInfo[]>([]);
   /** The owner's plugins folder (`<data-dir>/plugins`). */
   folder = $state<string | null>(null);
+  ignored = $state.raw<PluginList['ignored']>([]);
   loaded = $state(false);
   error = $state<string | null>(null);
   /** What was last done, read out to screen readers. */
@@ -56,6 +57,7 @@ export class PluginBoard {
       if (generation !== this.#generation) return;
       this.plugins = answer.plugins;
       this.folder = answer.folder;
+      this.ignored = answer.ignored ?? [];
       this.error = null;
     } catch (error) {
       if (generation === this.#generation) this.error = describeError(error);

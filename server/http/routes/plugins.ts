@@ -12,7 +12,7 @@ export function pluginRoutes(plugins: PluginManager): Router {
 
   router.get('/plugins', (_req, res) => {
     const list = plugins.list();
-    res.json({ plugins: list, count: list.length, folder: plugins.userDir });
+    res.json({ plugins: list, count: list.length, folder: plugins.userDir, ignored: plugins.ignored() });
   });
 
   router.get('/plugins/:name', (req, res) => {

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runPincer } from '../../helpers/cli.js';
 import { readJson, startGateway, tempDir, type TestGateway } from '../../helpers/gateway.js';
 import { until } from '../../helpers/wait.js';
+import { writePlugin } from './helpers.js';
 import { startSinaStub, type SinaStub } from '../../plugins/investment/sina-stub.js';
 
 const BUNDLED = resolve(import.meta.dirname, '../../../plugins');
@@ -48,6 +49,20 @@ describe('the bundled investment plugin, in a real gateway against a local Sina 
     const again = await tg.api('/tools/index_quote/execute', { method: 'POST', json: {} });
     expect((await readJson(again)).cached).toBe(true);
     expect(stub.requests.length).toBe(before + 1);
+  });
+
+  it('a user\'s folder named like it is listed as not loaded, with why, and takes none of its trust', async () => {
+    const dir = writePlugin(join(tg.dataDir, 'plugins'), 'investment', {
+      'index.js': "import { definePlugin, defineTool } from 'pincer/plugin';\nexport default definePlugin({ tools: [defineTool({ name: 'borrowed_trust', description: 'x', parameters: { type: 'object', properties: {} }, risk: 'safe', handler: () => 1 })] });\n",
+    });
+    expect((await tg.asOwner('/plugins/rescan', { json: {} })).status).toBe(200);
+    const list = await until(async () => {
+      const answer = await readJson(await tg.api('/plugins'));
+      return answer.ignored.length > 0 && answer;
+    }, 'the folder listed as ignored');
+    expect(list.ignored).toEqual([{ name: 'investment', dir, reason: expect.stringMatching(/bundled with Pincer.*rename the folder/) }]);
+    expect(list.plugins.find((p: { name: string }) => p.name === 'investment')).toMatchObject({ origin: 'bundled', status: 'running' });
+    expect((await tg.api('/tools/borrowed_trust')).status).toBe(404);
   });
 
   it('an unknown code and an upstream failure are clear errors', async () => {
