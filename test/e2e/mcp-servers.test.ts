@@ -224,6 +224,9 @@ describe('MCP servers view', { timeout: 90_000 }, () => {
 
     await becomes(stub, 'running');
     await stub.getByText('restarted 1×').waitFor();
+    // The error stays, quietly, with when it happened.
+    await stub.getByText(/Last error:/).waitFor();
+    await stub.locator('p.error time[datetime]').waitFor();
     const view = (await serverView('stub')).body;
     expect(view.restarts).toBeGreaterThanOrEqual(1);
     expect(view.status).toBe('running');

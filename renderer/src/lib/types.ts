@@ -369,7 +369,9 @@ export interface McpServer {
   /** The command line or URL; null to anyone but the owner, and for an entry that cannot be read. */
   target: string | null;
   status: McpServerStatus;
+  /** The last thing that went wrong, kept after the server recovers (its restarts say it did), and when. */
   last_error: string | null;
+  last_error_at: string | null;
   /** The last lines its process wrote to standard error before it ended (the owner's only). */
   stderr: string | null;
   restarts: number;

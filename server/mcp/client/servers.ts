@@ -38,7 +38,9 @@ export interface McpServerView {
   /** The command line or URL (a token is never shown). */
   target: string | null;
   status: ServerStatus;
+  /** The last thing that went wrong (kept after the server recovers, with when: the restarts say it did). */
   last_error: string | null;
+  last_error_at: string | null;
   /** The last lines its process wrote to standard error before it ended (may hold secrets: the owner's only). */
   stderr: string | null;
   restarts: number;
@@ -200,6 +202,7 @@ interface RemoteTool {
 class ServerConnection {
   #status: ServerStatus = 'stopped';
   #lastError: string | null = null;
+  #lastErrorAt: string | null = null;
   #stderr: string | null = null;
   #restarts = 0;
   #client: Client | undefined;
@@ -226,7 +229,7 @@ class ServerConnection {
     // Turned off, even with a broken entry: the owner silenced it (what is wrong with it still shows).
     if ((this.raw as { disabled?: unknown } | null)?.disabled === true) {
       this.#status = 'disabled';
-      this.#lastError = problem;
+      if (problem) this.#setError(problem);
       this.#changed();
       return;
     }
@@ -251,6 +254,7 @@ class ServerConnection {
       target: entry ? (entry.kind === 'stdio' ? [entry.command, ...entry.args].join(' ') : entry.url) : null,
       status: this.#status,
       last_error: this.#lastError,
+      last_error_at: this.#lastErrorAt,
       stderr: this.#stderr,
       restarts: this.#restarts,
       server_info: info ? { name: info.name, version: info.version } : null,
@@ -341,7 +345,6 @@ class ServerConnection {
       connected = true;
       if (generation !== this.#generation || this.#stopped) return;
       this.#connectedAt = Date.now();
-      this.#lastError = null;
       // Running once its tools are read again: until then the view still shows the last connection's tools.
       await this.#sync(generation, false);
       if (generation !== this.#generation || this.#stopped) return;
@@ -381,7 +384,7 @@ class ServerConnection {
       );
       this.#apply(announce);
     } catch (error) {
-      this.#lastError = `could not list its tools: ${(error as Error).message}`;
+      this.#setError(`could not list its tools: ${(error as Error).message}`);
       if (announce) this.#changed();
     }
   }
@@ -506,7 +509,7 @@ class ServerConnection {
   }
 
   #crashed(reason: string): void {
-    this.#lastError = reason;
+    this.#setError(reason);
     this.options.log(`pincer: MCP server ${this.name}: ${reason}`);
     if (this.#stopped) return;
     const stable = this.#connectedAt > 0 && Date.now() - this.#connectedAt > STABLE_AFTER_MS;
@@ -524,7 +527,7 @@ class ServerConnection {
 
   #fail(reason: string, log = true): void {
     this.#status = 'failed';
-    this.#lastError = reason;
+    this.#setError(reason);
     if (log) this.options.log(`pincer: MCP server ${this.name}: ${reason}`);
     else this.options.log(`pincer: ${reason}`);
     this.#changed();
@@ -545,6 +548,11 @@ class ServerConnection {
       if (this.options.registry.get(name)?.source === `mcp:${this.name}`) this.options.registry.unregister(name);
     }
     this.#registered.clear();
+  }
+
+  #setError(reason: string): void {
+    this.#lastError = reason;
+    this.#lastErrorAt = new Date().toISOString();
   }
 
   #changed(): void {

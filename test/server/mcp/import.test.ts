@@ -118,6 +118,9 @@ describe('imported MCP servers', () => {
     const crash = (await (await tg.api('/tools/stub__crash/execute', { method: 'POST', json: {} })).json()) as Json;
     expect(crash.success).toBe(false);
     const view = await running('stub', before + 1);
+    // Running again, it still says what went wrong, and when.
+    expect(view.last_error).toMatch(/process exited \(SIGKILL\)/);
+    expect(Date.parse(view.last_error_at)).toBeGreaterThan(Date.now() - 60_000);
     expect(alive(firstPid)).toBe(false);
     expect(pids().length).toBeGreaterThan(1);
 

@@ -36,6 +36,7 @@ const server = (name: string, status: McpServerStatus, tools: ImportedTool[] = [
   target: 'node server.js',
   status,
   last_error,
+  last_error_at: null,
   stderr: null,
   restarts: 0,
   server_info: null,
