@@ -68,45 +68,45 @@ export class StreamableHttpSession implements Transport {
   post(req: IncomingMessage, res: ServerResponse, body: unknown): void {
     const accepts = accepted(req.headers.accept);
     if (!accepts.json && !accepts.sse) {
-      return reject(res, 406, 'Not Acceptable: send "Accept: application/json, text/event-stream".', this.sessionId);
+      return reject(res, 406, 'Not Acceptable: send "Accept: application/json, text/event-stream".', this.#idShown());
     }
     if (!isJsonContentType(req.headers['content-type'])) {
-      return reject(res, 415, 'Unsupported Media Type: the body must be sent as "Content-Type: application/json".', this.sessionId);
+      return reject(res, 415, 'Unsupported Media Type: the body must be sent as "Content-Type: application/json".', this.#idShown());
     }
     const raw = Array.isArray(body) ? body : [body];
     if (raw.length === 0 || raw.length > MAX_BATCH) {
-      return reject(res, 400, `Invalid Request: send one JSON-RPC message (a batch may hold 1 to ${MAX_BATCH}).`, this.sessionId, -32600);
+      return reject(res, 400, `Invalid Request: send one JSON-RPC message (a batch may hold 1 to ${MAX_BATCH}).`, this.#idShown(), -32600);
     }
     const messages: JSONRPCMessage[] = [];
     for (const [index, message] of raw.entries()) {
       const parsed = JSONRPCMessageSchema.safeParse(message);
       if (!parsed.success) {
         const where = raw.length > 1 ? ` (message ${index + 1} of the batch)` : '';
-        return reject(res, 400, `Invalid Request${where}: not a JSON-RPC 2.0 request, notification or response.`, this.sessionId, -32600);
+        return reject(res, 400, `Invalid Request${where}: not a JSON-RPC 2.0 request, notification or response.`, this.#idShown(), -32600);
       }
       messages.push(parsed.data);
     }
     const initializing = messages.some((m) => isJSONRPCRequest(m) && m.method === 'initialize');
     if (initializing) {
-      if (this.#initialized) return reject(res, 400, 'Invalid Request: this session is already initialized.', this.sessionId, -32600);
-      if (messages.length > 1) return reject(res, 400, 'Invalid Request: initialize must be sent alone.', this.sessionId, -32600);
+      if (this.#initialized) return reject(res, 400, 'Invalid Request: this session is already initialized.', this.#idShown(), -32600);
+      if (messages.length > 1) return reject(res, 400, 'Invalid Request: initialize must be sent alone.', this.#idShown(), -32600);
       this.#initialized = true;
       this.#initializeId = (messages[0] as { id?: RequestId }).id;
     } else {
       const problem = this.#versionProblem(req);
-      if (problem) return reject(res, 400, problem, this.sessionId);
+      if (problem) return reject(res, 400, problem, this.#idShown());
     }
     const requests = messages.filter(isJSONRPCRequest);
     // Two requests with one id in a batch: their answers cannot be told apart, and the POST would wait forever for
     // the one whose answer the other already took.
     const twice = requests.find((r, i) => requests.findIndex((other) => other.id === r.id) !== i);
-    if (twice) return reject(res, 400, `Invalid Request: request id ${JSON.stringify(twice.id)} appears twice in the batch.`, this.sessionId, -32600);
+    if (twice) return reject(res, 400, `Invalid Request: request id ${JSON.stringify(twice.id)} appears twice in the batch.`, this.#idShown(), -32600);
     if (requests.length === 0) {
       // Notifications and the client's answers to our requests: accepted, nothing to answer.
       res.writeHead(202, { 'mcp-session-id': this.sessionId }).end();
     } else {
       const clash = requests.find((r) => this.#exchanges.has(r.id));
-      if (clash) return reject(res, 400, `Invalid Request: request id ${JSON.stringify(clash.id)} is still in flight in this session.`, this.sessionId, -32600);
+      if (clash) return reject(res, 400, `Invalid Request: request id ${JSON.stringify(clash.id)} is still in flight in this session.`, this.#idShown(), -32600);
       const exchange = new Exchange(res, this.sessionId, accepts, requests.map((r) => r.id), Array.isArray(body), this.streamAfterMs);
       for (const request of requests) this.#exchanges.set(request.id, exchange);
       res.once('close', () => {
@@ -141,10 +141,10 @@ export class StreamableHttpSession implements Transport {
 
   /** A GET: the stream of messages not tied to a request (tools/list_changed). One per session. */
   get(req: IncomingMessage, res: ServerResponse): void {
-    if (!accepted(req.headers.accept).sse) return reject(res, 406, 'Not Acceptable: the notification stream needs "Accept: text/event-stream".', this.sessionId);
+    if (!accepted(req.headers.accept).sse) return reject(res, 406, 'Not Acceptable: the notification stream needs "Accept: text/event-stream".', this.#idShown());
     const problem = this.#versionProblem(req);
-    if (problem) return reject(res, 400, problem, this.sessionId);
-    if (this.#stream) return reject(res, 409, 'Conflict: this session already has its notification stream open.', this.sessionId);
+    if (problem) return reject(res, 400, problem, this.#idShown());
+    if (this.#stream) return reject(res, 409, 'Conflict: this session already has its notification stream open.', this.#idShown());
     startStream(res, this.sessionId);
     const stream = { res, keepalive: keepAlive(res) };
     this.#stream = stream;
@@ -157,7 +157,7 @@ export class StreamableHttpSession implements Transport {
   /** A DELETE: the client ends the session. */
   async delete(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const problem = this.#versionProblem(req);
-    if (problem) return reject(res, 400, problem, this.sessionId);
+    if (problem) return reject(res, 400, problem, this.#idShown());
     await this.close();
     res.writeHead(200, { 'mcp-session-id': this.sessionId }).end();
   }
@@ -195,6 +195,11 @@ export class StreamableHttpSession implements Transport {
       this.#stream = undefined;
     }
     this.onclose?.();
+  }
+
+  /** The session id for a refusal's header: none before initialize was taken (there is no session to name yet). */
+  #idShown(): string | undefined {
+    return this.#initialized ? this.sessionId : undefined;
   }
 
   /** A version the session cannot speak in MCP-Protocol-Version (absent: the one agreed at initialize). */

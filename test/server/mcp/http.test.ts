@@ -403,6 +403,15 @@ describe('MCP endpoint over raw HTTP', () => {
     expect(((await (await post(rpc(13, 'ping'), { ...headers, accept: 'application/json' })).json()) as Json).result).toEqual({});
   });
 
+  it('names no session in the refusal of an initialize it cannot take (none was opened)', async () => {
+    for (const headers of [{ accept: 'text/html' }, { 'content-type': 'text/plain' }]) {
+      const res = await post(initialize, headers);
+      expect(res.status).toBeGreaterThanOrEqual(400);
+      expect(res.headers.get('mcp-session-id')).toBeNull();
+      await res.body?.cancel();
+    }
+  });
+
   it('answers a batch (older clients) with one JSON array in request order', async () => {
     const headers = await session(quick);
     const res = await post(JSON.stringify([JSON.parse(rpc(20, 'ping')), JSON.parse(rpc(21, 'tools/list'))]), headers, quick);
