@@ -191,7 +191,16 @@ export function createGateway(options: GatewayOptions): Gateway {
       address: () => address?.url ?? `http://${urlHost(config.host)}:${config.port}`,
       sandbox: () => builtins.sandbox,
       history: () => retention.view(),
-      setHistoryPruningConfirmed: (confirmed) => retention.setConfirmed(confirmed),
+      setHistoryPruningConfirmed: (confirmed) => {
+        retention.setConfirmed(confirmed);
+        if (retention.confirmed) llm.prune(config.history.retentionDays);
+      },
+      setHistoryLimits: (limits, confirmed) => {
+        retention.setPolicy(limits, confirmed);
+        if (retention.confirmed) llm.prune(limits.retentionDays);
+      },
+      previewHistory: (limits) => ({ prunable: retention.prunableUnder(limits), newly_prunable: retention.newlyPrunableUnder(limits) }),
+      clientNames: () => store.clients.list().filter((c) => c.revoked_at === null).map((c) => c.name),
       changed: (keys, view) => {
         if (keys.includes('paused')) events.emit('tools', { reason: view.paused ? 'paused' : 'resumed', names: [] });
         // Roots change what the file tools may reach: open dashboards and clients re-read what they show. A change of
@@ -253,7 +262,7 @@ export function createGateway(options: GatewayOptions): Gateway {
       clientAuth: config.clientAuth,
       bodyLimitBytes: config.bodyLimitBytes,
       chatBodyLimitBytes: config.chatBodyLimitBytes,
-      ollamaProxy: config.ollamaProxy,
+      ollamaProxy: () => config.ollamaProxy,
       jsonMaxDepth: config.jsonMaxDepth,
       dashboardDir: config.dashboardDir,
       origins: () => origins,

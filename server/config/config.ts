@@ -134,6 +134,18 @@ export const settingParsers = {
   'llm.base_url': (source: Source): string => parseHttpUrl(source, 'llm.base_url')!,
   'llm.model': (source: Source): string => parseNonEmptyString(source, 'llm.model'),
   'llm.api': (source: Source): LlmApi => parseEnum(source, 'llm.api', LLM_APIS)!,
+  'history.retention_days': (source: Source): number => parseInteger(source, 'history.retention_days', 0, 36_500)!,
+  'history.max_rows': (source: Source): number => parseInteger(source, 'history.max_rows', 100, 1_000_000_000)!,
+  'ollama_proxy.tokenless': (source: Source): boolean => {
+    if (typeof source.value !== 'boolean') fail('ollama_proxy.tokenless', source, 'must be true or false');
+    return source.value;
+  },
+  'ollama_proxy.client': (source: Source): string => {
+    if (typeof source.value !== 'string' || !/^[A-Za-z0-9._-]{1,64}$/.test(source.value)) {
+      fail('ollama_proxy.client', source, 'must be a client name (letters, digits, ".", "_", "-")');
+    }
+    return source.value;
+  },
 };
 
 /** `$PINCER_HOME`, else `~/.pincer`; a --data-dir flag wins over both. A relative path is taken from `cwd`. */
@@ -349,8 +361,8 @@ function parseHistory(source: Source | undefined): PincerConfig['history'] {
   const value = objectWithKeys(source, 'history', ['retention_days', 'max_rows'], '{"retention_days": 90, "max_rows": 100000}');
   const days = value.retention_days === undefined ? undefined : { ...source, value: value.retention_days };
   const rows = value.max_rows === undefined ? undefined : { ...source, value: value.max_rows };
-  history.retentionDays = parseInteger(days, 'history.retention_days', 0, 36_500) ?? history.retentionDays;
-  history.maxRows = parseInteger(rows, 'history.max_rows', 100, 1_000_000_000);
+  history.retentionDays = optional(days, settingParsers['history.retention_days']) ?? history.retentionDays;
+  history.maxRows = optional(rows, settingParsers['history.max_rows']);
   return history;
 }
 
@@ -359,11 +371,9 @@ function parseOllamaProxy(source: Source | undefined): PincerConfig['ollamaProxy
   const proxy = { tokenless: false, client: 'ollama-app' };
   if (!source) return proxy;
   const value = objectWithKeys(source, 'ollama_proxy', ['tokenless', 'client'], '{"tokenless": true, "client": "ollama-app"}');
-  if (value.tokenless !== undefined && typeof value.tokenless !== 'boolean') fail('ollama_proxy.tokenless', { ...source, value: value.tokenless }, 'must be true or false');
-  if (value.client !== undefined && (typeof value.client !== 'string' || !/^[A-Za-z0-9._-]{1,64}$/.test(value.client))) {
-    fail('ollama_proxy.client', { ...source, value: value.client }, 'must be a client name (letters, digits, ".", "_", "-")');
-  }
-  return { tokenless: value.tokenless === true, client: (value.client as string | undefined) ?? proxy.client };
+  const tokenless = value.tokenless === undefined ? undefined : settingParsers['ollama_proxy.tokenless']({ ...source, value: value.tokenless });
+  const client = value.client === undefined ? undefined : settingParsers['ollama_proxy.client']({ ...source, value: value.client });
+  return { tokenless: tokenless ?? proxy.tokenless, client: client ?? proxy.client };
 }
 
 /** `plugins`: `{"<plugin name>": { …its settings… }}`; what each plugin accepts is the plugin's business. */

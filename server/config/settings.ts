@@ -17,13 +17,33 @@ export interface SettingsView {
   sandbox: { kind: string; detail: string };
   /** The history's retention (config.json `history`) and whether the owner has allowed it to prune. */
   history?: unknown;
+  /** The Ollama-compatible proxy without a token: whether it is on, and the client such requests act as. */
+  ollama_proxy: { tokenless: boolean; client: string };
+}
+
+/** The history limits as config.json spells them; null: no row limit. */
+export interface HistoryLimits {
+  retention_days: number;
+  max_rows: number | null;
+}
+
+/** POST /settings/history/preview: what the next pruning would delete under limits not yet saved. */
+export interface HistoryPreview extends HistoryLimits {
+  /** Calls outside these limits right now. */
+  prunable: number;
+  /** Of those, the calls the saved limits keep: saving holds pruning back until the owner allows it (if any). */
+  newly_prunable: number;
 }
 
 /** The settings the dashboard may change, spelt as in config.json. */
-export type SettingKey = 'roots' | 'approval_timeout_s' | 'llm.base_url' | 'llm.model' | 'llm.api';
-const SETTING_KEYS: readonly SettingKey[] = ['roots', 'approval_timeout_s', 'llm.base_url', 'llm.model', 'llm.api'];
-const BODY_KEYS = ['paused', 'roots', 'approval_timeout_s', 'llm', 'history_pruning_confirmed'] as const;
+export type SettingKey = 'roots' | 'approval_timeout_s' | 'llm.base_url' | 'llm.model' | 'llm.api' | 'history' | 'ollama_proxy';
+const SETTING_KEYS: readonly SettingKey[] = ['roots', 'approval_timeout_s', 'llm.base_url', 'llm.model', 'llm.api', 'history', 'ollama_proxy'];
+const BODY_KEYS = ['paused', 'roots', 'approval_timeout_s', 'llm', 'history', 'history_pruning_confirmed', 'ollama_proxy'] as const;
 const LLM_BODY_KEYS = ['base_url', 'model', 'api'] as const;
+const HISTORY_BODY_KEYS = ['retention_days', 'max_rows'] as const;
+const OLLAMA_BODY_KEYS = ['tokenless', 'client'] as const;
+/** The objects of a PATCH body whose keys are checked one by one. */
+const NESTED_KEYS = { llm: LLM_BODY_KEYS, history: HISTORY_BODY_KEYS, ollama_proxy: OLLAMA_BODY_KEYS } as const;
 
 /** What the settings act on; the gateway wires these to the parts that hold each value. */
 export interface SettingsHooks<Checked = unknown> {
@@ -42,6 +62,18 @@ export interface SettingsHooks<Checked = unknown> {
   history?(): unknown;
   /** The owner allows (true) or withholds (false) pruning of the history; kept in the database. */
   setHistoryPruningConfirmed?(confirmed: boolean): void;
+  /**
+   * Puts new history limits in force at once. `confirmed` is the owner's word given with them; without it, limits
+   * that would delete calls the old ones keep withhold pruning until the owner allows it.
+   */
+  setHistoryLimits?(limits: PincerConfig['history'], confirmed: boolean | undefined): void;
+  /** What the next pruning would delete under limits not yet saved. */
+  previewHistory?(limits: PincerConfig['history']): { prunable: number; newly_prunable: number };
+  /**
+   * The clients the token-less Ollama proxy may act as: the named clients with a working token (never the default
+   * client, whose token is the generated one).
+   */
+  clientNames?(): string[];
   /** After a change was applied, whoever changed it (dashboard, tray): so everything showing settings hears of it. */
   changed?(keys: string[], view: SettingsView): void;
 }
@@ -52,7 +84,9 @@ interface Change<Checked> {
   roots?: { list: string[]; checked: Checked };
   approval_timeout_s?: number;
   llm?: { base_url?: string; model?: string | null; api?: LlmApi };
+  history?: { retention_days?: number; max_rows?: number | null };
   history_pruning_confirmed?: boolean;
+  ollama_proxy?: { tokenless?: boolean; client?: string };
 }
 
 /**
@@ -90,7 +124,24 @@ export class GatewaySettings<Checked = unknown> {
       locked,
       sandbox: this.hooks.sandbox(),
       ...(this.hooks.history && { history: this.hooks.history() }),
+      ollama_proxy: { ...config.ollamaProxy },
     };
+  }
+
+  /**
+   * What the next pruning would delete under the history limits in `body` (the shape PATCH takes under "history";
+   * a key left out keeps its saved value), without changing anything: the dashboard shows it before a save.
+   */
+  previewHistory(body: unknown): HistoryPreview {
+    if (!isPlainObject(body)) throw refuse.badRequest('Send a JSON object like {"retention_days": 30, "max_rows": 100000}.');
+    const unknown = Object.keys(body).filter((k) => !(HISTORY_BODY_KEYS as readonly string[]).includes(k));
+    if (unknown.length > 0) throw refuse.badRequest(`Unknown key${unknown.length > 1 ? 's' : ''} ${unknown.map((k) => `"${k}"`).join(', ')}; the keys are retention_days and max_rows.`);
+    const problems: { key: string; message: string }[] = [];
+    const change = this.#parseHistory(body, problems);
+    if (problems.length > 0) throw refuse.badRequest(`Invalid history limits: ${problems.map((p) => p.message).join('; ')}.`, { errors: problems });
+    const limits = this.#historyLimits(change ?? {});
+    const counts = this.hooks.previewHistory?.(limits) ?? { prunable: 0, newly_prunable: 0 };
+    return { retention_days: limits.retentionDays, max_rows: limits.maxRows ?? null, ...counts };
   }
 
   /**
@@ -101,7 +152,7 @@ export class GatewaySettings<Checked = unknown> {
   update(body: unknown): { view: SettingsView; changed: string[] } {
     const change = this.#parse(body);
     const changed = Object.keys(change);
-    if (change.roots || change.approval_timeout_s !== undefined || change.llm) this.#save(change);
+    if (change.roots || change.approval_timeout_s !== undefined || change.llm || change.history || change.ollama_proxy) this.#save(change);
 
     const { config, hooks } = this;
     if (change.roots) {
@@ -120,11 +171,18 @@ export class GatewaySettings<Checked = unknown> {
         api: api ?? config.llm.api,
       };
     }
+    if (change.history) {
+      config.history = this.#historyLimits(change.history);
+      hooks.setHistoryLimits?.(config.history, change.history_pruning_confirmed);
+    }
+    // Read by the Ollama routes on every request: the next one follows the new setting.
+    if (change.ollama_proxy) config.ollamaProxy = { ...config.ollamaProxy, ...change.ollama_proxy };
     for (const key of this.#fileKeys(change)) config.sources[key] = { kind: 'file' };
     // A cleared model is no longer in config.json: it is back to its default.
     if (change.llm?.model === null) delete config.sources['llm.model'];
     if (change.paused !== undefined) hooks.setPaused(change.paused);
-    if (change.history_pruning_confirmed !== undefined) hooks.setHistoryPruningConfirmed?.(change.history_pruning_confirmed);
+    // With new limits, the owner's word went with them (above).
+    if (change.history_pruning_confirmed !== undefined && !change.history) hooks.setHistoryPruningConfirmed?.(change.history_pruning_confirmed);
     const view = this.view();
     if (changed.length > 0) hooks.changed?.(changed, view);
     return { view, changed };
@@ -133,13 +191,15 @@ export class GatewaySettings<Checked = unknown> {
   #parse(body: unknown): Change<Checked> {
     if (!isPlainObject(body)) throw refuse.badRequest(`Send a JSON object with one or more of ${BODY_KEYS.join(', ')}.`);
     const unknown = Object.keys(body).filter((k) => !(BODY_KEYS as readonly string[]).includes(k));
-    if (isPlainObject(body.llm)) {
-      unknown.push(...Object.keys(body.llm).filter((k) => !(LLM_BODY_KEYS as readonly string[]).includes(k)).map((k) => `llm.${k}`));
+    for (const [key, known] of Object.entries(NESTED_KEYS)) {
+      const nested = body[key];
+      if (isPlainObject(nested)) unknown.push(...Object.keys(nested).filter((k) => !(known as readonly string[]).includes(k)).map((k) => `${key}.${k}`));
     }
     if (unknown.length > 0) {
       throw refuse.badRequest(
         `Unknown setting${unknown.length > 1 ? 's' : ''} ${unknown.map((k) => `"${k}"`).join(', ')}; the settings are ` +
-          `paused, roots, approval_timeout_s, llm (base_url, model, api) and history_pruning_confirmed.`,
+          'paused, roots, approval_timeout_s, llm (base_url, model, api), history (retention_days, max_rows), ' +
+          'history_pruning_confirmed and ollama_proxy (tokenless, client).',
         { unknown },
       );
     }
@@ -147,7 +207,7 @@ export class GatewaySettings<Checked = unknown> {
 
     // Locked before bad values: fixing the value would not help.
     const given: SettingKey[] = [];
-    for (const key of ['roots', 'approval_timeout_s'] as const) if (body[key] !== undefined) given.push(key);
+    for (const key of ['roots', 'approval_timeout_s', 'history', 'ollama_proxy'] as const) if (body[key] !== undefined) given.push(key);
     if (isPlainObject(body.llm)) for (const key of LLM_BODY_KEYS) if (body.llm[key] !== undefined) given.push(`llm.${key}`);
     const locked = given.flatMap((key) => {
       const source = this.config.sources[key];
@@ -205,10 +265,76 @@ export class GatewaySettings<Checked = unknown> {
         if (Object.keys(llm).length > 0) change.llm = llm;
       }
     }
+    if (body.history !== undefined) {
+      const history = this.#parseHistory(body.history, problems);
+      if (history && Object.keys(history).length > 0) change.history = history;
+    }
+    if (body.ollama_proxy !== undefined) {
+      if (!isPlainObject(body.ollama_proxy)) {
+        problems.push({ key: 'ollama_proxy', message: 'ollama_proxy must be an object like {"tokenless": true, "client": "ollama-app"}' });
+      } else {
+        const proxy: NonNullable<Change<Checked>['ollama_proxy']> = {};
+        const { tokenless, client } = body.ollama_proxy;
+        if (tokenless !== undefined) proxy.tokenless = parse('ollama_proxy.tokenless', () => settingParsers['ollama_proxy.tokenless']({ value: tokenless, from }));
+        if (client !== undefined) proxy.client = parse('ollama_proxy.client', () => this.#parseOllamaClient(client));
+        if (proxy.tokenless === undefined) delete proxy.tokenless;
+        if (proxy.client === undefined) delete proxy.client;
+        if (Object.keys(proxy).length > 0) change.ollama_proxy = proxy;
+      }
+    }
     if (problems.length > 0) {
       throw refuse.badRequest(`Invalid settings: ${problems.map((p) => p.message).join('; ')}. Nothing was changed.`, { errors: problems });
     }
     return change;
+  }
+
+  /** `history` of a PATCH (or of a preview): each limit checked with start-up's parser; max_rows null lifts the row limit. */
+  #parseHistory(value: unknown, problems: { key: string; message: string }[]): Change<Checked>['history'] {
+    if (!isPlainObject(value)) {
+      problems.push({ key: 'history', message: 'history must be an object like {"retention_days": 90, "max_rows": 100000}' });
+      return undefined;
+    }
+    const from: Source['from'] = 'PATCH /settings';
+    const history: NonNullable<Change<Checked>['history']> = {};
+    for (const key of HISTORY_BODY_KEYS) {
+      const raw = value[key];
+      if (raw === undefined || (key === 'max_rows' && raw === null)) {
+        if (raw === null) history.max_rows = null;
+        continue;
+      }
+      try {
+        history[key] = settingParsers[`history.${key}`]({ value: raw, from });
+      } catch (error) {
+        const problem = error instanceof ConfigError ? error.problem : undefined;
+        problems.push({ key: `history.${key}`, message: problem ? `${problem.key} ${problem.text}` : `history.${key}: ${(error as Error).message}` });
+      }
+    }
+    return history;
+  }
+
+  /** The limits in force once `change` is applied. */
+  #historyLimits(change: NonNullable<Change<Checked>['history']>): PincerConfig['history'] {
+    const { history } = this.config;
+    return {
+      retentionDays: change.retention_days ?? history.retentionDays,
+      maxRows: change.max_rows === undefined ? history.maxRows : (change.max_rows ?? undefined),
+    };
+  }
+
+  /**
+   * Security: token-less requests act as a client the owner made (or the one already set). A mistyped name would
+   * quietly become a client of its own; the default client would hand the generated token's tools (often every
+   * tool) to any program on this machine.
+   */
+  #parseOllamaClient(value: unknown): string {
+    const name = settingParsers['ollama_proxy.client']({ value, from: 'PATCH /settings' });
+    const current = this.config.ollamaProxy.client;
+    const names = this.hooks.clientNames?.() ?? [];
+    if (name !== current && !names.includes(name)) {
+      const choices = [...names, current].map((n) => `"${n}"`).join(', ');
+      throw new Error(`must be a named client (${choices}; create one under Tokens first), got ${JSON.stringify(name)}`);
+    }
+    return name;
   }
 
   /** Roots as config.json holds them (absolute, as given) and as the path guard will use them (checked, real). */
@@ -241,8 +367,10 @@ export class GatewaySettings<Checked = unknown> {
       // A file we cannot parse is never overwritten with our guess of it: the owner's hand edits would be lost.
       throw new GatewayError('CONFIG_FILE_INVALID', 409, `${problem} Fix or remove it by hand, then try again; nothing was changed.`);
     }
-    if (file.llm !== undefined && !isPlainObject(file.llm) && change.llm) {
-      throw new GatewayError('CONFIG_FILE_INVALID', 409, `"llm" in ${this.#file} is not an object. Fix it by hand, then try again; nothing was changed.`);
+    for (const key of ['llm', 'history', 'ollama_proxy'] as const) {
+      if (file[key] !== undefined && !isPlainObject(file[key]) && change[key]) {
+        throw new GatewayError('CONFIG_FILE_INVALID', 409, `"${key}" in ${this.#file} is not an object. Fix it by hand, then try again; nothing was changed.`);
+      }
     }
     const next: Record<string, unknown> = { ...file };
     if (change.roots) next.roots = change.roots.list;
@@ -256,6 +384,15 @@ export class GatewaySettings<Checked = unknown> {
       if (api !== undefined) llm.api = api;
       next.llm = llm;
     }
+    if (change.history) {
+      const history: Record<string, unknown> = { ...((file.history as Record<string, unknown> | undefined) ?? {}) };
+      const { retention_days, max_rows } = change.history;
+      if (retention_days !== undefined) history.retention_days = retention_days;
+      if (max_rows === null) delete history.max_rows;
+      else if (max_rows !== undefined) history.max_rows = max_rows;
+      next.history = history;
+    }
+    if (change.ollama_proxy) next.ollama_proxy = { ...((file.ollama_proxy as Record<string, unknown> | undefined) ?? {}), ...change.ollama_proxy };
     try {
       writeConfigFile(this.#file, next);
     } catch (error) {
@@ -269,6 +406,8 @@ export class GatewaySettings<Checked = unknown> {
     if (change.roots) keys.push('roots');
     if (change.approval_timeout_s !== undefined) keys.push('approval_timeout_s');
     for (const key of LLM_BODY_KEYS) if (change.llm?.[key] != null) keys.push(`llm.${key}`);
+    if (change.history) keys.push('history');
+    if (change.ollama_proxy) keys.push('ollama_proxy');
     return keys;
   }
 }

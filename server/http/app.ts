@@ -63,8 +63,8 @@ export interface HttpDeps {
   llm: LlmBridge;
   /** The chat routes' own body limit (long histories). */
   chatBodyLimitBytes: number;
-  /** The Ollama-compatible proxy without a token, if the owner turned it on. */
-  ollamaProxy: { tokenless: boolean; client: string };
+  /** The Ollama-compatible proxy without a token, if the owner turned it on; read on every request (Settings change it). */
+  ollamaProxy: () => { tokenless: boolean; client: string };
   jsonMaxDepth: number;
   /** Where the built dashboard is; undefined means the one built with this package. */
   dashboardDir?: string | undefined;
@@ -96,7 +96,7 @@ export function createHttpApp(deps: HttpDeps): express.Express {
   // Security: who is calling is settled before the body is read, so an unauthenticated peer cannot make the
   // gateway buffer and parse a megabyte of JSON per request.
   const identifyCaller = identify(deps.credentials, deps.clientAuth, () => deps.origins().origins);
-  app.use(deps.ollamaProxy.tokenless ? tokenlessOllama(deps.ollamaProxy.client, identifyCaller) : identifyCaller);
+  app.use(tokenlessOllama(deps.ollamaProxy, identifyCaller));
   // A JSONL upload read line by line: before the JSON parser and its size limit.
   app.post('/memory/import', ...memoryImport(deps.memories));
   // MCP reads its own body: malformed JSON gets a JSON-RPC parse error there, not the envelope.

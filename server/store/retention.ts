@@ -48,7 +48,7 @@ export class HistoryRetention {
   constructor(
     private readonly calls: CallStore,
     private readonly settings: SettingsStore,
-    private readonly policy: RetentionPolicy,
+    private policy: RetentionPolicy,
     options: RetentionOptions = {},
   ) {
     this.#batchSize = options.batchSize ?? 500;
@@ -66,6 +66,37 @@ export class HistoryRetention {
   setConfirmed(confirmed: boolean): void {
     this.settings.set(CONFIRMED_KEY, confirmed ? 'true' : 'false');
     if (confirmed && this.#running) this.#schedule(0);
+  }
+
+  /** How many calls the next pruning would delete under `policy` (what a change of the limits would do). */
+  prunableUnder(policy: RetentionPolicy, now = Date.now()): number {
+    return this.calls.countPrunable(limitsOf(policy, now));
+  }
+
+  /** How many calls the current limits keep and `policy` would delete. */
+  newlyPrunableUnder(policy: RetentionPolicy, now = Date.now()): number {
+    const current = limitsOf(this.policy, now);
+    const next = limitsOf(policy, now);
+    // A call is prunable when it is older than `before` or beyond the newest `keepRows`: the calls either set of
+    // limits deletes are those the later `before` and the smaller `keepRows` delete.
+    const either = {
+      ...((current.before ?? next.before) !== undefined && { before: Math.max(current.before ?? -1, next.before ?? -1) }),
+      ...((current.keepRows ?? next.keepRows) !== undefined && { keepRows: Math.min(current.keepRows ?? Infinity, next.keepRows ?? Infinity) }),
+    };
+    return this.calls.countPrunable(either) - this.calls.countPrunable(current);
+  }
+
+  /**
+   * New limits, in force at once. `confirmed` is the owner's word given with them: true allows pruning under them;
+   * without it, limits that would delete calls the old ones kept withhold pruning until the owner allows it, so
+   * lowering the retention never deletes anything silently.
+   */
+  setPolicy(policy: RetentionPolicy, confirmed?: boolean): void {
+    const holdBack = confirmed === undefined && this.confirmed && this.newlyPrunableUnder(policy) > 0;
+    this.policy = { ...policy };
+    if (confirmed !== undefined) this.setConfirmed(confirmed);
+    else if (holdBack) this.setConfirmed(false);
+    else if (this.confirmed && this.#running) this.#schedule(0);
   }
 
   start(): void {
@@ -101,10 +132,7 @@ export class HistoryRetention {
   }
 
   #limits(now: number) {
-    return {
-      ...(this.policy.retentionDays > 0 && { before: now - this.policy.retentionDays * DAY_MS }),
-      ...(this.policy.maxRows !== undefined && { keepRows: this.policy.maxRows }),
-    };
+    return limitsOf(this.policy, now);
   }
 
   #schedule(delayMs: number): void {
@@ -124,4 +152,11 @@ export class HistoryRetention {
     }
     this.#schedule(removed === this.#batchSize ? this.#batchPauseMs : this.#intervalMs);
   }
+}
+
+function limitsOf(policy: RetentionPolicy, now: number) {
+  return {
+    ...(policy.retentionDays > 0 && { before: now - policy.retentionDays * DAY_MS }),
+    ...(policy.maxRows !== undefined && { keepRows: policy.maxRows }),
+  };
 }

@@ -14,15 +14,20 @@ import { chatBody, errorPayload, hangUpSignal, KEEP_ALIVE_MS } from './chat.js';
 /** What /api/version answers when the upstream is not Ollama: a version whose API has tool calling. */
 const OLLAMA_API_VERSION = '0.12.0';
 
+/** The token-less setting as it is right now: the owner turns it on and off while the gateway runs. */
+type TokenlessSetting = () => { tokenless: boolean; client: string };
+
 /**
  * Token-less mode for the Ollama-compatible routes only: a request to /api/* that presents no token and no owner
- * session acts as `client`. The owner opts in (config.json `ollama_proxy.tokenless`); the Host and Origin checks
- * ran before this, so a web page still cannot reach it. Every other route still demands a token.
+ * session acts as the configured client. The owner opts in (`ollama_proxy.tokenless`, read on every request so that
+ * turning it off shuts the door for the very next one); the Host and Origin checks ran before this, so a web page
+ * still cannot reach it. Every other route still demands a token.
  */
-export function tokenlessOllama(client: string, identify: (req: Request, res: Response, next: NextFunction) => void) {
+export function tokenlessOllama(setting: TokenlessSetting, identify: (req: Request, res: Response, next: NextFunction) => void) {
   return (req: Request, res: Response, next: NextFunction): void => {
+    const { tokenless, client } = setting();
     const presented = req.headers.authorization !== undefined || req.headers['x-api-key'] !== undefined || readCookie(req.headers.cookie, SESSION_COOKIE);
-    if (!presented && req.path.startsWith('/api/') && !req.path.startsWith('/api/v')) {
+    if (tokenless && !presented && req.path.startsWith('/api/') && !req.path.startsWith('/api/v')) {
       res.locals.identity = { kind: 'client', name: client };
       return next();
     }
@@ -40,7 +45,7 @@ export function ollamaProxyRoutes(
   registry: ToolRegistry,
   limitBytes: number,
   maxDepth: number,
-  tokenless: { tokenless: boolean; client: string },
+  tokenless: TokenlessSetting,
   version: string,
   /** Whether the owner has ever chosen a tool set for this client (an explicit "every tool" included). */
   hasProfile: (client: string) => boolean,
@@ -60,7 +65,8 @@ export function ollamaProxyRoutes(
 
   /** The token-less client gets, until the owner chooses otherwise, only tools that are safe. */
   const settleTokenlessTools = (name: string) => {
-    if (!tokenless.tokenless || name !== tokenless.client || hasProfile(name)) return;
+    const setting = tokenless();
+    if (!setting.tokenless || name !== setting.client || hasProfile(name)) return;
     const safe = registry.list().filter((t) => t.definition.risk === 'safe').map((t) => t.definition.name);
     access.setProfile({ name, tools: safe, max_tools: null });
   };

@@ -115,6 +115,7 @@ describe('GET /settings', () => {
       locked: {},
       sandbox: { kind: expect.any(String), detail: expect.any(String) },
       history: { retention_days: 90, max_rows: null, pruning_confirmed: true, prunable: 0, pruned: 0, last_pruned_at: null },
+      ollama_proxy: { tokenless: false, client: 'ollama-app' },
     });
   });
 });
@@ -135,7 +136,15 @@ describe('PATCH /settings', () => {
   afterEach(async () => {
     // Each test starts from the defaults and no config.json.
     rmSync(configFile(tg), { force: true });
-    await patch(tg, { roots: [tg.workspace], approval_timeout_s: 120, llm: { base_url: 'http://127.0.0.1:11434', model: null, api: 'ollama' }, paused: false });
+    await patch(tg, {
+      roots: [tg.workspace],
+      approval_timeout_s: 120,
+      llm: { base_url: 'http://127.0.0.1:11434', model: null, api: 'ollama' },
+      history: { retention_days: 90, max_rows: null },
+      paused: false,
+    });
+    // The client a test picked may be revoked by now: back to the default as start-up would set it.
+    tg.gateway.config.ollamaProxy = { tokenless: false, client: 'ollama-app' };
     rmSync(configFile(tg), { force: true });
   });
 
@@ -154,6 +163,7 @@ describe('PATCH /settings', () => {
       locked: {},
       sandbox: { kind: expect.any(String), detail: expect.any(String) },
       history: { retention_days: 90, max_rows: null, pruning_confirmed: true, prunable: 0, pruned: 0, last_pruned_at: null },
+      ollama_proxy: { tokenless: false, client: 'ollama-app' },
     });
     expect(await read(await tg.asOwner('/settings'))).toEqual(body);
     expect(readConfig(tg)).toEqual({
@@ -187,6 +197,51 @@ describe('PATCH /settings', () => {
     const res = await patch(tg, { llm: { model: null } });
     expect((await read(res)).llm.model).toBeNull();
     expect(readConfig(tg).llm).toEqual({});
+  });
+
+  it('history limits and the token-less Ollama proxy are saved under their own keys, the rest of config.json kept', async () => {
+    writeFileSync(configFile(tg), JSON.stringify({ http_allow: ['10.0.0.3'], history: { max_rows: 5000 }, ollama_proxy: { client: 'ollama-app' }, my_note: 1 }));
+    tg.gateway.credentials.createClient('settings-jan');
+    const res = await patch(tg, { history: { retention_days: 30 }, ollama_proxy: { tokenless: true, client: 'settings-jan' } });
+    expect(res.status).toBe(200);
+    const body = await read(res);
+    expect(body.history).toMatchObject({ retention_days: 30, max_rows: null, pruning_confirmed: true });
+    expect(body.ollama_proxy).toEqual({ tokenless: true, client: 'settings-jan' });
+    expect(readConfig(tg)).toEqual({
+      http_allow: ['10.0.0.3'],
+      // max_rows was in the file but the gateway started without it: the file keeps the owner's value.
+      history: { max_rows: 5000, retention_days: 30 },
+      ollama_proxy: { client: 'settings-jan', tokenless: true },
+      my_note: 1,
+    });
+    await events.next((e) => e.event === 'tools' && e.data.reason === 'settings');
+
+    const rows = await read(await patch(tg, { history: { max_rows: 250 } }));
+    expect(rows.history).toMatchObject({ retention_days: 30, max_rows: 250 });
+    expect(readConfig(tg).history).toEqual({ max_rows: 250, retention_days: 30 });
+    // null lifts the row limit: the key leaves config.json, as a cleared model does.
+    const lifted = await read(await patch(tg, { history: { max_rows: null }, ollama_proxy: { tokenless: false } }));
+    expect(lifted.history).toMatchObject({ retention_days: 30, max_rows: null });
+    expect(lifted.ollama_proxy).toEqual({ tokenless: false, client: 'settings-jan' });
+    expect(readConfig(tg)).toMatchObject({ history: { retention_days: 30 }, ollama_proxy: { client: 'settings-jan', tokenless: false } });
+    expect(tg.gateway.config.history).toEqual({ retentionDays: 30, maxRows: undefined });
+    expect((await tg.asOwner('/clients/settings-jan', { method: 'DELETE' })).status).toBe(200);
+  });
+
+  it('the token-less client may only be a named client with a working token, or the one already set', async () => {
+    tg.gateway.credentials.createClient('settings-kept');
+    tg.gateway.credentials.createClient('settings-gone');
+    expect((await tg.asOwner('/clients/settings-gone', { method: 'DELETE' })).status).toBe(200);
+    for (const [client, status] of [['settings-kept', 200], ['ollama-app', 200], ['settings-gone', 400], ['default', 400], ['nobody-made-me', 400]] as const) {
+      tg.gateway.config.ollamaProxy = { tokenless: false, client: 'ollama-app' };
+      const res = await patch(tg, { ollama_proxy: { client } });
+      expect(res.status, client).toBe(status);
+      if (status === 400) {
+        const message = (await read(res)).error.message;
+        expect(message).toContain(`ollama_proxy.client: must be a named client ("settings-kept", "ollama-app"; create one under Tokens first), got "${client}"`);
+        expect(tg.gateway.config.ollamaProxy.client).toBe('ollama-app');
+      }
+    }
   });
 
   it('paused stays in the database, not in config.json, and still announces paused/resumed', async () => {
@@ -284,6 +339,21 @@ describe('PATCH /settings', () => {
       [{ llm: { model: '' } }, 'llm.model must be a non-empty string'],
       [{ llm: 'ollama' }, 'llm must be an object'],
       [{ paused: 'yes' }, 'paused must be true or false'],
+      [{ history: { retention_days: -1 } }, 'history.retention_days must be a whole number from 0 to 36500, got -1'],
+      [{ history: { retention_days: 36_501 } }, 'history.retention_days must be a whole number from 0 to 36500'],
+      [{ history: { retention_days: 7.5 } }, 'history.retention_days must be a whole number from 0 to 36500'],
+      [{ history: { retention_days: null } }, 'history.retention_days must be a whole number from 0 to 36500'],
+      [{ history: { retention_days: 'forever' } }, 'history.retention_days must be a whole number from 0 to 36500'],
+      [{ history: { max_rows: 99 } }, 'history.max_rows must be a whole number from 100 to 1000000000, got 99'],
+      [{ history: { max_rows: 1_000_000_001 } }, 'history.max_rows must be a whole number from 100 to 1000000000'],
+      [{ history: { max_rows: 'all' } }, 'history.max_rows must be a whole number from 100 to 1000000000'],
+      [{ history: 90 }, 'history must be an object like {"retention_days": 90, "max_rows": 100000}'],
+      [{ ollama_proxy: { tokenless: 'yes' } }, 'ollama_proxy.tokenless must be true or false, got "yes"'],
+      [{ ollama_proxy: { tokenless: null } }, 'ollama_proxy.tokenless must be true or false'],
+      [{ ollama_proxy: { client: 'two words' } }, 'ollama_proxy.client must be a client name'],
+      [{ ollama_proxy: { client: 42 } }, 'ollama_proxy.client must be a client name'],
+      [{ ollama_proxy: { client: 'nobody-made-me' } }, 'ollama_proxy.client: must be a named client'],
+      [{ ollama_proxy: true }, 'ollama_proxy must be an object like {"tokenless": true, "client": "ollama-app"}'],
     ])('%j', async (body, message) => {
       const res = await patch(tg, body);
       expect(res.status).toBe(400);
@@ -292,7 +362,12 @@ describe('PATCH /settings', () => {
       expect(error.message).toContain(message);
       expect(error.message).toMatch(/nothing was changed/i);
       expect(existsSync(configFile(tg))).toBe(false);
-      expect(await read(await tg.asOwner('/settings'))).toMatchObject({ ...original(), paused: false });
+      expect(await read(await tg.asOwner('/settings'))).toMatchObject({
+        ...original(),
+        paused: false,
+        history: { retention_days: 90, max_rows: null },
+        ollama_proxy: { tokenless: false, client: 'ollama-app' },
+      });
     });
 
     it('a root that is a file', async () => {
@@ -331,6 +406,8 @@ describe('PATCH /settings', () => {
     [{ port: 7801 }, '"port"'],
     [{ roots: ['/tmp'], token: 'x' }, '"token"'],
     [{ llm: { modle: 'x' } }, '"llm.modle"'],
+    [{ history: { days: 3 } }, '"history.days"'],
+    [{ ollama_proxy: { token: 'x' } }, '"ollama_proxy.token"'],
     [{ __proto__x: 1 }, '"__proto__x"'],
   ])('refuses unknown keys %j with 400 naming them', async (body, named) => {
     const res = await patch(tg, body);

@@ -1,4 +1,6 @@
+import { readFileSync } from 'node:fs';
 import { request } from 'node:http';
+import { join } from 'node:path';
 import { Ollama } from 'ollama';
 import { afterEach, describe, expect, it } from 'vitest';
 import { readJson, startGateway, type TestGateway } from '../../helpers/gateway.js';
@@ -154,6 +156,35 @@ describe('Ollama-compatible proxy: bodies and token-less mode', () => {
           .end();
       });
       expect(rebound).toBe(403);
+    });
+
+    it('is turned on, moved to another client and off from PATCH /settings, each in force for the next request', async () => {
+      stub = await startStubLlm(() => ({ content: 'ok' }));
+      tg = await startGateway({ llm: { baseUrl: stub.url, model: 'stub-model', api: 'ollama' } });
+      const ask = () => sdk(tg, null).chat({ model: 'stub-model', messages: [{ role: 'user', content: 'hi' }], stream: false });
+      const settings = (json: unknown) => tg.asOwner('/settings', { method: 'PATCH', json });
+      const configJson = () => JSON.parse(readFileSync(join(tg.dataDir, 'config.json'), 'utf8'));
+
+      expect(((await ask().catch((e: unknown) => e)) as Json).status_code).toBe(401);
+      expect((await settings({ ollama_proxy: { tokenless: true } })).status).toBe(200);
+      expect(configJson()).toEqual({ ollama_proxy: { tokenless: true } });
+      expect((await ask()).message.content).toBe('ok');
+      expect(stub.requests.at(-1)!.tools.map((t) => t.function.name)).not.toContain('run_shell');
+
+      // Another client the owner made: requests now get its tool set.
+      tg.gateway.credentials.createClient('lm-desk');
+      expect((await tg.asOwner('/clients/lm-desk/tools', { method: 'PUT', json: { tools: ['calculate'] } })).status).toBe(200);
+      expect((await settings({ ollama_proxy: { client: 'lm-desk' } })).status).toBe(200);
+      expect(configJson()).toEqual({ ollama_proxy: { tokenless: true, client: 'lm-desk' } });
+      await ask();
+      expect(stub.requests.at(-1)!.tools.map((t) => t.function.name)).toEqual(['calculate']);
+
+      expect((await settings({ ollama_proxy: { tokenless: false } })).status).toBe(200);
+      expect(((await ask().catch((e: unknown) => e)) as Json).status_code).toBe(401);
+      expect((await fetch(`${tg.url}/api/tags`)).status).toBe(401);
+      expect(configJson()).toEqual({ ollama_proxy: { tokenless: false, client: 'lm-desk' } });
+      // A token still works, as the client it belongs to.
+      expect((await sdk(tg).chat({ model: 'stub-model', messages: [{ role: 'user', content: 'hi' }], stream: false })).message.content).toBe('ok');
     });
   });
 });
