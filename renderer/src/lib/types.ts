@@ -176,6 +176,8 @@ export interface Settings {
   sandbox?: { kind: string; detail: string };
   /** How long the call history is kept, and what the next pruning would remove. */
   history?: HistoryRetention;
+  /** The Ollama-compatible proxy without a token: on or off, and the client such requests act as. */
+  ollama_proxy?: { tokenless: boolean; client: string };
 }
 
 export interface HistoryRetention {
@@ -183,7 +185,7 @@ export interface HistoryRetention {
   retention_days: number;
   /** null: no row limit. */
   max_rows: number | null;
-  /** False while a history older than the setting waits for the owner to allow its first pruning. */
+  /** False while calls outside the limits wait for the owner to allow their pruning (an older history, lowered limits). */
   pruning_confirmed: boolean;
   /** Finished calls outside the retention now: what the next pruning deletes. */
   prunable: number;
@@ -194,8 +196,21 @@ export interface HistoryRetention {
 
 export type SettingsPatch = Partial<Pick<Settings, 'paused' | 'roots' | 'approval_timeout_s'>> & {
   llm?: Partial<Settings['llm']>;
+  history?: Partial<HistoryLimits>;
   history_pruning_confirmed?: boolean;
+  ollama_proxy?: Partial<NonNullable<Settings['ollama_proxy']>>;
 };
+
+/** The history's limits as PATCH /settings takes them; max_rows null: no row limit. */
+export type HistoryLimits = Pick<HistoryRetention, 'retention_days' | 'max_rows'>;
+
+/** `POST /settings/history/preview`: what limits not yet saved would delete. */
+export interface HistoryPreview extends HistoryLimits {
+  /** Calls outside these limits now. */
+  prunable: number;
+  /** Of those, the calls the saved limits keep: saving then holds pruning back until the owner allows it. */
+  newly_prunable: number;
+}
 
 export interface CacheCounters {
   hits: number;

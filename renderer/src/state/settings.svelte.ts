@@ -1,5 +1,5 @@
 import { api, describeError } from '../lib/api';
-import type { Settings, SettingsPatch } from '../lib/types';
+import type { HistoryLimits, HistoryPreview, Settings, SettingsPatch } from '../lib/types';
 import type { GatewayFeed } from './feed.svelte';
 
 /** What a save answers: nothing when it worked, the gateway's message when it did not. */
@@ -48,6 +48,15 @@ export class GatewaySettings {
       return { ok: true };
     } catch (error) {
       return { ok: false, message: describeError(error, 'change this setting') };
+    }
+  }
+
+  /** What the history limits `limits` would delete if saved; changes nothing. */
+  async previewHistory(limits: HistoryLimits): Promise<HistoryPreview | { error: string }> {
+    try {
+      return await api<HistoryPreview>('POST', '/settings/history/preview', limits);
+    } catch (error) {
+      return { error: describeError(error, 'count what these limits delete') };
     }
   }
 

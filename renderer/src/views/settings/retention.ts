@@ -1,4 +1,4 @@
-import type { HistoryRetention } from '../../lib/types';
+import type { HistoryPreview, HistoryRetention } from '../../lib/types';
 
 // The words of the History section, pure so they are tested without a page.
 
@@ -23,14 +23,30 @@ export type PruneState =
 
 /**
  * What the next pruning would do: nothing to delete; calls outside the retention waiting for the owner's
- * confirmation (a history that predates the setting); or calls that the next batch removes on its own.
+ * confirmation (a history that predates the setting, or limits lowered since); or calls that the next batch removes
+ * on its own.
  */
 export function pruneState(history: HistoryRetention): PruneState {
   if (history.prunable <= 0) return { kind: 'none' };
   if (!history.pruning_confirmed) {
-    return { kind: 'waiting', text: `${calls(history.prunable)} ${history.prunable === 1 ? 'is' : 'are'} outside the limit. This history predates the setting, so nothing is deleted until you confirm.` };
+    return { kind: 'waiting', text: `${calls(history.prunable)} ${history.prunable === 1 ? 'is' : 'are'} outside the limit. Nothing is deleted until you confirm.` };
   }
   return { kind: 'due', text: `The next pruning deletes ${calls(history.prunable)}, in small batches.` };
+}
+
+/**
+ * What saving limits would do, before they are saved: `warn` when it would put calls the current limits keep outside
+ * them (saving then holds pruning back until the owner allows it, so it deletes nothing by itself).
+ */
+export function previewInWords(preview: HistoryPreview, history: HistoryRetention): { text: string; warn: boolean } {
+  const n = preview.prunable;
+  if (n <= 0) return { text: 'Nothing is outside these limits.', warn: false };
+  const outside = `${calls(n)} ${n === 1 ? 'is' : 'are'} outside these limits.`;
+  if (!history.pruning_confirmed) return { text: `${outside} Nothing is deleted until you confirm.`, warn: true };
+  if (preview.newly_prunable > 0) {
+    return { text: `${outside} Saving deletes nothing yet: you then confirm, or export them first.`, warn: true };
+  }
+  return { text: `${outside} The next pruning deletes ${n === 1 ? 'it' : 'them'}, as it would under the current limits.`, warn: false };
 }
 
 /** "1,204 calls deleted since the gateway started", or nothing yet. */

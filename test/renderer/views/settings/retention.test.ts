@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { HistoryRetention } from '../../../../renderer/src/lib/types.js';
-import { keptInWords, prunedInWords, pruneState } from '../../../../renderer/src/views/settings/retention.js';
+import { keptInWords, previewInWords, prunedInWords, pruneState } from '../../../../renderer/src/views/settings/retention.js';
 
 const history = (change: Partial<HistoryRetention> = {}): HistoryRetention => ({
   retention_days: 90,
@@ -31,11 +31,37 @@ describe('pruneState', () => {
   it('waits for the owner when an older history has calls outside the limit', () => {
     const state = pruneState(history({ pruning_confirmed: false, prunable: 1204 }));
     expect(state.kind).toBe('waiting');
-    expect(state.kind !== 'none' && state.text).toMatch(/^1,204 calls are outside the limit\. .*until you confirm\.$/);
+    expect(state.kind !== 'none' && state.text).toBe('1,204 calls are outside the limit. Nothing is deleted until you confirm.');
   });
 
   it('says how many the next pruning deletes once confirmed', () => {
     expect(pruneState(history({ prunable: 1 }))).toEqual({ kind: 'due', text: 'The next pruning deletes 1 call, in small batches.' });
+  });
+});
+
+describe('previewInWords', () => {
+  const preview = (prunable: number, newly_prunable: number) => ({ retention_days: 30, max_rows: null, prunable, newly_prunable });
+
+  it('says plainly when the limits leave every call', () => {
+    expect(previewInWords(preview(0, 0), history())).toEqual({ text: 'Nothing is outside these limits.', warn: false });
+  });
+
+  it('warns, with the count, when saving would put calls outside the limits that the current ones keep', () => {
+    expect(previewInWords(preview(1204, 1200), history({ prunable: 4 }))).toEqual({
+      text: '1,204 calls are outside these limits. Saving deletes nothing yet: you then confirm, or export them first.',
+      warn: true,
+    });
+    expect(previewInWords(preview(1, 1), history({ pruning_confirmed: false }))).toEqual({
+      text: '1 call is outside these limits. Nothing is deleted until you confirm.',
+      warn: true,
+    });
+  });
+
+  it('does not warn about calls the current limits already delete', () => {
+    expect(previewInWords(preview(3, 0), history({ prunable: 5 }))).toEqual({
+      text: '3 calls are outside these limits. The next pruning deletes them, as it would under the current limits.',
+      warn: false,
+    });
   });
 });
 
