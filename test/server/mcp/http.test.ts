@@ -404,7 +404,7 @@ describe('MCP endpoint over raw HTTP', () => {
   });
 
   it('names no session in the refusal of an initialize it cannot take (none was opened)', async () => {
-    for (const headers of [{ accept: 'text/html' }, { 'content-type': 'text/plain' }]) {
+    for (const headers of [{ accept: 'text/html' }, { 'content-type': 'text/plain' }] as Record<string, string>[]) {
       const res = await post(initialize, headers);
       expect(res.status).toBeGreaterThanOrEqual(400);
       expect(res.headers.get('mcp-session-id')).toBeNull();
