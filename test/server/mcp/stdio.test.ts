@@ -79,6 +79,69 @@ describe('pincer mcp forwarding to a running gateway', () => {
   });
 });
 
+describe('pincer mcp with a call that waits', () => {
+  it('lets other requests, and the cancel of the waiting call, go by while it waits', async () => {
+    // An answer that stays plain JSON until it is ready (no progress token, a long stream-after interval): its POST
+    // stays open the whole time.
+    const tg = await startGateway({}, { mcpProgressIntervalMs: 600_000 });
+    const target = join(tg.workspace, 'keep.txt');
+    writeFileSync(target, 'x');
+    const { client, transport } = stdioClient(['--data-dir', tg.dataDir, '--port', String(tg.port)]);
+    try {
+      await client.connect(transport);
+      const abort = new AbortController();
+      const waiting = client.callTool({ name: 'file_delete', arguments: { path: target } }, undefined, { signal: abort.signal }).catch((e: unknown) => e);
+      await until(async () => ((await (await tg.asOwner('/approvals')).json()) as Json).approvals.length === 1, 'the call to wait for the owner');
+      // Not held back behind the waiting call.
+      expect((await client.listTools()).tools.length).toBeGreaterThan(0);
+      abort.abort('not needed');
+      await waiting;
+      await until(async () => ((await (await tg.asOwner('/approvals')).json()) as Json).approvals.length === 0, 'the approval withdrawn by the cancel');
+      expect(existsSync(target)).toBe(true);
+    } finally {
+      await client.close();
+      await tg.close();
+    }
+  });
+});
+
+describe('pincer mcp across a restart of the gateway', () => {
+  it('opens a new session when the gateway restarts, and waits for one that is starting again; the client sees list_changed', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'pincer-mcp-restart-'));
+    const port = await freePort();
+    let tg: TestGateway | undefined = await startGateway({ dataDir, port });
+    const { client, transport, stderr } = stdioClient(['--data-dir', dataDir, '--port', String(port)]);
+    try {
+      await client.connect(transport);
+      let changes = 0;
+      client.setNotificationHandler(ToolListChangedNotificationSchema, () => void (changes += 1));
+      const sum = async (expression: string) => JSON.parse(text((await client.callTool({ name: 'calculate', arguments: { expression } })) as CallToolResult)).result;
+      expect(await sum('1+1')).toBe(2);
+
+      // Restarted: the new gateway does not know the session.
+      await tg.close();
+      tg = await startGateway({ dataDir, port });
+      expect(await sum('2+2')).toBe(4);
+      await until(() => changes > 0, 'list_changed after the new session');
+      expect(stderr()).toMatch(/opened a new session/);
+
+      // Down for a moment: the call waits for it to come back rather than failing.
+      await tg.close();
+      tg = undefined;
+      const pending = sum('3+3');
+      tg = await startGateway({ dataDir, port });
+      expect(await pending).toBe(6);
+      const calls = (await (await tg.api('/calls?tool=calculate')).json()) as Json;
+      // Each call ran once, in the gateway that answered it.
+      expect(calls.calls.filter((c: Json) => c.arguments.expression === '3+3')).toHaveLength(1);
+    } finally {
+      await client.close();
+      await tg?.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+});
+
 describe('pincer mcp fed by a pipe', () => {
   it('answers requests sent all at once before its input ends, on standard output as JSON-RPC only', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'pincer-mcp-pipe-'));
