@@ -229,7 +229,9 @@ class Exchange {
     streamAfterMs: number,
   ) {
     this.#ids = [...ids];
-    if (accepts.sse) {
+    // A client that takes only streams gets one at once: nothing is gained by holding back its headers.
+    if (!accepts.json) this.#stream();
+    else if (accepts.sse) {
       this.#streamLater = setTimeout(() => this.#stream(), streamAfterMs);
       this.#streamLater.unref();
     }
@@ -264,13 +266,6 @@ class Exchange {
     if (this.#ids.length === 0) {
       // Every request of the POST was cancelled: nothing to answer, as for a POST of notifications.
       this.res.writeHead(202, { 'mcp-session-id': this.sessionId }).end();
-      return;
-    }
-    if (!this.accepts.json) {
-      // A client that takes only streams gets a stream, even for a quick answer.
-      startStream(this.res, this.sessionId);
-      for (const id of this.#ids) writeEvent(this.res, this.#answers.get(id)!);
-      this.res.end();
       return;
     }
     this.#mode = 'json';
