@@ -172,7 +172,7 @@ export function createGateway(options: GatewayOptions): Gateway {
       cache: new ResultCache(config.cacheMaxEntries),
     });
     const stopSweeping = executor.cache.sweepEvery(CACHE_SWEEP_INTERVAL_MS);
-    const retention = new HistoryRetention(store.calls, store.settings, config.history, options.retention);
+    const retention = new HistoryRetention(store.calls, store.settings, config.history, { conversations: store.conversations, ...options.retention });
     retention.start();
     registry.on('changed', ({ reason, names }) => {
       if (reason === 'toggled') for (const name of names) store.toolSettings.setEnabled(name, registry.isEnabled(name));
@@ -199,7 +199,11 @@ export function createGateway(options: GatewayOptions): Gateway {
         retention.setPolicy(limits, confirmed);
         if (retention.confirmed) llm.prune(limits.retentionDays);
       },
-      previewHistory: (limits) => ({ prunable: retention.prunableUnder(limits), newly_prunable: retention.newlyPrunableUnder(limits) }),
+      previewHistory: (limits) => ({
+        prunable: retention.prunableUnder(limits),
+        newly_prunable: retention.newlyPrunableUnder(limits),
+        newly_prunable_conversations: retention.newlyPrunableConversationsUnder(limits),
+      }),
       clientNames: () => store.clients.list().filter((c) => c.revoked_at === null).map((c) => c.name),
       changed: (keys, view) => {
         if (keys.includes('paused')) events.emit('tools', { reason: view.paused ? 'paused' : 'resumed', names: [] });

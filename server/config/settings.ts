@@ -33,6 +33,8 @@ export interface HistoryPreview extends HistoryLimits {
   prunable: number;
   /** Of those, the calls the saved limits keep: saving holds pruning back until the owner allows it (if any). */
   newly_prunable: number;
+  /** Chat conversations the saved limits keep and these would delete: saving holds pruning back for them too. */
+  newly_prunable_conversations: number;
 }
 
 /** The settings the dashboard may change, spelt as in config.json. */
@@ -68,7 +70,7 @@ export interface SettingsHooks<Checked = unknown> {
    */
   setHistoryLimits?(limits: PincerConfig['history'], confirmed: boolean | undefined): void;
   /** What the next pruning would delete under limits not yet saved. */
-  previewHistory?(limits: PincerConfig['history']): { prunable: number; newly_prunable: number };
+  previewHistory?(limits: PincerConfig['history']): { prunable: number; newly_prunable: number; newly_prunable_conversations: number };
   /**
    * The clients the token-less Ollama proxy may act as: the named clients with a working token (never the default
    * client, whose token is the generated one).
@@ -140,7 +142,7 @@ export class GatewaySettings<Checked = unknown> {
     const change = this.#parseHistory(body, problems);
     if (problems.length > 0) throw refuse.badRequest(`Invalid history limits: ${problems.map((p) => p.message).join('; ')}.`, { errors: problems });
     const limits = this.#historyLimits(change ?? {});
-    const counts = this.hooks.previewHistory?.(limits) ?? { prunable: 0, newly_prunable: 0 };
+    const counts = this.hooks.previewHistory?.(limits) ?? { prunable: 0, newly_prunable: 0, newly_prunable_conversations: 0 };
     return { retention_days: limits.retentionDays, max_rows: limits.maxRows ?? null, ...counts };
   }
 

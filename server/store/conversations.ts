@@ -95,6 +95,11 @@ export class ConversationStore {
     return this.db.prepare('DELETE FROM conversations WHERE id = ?').run(id).changes > 0;
   }
 
+  /** How many conversations were last used before `before` (epoch ms): what prune(before) would delete. */
+  countOlderThan(before: number): number {
+    return (this.db.prepare('SELECT count(*) AS n FROM conversations WHERE updated_at < ?').get(before) as { n: number }).n;
+  }
+
   /** Deletes conversations last used before `before` (epoch ms); answers how many went. */
   prune(before: number): number {
     return this.db.prepare('DELETE FROM conversations WHERE updated_at < ?').run(before).changes;

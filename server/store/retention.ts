@@ -20,6 +20,11 @@ export interface RetentionView {
 }
 
 export interface RetentionOptions {
+  /**
+   * Chat conversations, pruned with the calls of their time (by age only): a change of limits that would delete ones
+   * the old limits kept waits for the owner like calls do.
+   */
+  conversations?: { countOlderThan(before: number): number };
   /** Calls deleted per batch; each batch is one short statement. */
   batchSize?: number;
   /** Pause between batches while there is more to delete, so calls are recorded in between. */
@@ -40,6 +45,7 @@ export class HistoryRetention {
   readonly #batchSize: number;
   readonly #batchPauseMs: number;
   readonly #intervalMs: number;
+  readonly #conversations: RetentionOptions['conversations'];
   #timer: NodeJS.Timeout | undefined;
   #running = false;
   #pruned = 0;
@@ -54,6 +60,7 @@ export class HistoryRetention {
     this.#batchSize = options.batchSize ?? 500;
     this.#batchPauseMs = options.batchPauseMs ?? 20;
     this.#intervalMs = options.intervalMs ?? 60 * 60_000;
+    this.#conversations = options.conversations;
     // First start with this setting: an empty history has nothing to lose; an existing one waits for the owner.
     if (this.settings.get(CONFIRMED_KEY) === undefined) this.settings.set(CONFIRMED_KEY, this.calls.count() === 0 ? 'true' : 'false');
   }
@@ -86,13 +93,21 @@ export class HistoryRetention {
     return this.calls.countPrunable(either) - this.calls.countPrunable(current);
   }
 
+  /** How many chat conversations the current limits keep and `policy` would delete (they go by age only). */
+  newlyPrunableConversationsUnder(policy: RetentionPolicy, now = Date.now()): number {
+    const current = limitsOf(this.policy, now).before;
+    const next = limitsOf(policy, now).before;
+    if (!this.#conversations || next === undefined || (current !== undefined && next <= current)) return 0;
+    return this.#conversations.countOlderThan(next) - (current === undefined ? 0 : this.#conversations.countOlderThan(current));
+  }
+
   /**
    * New limits, in force at once. `confirmed` is the owner's word given with them: true allows pruning under them;
    * without it, limits that would delete calls the old ones kept withhold pruning until the owner allows it, so
    * lowering the retention never deletes anything silently.
    */
   setPolicy(policy: RetentionPolicy, confirmed?: boolean): void {
-    const holdBack = confirmed === undefined && this.confirmed && this.newlyPrunableUnder(policy) > 0;
+    const holdBack = confirmed === undefined && this.confirmed && (this.newlyPrunableUnder(policy) > 0 || this.newlyPrunableConversationsUnder(policy) > 0);
     this.policy = { ...policy };
     if (confirmed !== undefined) this.setConfirmed(confirmed);
     else if (holdBack) this.setConfirmed(false);

@@ -210,6 +210,8 @@ export interface HistoryPreview extends HistoryLimits {
   prunable: number;
   /** Of those, the calls the saved limits keep: saving then holds pruning back until the owner allows it. */
   newly_prunable: number;
+  /** Chat conversations the saved limits keep and these would delete: saving holds pruning back for them too. */
+  newly_prunable_conversations: number;
 }
 
 export interface CacheCounters {

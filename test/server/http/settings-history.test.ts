@@ -44,10 +44,10 @@ async function withHistory(): Promise<TestGateway> {
 describe('POST /settings/history/preview', () => {
   it('counts what limits not yet saved would delete, and changes nothing', async () => {
     g = await withHistory();
-    expect(await read(await preview(g, { retention_days: 30 }))).toEqual({ retention_days: 30, max_rows: null, prunable: 12, newly_prunable: 12 });
-    expect(await read(await preview(g, { retention_days: 1 }))).toEqual({ retention_days: 1, max_rows: null, prunable: 17, newly_prunable: 17 });
-    expect(await read(await preview(g, { max_rows: 100 }))).toEqual({ retention_days: 90, max_rows: 100, prunable: 0, newly_prunable: 0 });
-    expect(await read(await preview(g, { retention_days: 0, max_rows: null }))).toEqual({ retention_days: 0, max_rows: null, prunable: 0, newly_prunable: 0 });
+    expect(await read(await preview(g, { retention_days: 30 }))).toEqual({ retention_days: 30, max_rows: null, prunable: 12, newly_prunable: 12, newly_prunable_conversations: 0 });
+    expect(await read(await preview(g, { retention_days: 1 }))).toEqual({ retention_days: 1, max_rows: null, prunable: 17, newly_prunable: 17, newly_prunable_conversations: 0 });
+    expect(await read(await preview(g, { max_rows: 100 }))).toEqual({ retention_days: 90, max_rows: 100, prunable: 0, newly_prunable: 0, newly_prunable_conversations: 0 });
+    expect(await read(await preview(g, { retention_days: 0, max_rows: null }))).toEqual({ retention_days: 0, max_rows: null, prunable: 0, newly_prunable: 0, newly_prunable_conversations: 0 });
     expect(await read(await preview(g, {}))).toMatchObject({ retention_days: 90, prunable: 0 });
     expect(count(g)).toBe(17);
     expect(g.gateway.config.history).toEqual({ retentionDays: 90, maxRows: undefined });
@@ -133,6 +133,22 @@ describe('changing the limits', () => {
     await patch(g, { history_pruning_confirmed: true });
     expect(conversations.get('conv_old')).toBeUndefined();
     expect(conversations.get('conv_new')).toBeDefined();
+  });
+
+  it('holds back a lowered retention that would delete only conversations (a chat with no tool calls leaves none)', async () => {
+    g = await startGateway({ history: { retentionDays: 90, maxRows: undefined } }, FAST);
+    expect(g.gateway.retention.confirmed).toBe(true);
+    const conversations = g.gateway.store.conversations;
+    conversations.create({ id: 'conv_chat_only', client: 'default', title: 'old chat', model: 'm' }, Date.now() - 40 * DAY);
+    expect(await read(await preview(g, { retention_days: 30 }))).toMatchObject({ prunable: 0, newly_prunable: 0, newly_prunable_conversations: 1 });
+    const body = await read(await patch(g, { history: { retention_days: 30 } }));
+    expect(body.history).toMatchObject({ retention_days: 30, pruning_confirmed: false });
+    expect(conversations.get('conv_chat_only')).toBeDefined();
+    // Raising it again puts nothing at risk: allowed stays as the owner leaves it.
+    await patch(g, { history_pruning_confirmed: true });
+    expect(conversations.get('conv_chat_only')).toBeUndefined();
+    const raised = await read(await patch(g, { history: { retention_days: 60 } }));
+    expect(raised.history.pruning_confirmed).toBe(true);
   });
 
   it('answers the new limits in the "changed" announcement', async () => {

@@ -40,10 +40,17 @@ export function pruneState(history: HistoryRetention): PruneState {
  */
 export function previewInWords(preview: HistoryPreview, history: HistoryRetention): { text: string; warn: boolean } {
   const n = preview.prunable;
-  if (n <= 0) return { text: 'Nothing is outside these limits.', warn: false };
-  const outside = `${calls(n)} ${n === 1 ? 'is' : 'are'} outside these limits.`;
+  const chats = preview.newly_prunable_conversations;
+  const chatsText = `${chats.toLocaleString('en')} chat conversation${chats === 1 ? '' : 's'}`;
+  if (n <= 0) {
+    if (chats > 0 && history.pruning_confirmed) {
+      return { text: `No calls, but ${chatsText} ${chats === 1 ? 'is' : 'are'} older than this. Saving deletes nothing yet: you then confirm.`, warn: true };
+    }
+    return { text: 'Nothing is outside these limits.', warn: false };
+  }
+  const outside = `${calls(n)}${chats > 0 ? ` and ${chatsText}` : ''} ${n + chats === 1 ? 'is' : 'are'} outside these limits.`;
   if (!history.pruning_confirmed) return { text: `${outside} Nothing is deleted until you confirm.`, warn: true };
-  if (preview.newly_prunable > 0) {
+  if (preview.newly_prunable > 0 || chats > 0) {
     return { text: `${outside} Saving deletes nothing yet: you then confirm, or export them first.`, warn: true };
   }
   return { text: `${outside} The next pruning deletes ${n === 1 ? 'it' : 'them'}, as it would under the current limits.`, warn: false };

@@ -40,7 +40,7 @@ describe('pruneState', () => {
 });
 
 describe('previewInWords', () => {
-  const preview = (prunable: number, newly_prunable: number) => ({ retention_days: 30, max_rows: null, prunable, newly_prunable });
+  const preview = (prunable: number, newly_prunable: number, newly_prunable_conversations = 0) => ({ retention_days: 30, max_rows: null, prunable, newly_prunable, newly_prunable_conversations });
 
   it('says plainly when the limits leave every call', () => {
     expect(previewInWords(preview(0, 0), history())).toEqual({ text: 'Nothing is outside these limits.', warn: false });
@@ -53,6 +53,17 @@ describe('previewInWords', () => {
     });
     expect(previewInWords(preview(1, 1), history({ pruning_confirmed: false }))).toEqual({
       text: '1 call is outside these limits. Nothing is deleted until you confirm.',
+      warn: true,
+    });
+  });
+
+  it('warns about chat conversations the new limits would delete, with or without calls', () => {
+    expect(previewInWords(preview(0, 0, 2), history())).toEqual({
+      text: 'No calls, but 2 chat conversations are older than this. Saving deletes nothing yet: you then confirm.',
+      warn: true,
+    });
+    expect(previewInWords(preview(3, 0, 1), history({ prunable: 5 }))).toEqual({
+      text: '3 calls and 1 chat conversation are outside these limits. Saving deletes nothing yet: you then confirm, or export them first.',
       warn: true,
     });
   });
