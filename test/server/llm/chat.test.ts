@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { readJson } from '../../helpers/gateway.js';
 import { until } from '../../helpers/wait.js';
 import { last, startWithStub, type LlmSetup } from './gateway-with-llm.js';
-import { readSse, type SseEvent } from './sse.js';
+import { readSse, type SseEvent } from '../../helpers/sse.js';
 import type { StubRequest } from './stub-llm.js';
 
 /**

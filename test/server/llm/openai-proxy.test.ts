@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { readJson } from '../../helpers/gateway.js';
 import { until } from '../../helpers/wait.js';
 import { last, startWithStub, type LlmSetup } from './gateway-with-llm.js';
-import { readSse } from './sse.js';
+import { readSse } from '../../helpers/sse.js';
 import type { StubRequest } from './stub-llm.js';
 
 /**

@@ -4,6 +4,7 @@ import { ErrorCode, McpError, ToolListChangedNotificationSchema, type CallToolRe
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { defineTool, type AnyTool } from '../../../server/index.js';
 import { startGateway, type TestGateway } from '../../helpers/gateway.js';
+import { sseJson } from '../../helpers/sse.js';
 import { until } from '../../helpers/wait.js';
 
 /**
@@ -292,23 +293,6 @@ describe('MCP endpoint over raw HTTP', () => {
   }
   const rpc = (id: number, method: string, params?: Json) => JSON.stringify({ jsonrpc: '2.0', id, method, ...(params && { params }) });
 
-  /** The JSON-RPC messages of an SSE answer, as they arrive. */
-  async function* events(res: Response): AsyncGenerator<Json> {
-    const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
-    let buffer = '';
-    for (;;) {
-      const { value, done } = await reader.read();
-      if (done) return;
-      buffer += value;
-      let end: number;
-      while ((end = buffer.indexOf('\n\n')) >= 0) {
-        const data = buffer.slice(0, end).split('\n').filter((l) => l.startsWith('data: ')).map((l) => l.slice(6)).join('\n');
-        buffer = buffer.slice(end + 2);
-        if (data) yield JSON.parse(data);
-      }
-    }
-  }
-
   it('answers in plain JSON what needs no stream: initialize, tools/list, a quick call', async () => {
     const init = await post(initialize, {}, quick);
     expect(init.headers.get('content-type')).toMatch(/^application\/json/);
@@ -332,7 +316,7 @@ describe('MCP endpoint over raw HTTP', () => {
     const res = await post(rpc(7, 'tools/call', { name: 'danger_stream', arguments: { note: 's' }, _meta: { progressToken: 'tok' } }), headers);
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toMatch(/^text\/event-stream/);
-    const stream = events(res);
+    const stream = sseJson(res);
     const first = (await stream.next()).value;
     expect(first.method).toBe('notifications/progress');
     expect(first.params.progressToken).toBe('tok');
@@ -368,7 +352,7 @@ describe('MCP endpoint over raw HTTP', () => {
     const before = runs.danger_stream!;
     await tg.asOwner(`/approvals/${approval.id}`, { json: { decision: 'allow_once' } });
     const messages: Json[] = [];
-    for await (const message of events(res)) messages.push(message);
+    for await (const message of sseJson(res)) messages.push(message);
     expect(messages).toHaveLength(1);
     expect(messages[0].result.structuredContent).toEqual({ runs: before + 1, note: 'late' });
   });
@@ -378,7 +362,7 @@ describe('MCP endpoint over raw HTTP', () => {
     const res = await post(rpc(9, 'ping'), headers);
     expect(res.headers.get('content-type')).toMatch(/^text\/event-stream/);
     const messages: Json[] = [];
-    for await (const message of events(res)) messages.push(message);
+    for await (const message of sseJson(res)) messages.push(message);
     expect(messages).toEqual([{ jsonrpc: '2.0', id: 9, result: {} }]);
   });
 
@@ -429,7 +413,7 @@ describe('MCP endpoint over raw HTTP', () => {
     const second = await get();
     expect(second.status).toBe(409);
     await second.body?.cancel();
-    const messages = events(stream);
+    const messages = sseJson(stream);
     expect((await tg.asOwner('/tools/get_time', { method: 'PATCH', json: { enabled: false } })).status).toBe(200);
     try {
       expect((await messages.next()).value).toEqual({ jsonrpc: '2.0', method: 'notifications/tools/list_changed' });

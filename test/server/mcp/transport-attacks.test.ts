@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { defineTool, type AnyTool } from '../../../server/index.js';
 import { McpSessions } from '../../../server/mcp/sessions.js';
 import { startGateway, type TestGateway } from '../../helpers/gateway.js';
+import { sseJson } from '../../helpers/sse.js';
 import { until } from '../../helpers/wait.js';
 
 /**
@@ -107,23 +108,6 @@ async function session(options: { gateway?: TestGateway; token?: string; name?: 
   return headers;
 }
 
-/** The JSON-RPC messages of an SSE answer, as they arrive. */
-async function* events(res: Response): AsyncGenerator<Json> {
-  const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
-  let buffer = '';
-  for (;;) {
-    const { value, done } = await reader.read();
-    if (done) return;
-    buffer += value;
-    let end: number;
-    while ((end = buffer.indexOf('\n\n')) >= 0) {
-      const data = buffer.slice(0, end).split('\n').filter((l) => l.startsWith('data: ')).map((l) => l.slice(6)).join('\n');
-      buffer = buffer.slice(end + 2);
-      if (data) yield JSON.parse(data);
-    }
-  }
-}
-
 /** Every message of an answer, JSON or SSE. */
 async function messages(res: Response): Promise<Json[]> {
   if (res.headers.get('content-type')?.startsWith('application/json')) {
@@ -131,7 +115,7 @@ async function messages(res: Response): Promise<Json[]> {
     return Array.isArray(body) ? body : [body];
   }
   const all: Json[] = [];
-  for await (const m of events(res)) all.push(m);
+  for await (const m of sseJson(res)) all.push(m);
   return all;
 }
 
@@ -377,7 +361,7 @@ describe('MCP Streamable HTTP: clients that leave', () => {
     const hangUp = new AbortController();
     const res = await post(call('s', 'wait_hangup_sse', {}, 'progress'), headers, tg, { signal: hangUp.signal });
     expect(res.headers.get('content-type')).toMatch(/^text\/event-stream/);
-    const stream = events(res);
+    const stream = sseJson(res);
     expect((await stream.next()).value.method).toBe('notifications/progress');
     await pendingApproval('wait_hangup_sse');
     hangUp.abort();

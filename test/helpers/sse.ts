@@ -30,3 +30,11 @@ export async function* readSse(res: Response): AsyncGenerator<SseEvent | { comme
     }
   }
 }
+
+/** The JSON-RPC messages (or other JSON) of an SSE answer, as they arrive; comments and empty events are skipped. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export async function* sseJson(res: Response): AsyncGenerator<any> {
+  for await (const block of readSse(res)) {
+    if ('data' in block && block.data) yield JSON.parse(block.data);
+  }
+}
