@@ -2,7 +2,7 @@ import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchChromium, openAsOwner, screenshot, startDashboardGateway, type DashboardGateway } from '../helpers/browser.js';
+import { closeOwner, launchChromium, openAsOwner, screenshot, startDashboardGateway, type DashboardGateway } from '../helpers/browser.js';
 import { startStubLlm, type StubLlm, type StubRequest } from '../server/llm/stub-llm.js';
 
 /**
@@ -75,7 +75,6 @@ describe('Chat view', () => {
     const conversation = page.getByRole('navigation', { name: 'Conversations' }).getByRole("button", { name: /^What is 6\*7\?/ });
     await conversation.click();
     await page.getByText('Deleting. The file is gone.').waitFor();
-    expect(owner.problems.filter((p) => !p.includes('Failed to load resource'))).toEqual([]);
-    await owner.context.close();
+    await closeOwner(owner);
   });
 });

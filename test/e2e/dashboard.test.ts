@@ -2,7 +2,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { launchChromium, openAsOwner, screenshot, startDashboardGateway, type DashboardGateway, type OwnerPage } from '../helpers/browser.js';
+import { closeOwner, launchChromium, openAsOwner, screenshot, startDashboardGateway, type DashboardGateway, type OwnerPage } from '../helpers/browser.js';
 
 /** The page's globals, typed loosely: the tests compile without the DOM library. */
 interface Window {
@@ -30,12 +30,8 @@ afterAll(async () => {
 });
 
 afterEach(async () => {
-  if (owner) {
-    // A view that threw or logged an error is a defect even when the scenario passed.
-    expect(owner.problems.filter((p) => !p.includes('Failed to load resource'))).toEqual([]);
-    await owner.context.close();
-    owner = undefined;
-  }
+  if (owner) await closeOwner(owner);
+  owner = undefined;
 });
 
 async function open(view: string, scheme: 'light' | 'dark' = 'light'): Promise<Page> {

@@ -2,7 +2,7 @@ import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Browser, Locator, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { launchChromium, openAsOwner, screenshot, startDashboardGateway, type DashboardGateway, type OwnerPage } from '../helpers/browser.js';
+import { closeOwner, launchChromium, openAsOwner, screenshot, startDashboardGateway, type DashboardGateway, type OwnerPage } from '../helpers/browser.js';
 import { tempDir } from '../helpers/gateway.js';
 import { until } from '../helpers/wait.js';
 
@@ -35,12 +35,8 @@ afterAll(async () => {
 });
 
 afterEach(async () => {
-  if (owner) {
-    // A refused PUT is logged by the browser as a failed resource; anything else is a fault of the page.
-    expect(owner.problems.filter((p) => !p.includes('Failed to load resource'))).toEqual([]);
-    await owner.context.close();
-    owner = undefined;
-  }
+  if (owner) await closeOwner(owner);
+  owner = undefined;
 });
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any

@@ -2,7 +2,7 @@ import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { launchChromium, openAsOwner, screenshot, startDashboardGateway, type DashboardGateway, type OwnerPage } from '../helpers/browser.js';
+import { closeOwner, launchChromium, openAsOwner, screenshot, startDashboardGateway, type DashboardGateway, type OwnerPage } from '../helpers/browser.js';
 import { tempDir } from '../helpers/gateway.js';
 
 /**
@@ -28,11 +28,8 @@ afterAll(async () => {
 });
 
 afterEach(async () => {
-  if (owner) {
-    expect(owner.problems.filter((p) => !p.includes('Failed to load resource'))).toEqual([]);
-    await owner.context.close();
-    owner = undefined;
-  }
+  if (owner) await closeOwner(owner);
+  owner = undefined;
 });
 
 async function open(view: string): Promise<Page> {

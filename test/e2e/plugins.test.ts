@@ -2,7 +2,7 @@ import { existsSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, Locator, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { launchChromium, openAsOwner, screenshot, startDashboardGateway, type DashboardGateway, type OwnerPage } from '../helpers/browser.js';
+import { closeOwner, launchChromium, openAsOwner, screenshot, startDashboardGateway, type DashboardGateway, type OwnerPage } from '../helpers/browser.js';
 import { runPincer } from '../helpers/cli.js';
 import { until } from '../helpers/wait.js';
 import { writePlugin } from '../server/plugins/helpers.js';
@@ -27,11 +27,8 @@ afterAll(async () => {
 });
 
 afterEach(async () => {
-  if (owner) {
-    expect(owner.problems.filter((p) => !p.includes('Failed to load resource'))).toEqual([]);
-    await owner.context.close();
-    owner = undefined;
-  }
+  if (owner) await closeOwner(owner);
+  owner = undefined;
 });
 
 const pluginsDir = () => join(gateway.dataDir, 'plugins');

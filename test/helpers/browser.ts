@@ -1,6 +1,7 @@
 import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { expect } from 'vitest';
 import { freePort, runPincer, serve, type Served } from './cli.js';
 import { tempDir } from './gateway.js';
 
@@ -110,6 +111,15 @@ export async function openAsOwner(browser: Browser, gateway: DashboardGateway, c
   await page.goto(await gateway.loginUrl());
   await page.getByRole('navigation', { name: 'Views' }).waitFor();
   return { context, page, problems };
+}
+
+/**
+ * Closes the owner's page, failing the test if the page threw or logged an error: a defect even when the scenario
+ * passed. A request the gateway refused is logged by the browser as a failed resource; that is the scenario's to check.
+ */
+export async function closeOwner(owner: OwnerPage): Promise<void> {
+  expect(owner.problems.filter((p) => !p.includes('Failed to load resource'))).toEqual([]);
+  await owner.context.close();
 }
 
 /** Saves a screenshot named after the test, for a person to look at. */
