@@ -118,8 +118,6 @@ export interface Gateway {
 const MAX_PENDING_APPROVALS_PER_CLIENT = 20;
 /** Expired cache entries are dropped this often, so an answer nobody asks for again does not hold memory. */
 const CACHE_SWEEP_INTERVAL_MS = 60_000;
-/** Conversations past the history's retention are looked for this often. */
-const CONVERSATION_PRUNE_INTERVAL_MS = 60 * 60_000;
 
 export function createGateway(options: GatewayOptions): Gateway {
   const { config } = options;
@@ -191,14 +189,8 @@ export function createGateway(options: GatewayOptions): Gateway {
       address: () => address?.url ?? `http://${urlHost(config.host)}:${config.port}`,
       sandbox: () => builtins.sandbox,
       history: () => retention.view(),
-      setHistoryPruningConfirmed: (confirmed) => {
-        retention.setConfirmed(confirmed);
-        if (retention.confirmed) llm.prune(config.history.retentionDays);
-      },
-      setHistoryLimits: (limits, confirmed) => {
-        retention.setPolicy(limits, confirmed);
-        if (retention.confirmed) llm.prune(limits.retentionDays);
-      },
+      setHistoryPruningConfirmed: (confirmed) => retention.setConfirmed(confirmed),
+      setHistoryLimits: (limits, confirmed) => retention.setPolicy(limits, confirmed),
       previewHistory: (limits) => ({
         prunable: retention.prunableUnder(limits),
         newly_prunable: retention.newlyPrunableUnder(limits),
@@ -226,8 +218,8 @@ export function createGateway(options: GatewayOptions): Gateway {
           headers: init.headers ?? {},
           ...(init.body !== undefined && { body: init.body }),
           signal: init.signal,
-          maxBytes: Math.min(init.maxBytes ?? 5 * 2 ** 20, 32 * 2 ** 20),
-          timeoutMs: init.timeoutMs ?? 15_000,
+          maxBytes: init.maxBytes,
+          timeoutMs: init.timeoutMs,
         });
         const headers = Object.fromEntries(Object.entries(response.headers).map(([k, v]) => [k, Array.isArray(v) ? v.join(', ') : String(v ?? '')]));
         return { status: response.status, url: response.finalUrl, headers, body: response.body };
@@ -252,12 +244,6 @@ export function createGateway(options: GatewayOptions): Gateway {
     const streams = new EventStreams(events, options.streamLimits);
     const mcp = new McpSessions({ registry, executor, access, version: VERSION, ...(options.mcpProgressIntervalMs && { progressIntervalMs: options.mcpProgressIntervalMs }) }, events);
     const llm = new LlmBridge({ config, registry, access, executor, store, ...options.llm });
-    // Conversations go with the calls of their time, under the same retention and the same confirmation.
-    const pruneConversations = setInterval(() => {
-      if (retention.confirmed) llm.prune(config.history.retentionDays);
-    }, CONVERSATION_PRUNE_INTERVAL_MS);
-    pruneConversations.unref();
-    if (retention.confirmed) llm.prune(config.history.retentionDays);
     const parts = { registry, executor, store, events, streams, credentials, approvals, rules, access, settings, memories, plugins, llm };
     const app = createHttpApp({
       ...parts,
@@ -312,7 +298,6 @@ export function createGateway(options: GatewayOptions): Gateway {
         // Whatever is still running was not started for a call (or outlived it): it ends with the gateway.
         await processes.stopAll();
         stopSweeping();
-        clearInterval(pruneConversations);
         retention.stop();
         // Answers to the calls that just finished are still being written: let them go out, end the event streams,
         // and only then cut whatever connection is left.

@@ -162,12 +162,6 @@ export class LlmBridge {
     this.conversation(id, asker);
     this.options.store.conversations.delete(id);
   }
-
-  /** Conversations unused for longer than the history's retention go with the calls of their time. */
-  prune(retentionDays: number, now = Date.now()): number {
-    if (retentionDays <= 0) return 0;
-    return this.options.store.conversations.prune(now - retentionDays * 24 * 60 * 60_000);
-  }
 }
 
 function titleOf(message: string): string {

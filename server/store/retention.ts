@@ -21,10 +21,10 @@ export interface RetentionView {
 
 export interface RetentionOptions {
   /**
-   * Chat conversations, pruned with the calls of their time (by age only): a change of limits that would delete ones
-   * the old limits kept waits for the owner like calls do.
+   * Chat conversations, pruned with the calls of their time (by age only) under the same confirmation: a change of
+   * limits that would delete ones the old limits kept waits for the owner like calls do.
    */
-  conversations?: { countOlderThan(before: number): number };
+  conversations?: { countOlderThan(before: number): number; prune(before: number): number };
   /** Calls deleted per batch; each batch is one short statement. */
   batchSize?: number;
   /** Pause between batches while there is more to delete, so calls are recorded in between. */
@@ -72,7 +72,10 @@ export class HistoryRetention {
   /** The owner allows (or withholds) pruning; allowing starts it at once. */
   setConfirmed(confirmed: boolean): void {
     this.settings.set(CONFIRMED_KEY, confirmed ? 'true' : 'false');
-    if (confirmed && this.#running) this.#schedule(0);
+    if (!confirmed) return;
+    // Conversations go at once (one statement); calls go in batches on the timer.
+    this.#pruneConversations();
+    if (this.#running) this.#schedule(0);
   }
 
   /** How many calls the next pruning would delete under `policy` (what a change of the limits would do). */
@@ -111,7 +114,7 @@ export class HistoryRetention {
     this.policy = { ...policy };
     if (confirmed !== undefined) this.setConfirmed(confirmed);
     else if (holdBack) this.setConfirmed(false);
-    else if (this.confirmed && this.#running) this.#schedule(0);
+    else if (this.confirmed) this.setConfirmed(true);
   }
 
   start(): void {
@@ -124,7 +127,7 @@ export class HistoryRetention {
     clearTimeout(this.#timer);
   }
 
-  /** Deletes one batch if pruning is allowed; answers how many calls went. */
+  /** Deletes one batch if pruning is allowed (and, with the last batch, the conversations); answers how many calls went. */
   pruneOnce(now = Date.now()): number {
     if (!this.confirmed) return 0;
     const removed = this.calls.pruneBatch(this.#limits(now), this.#batchSize);
@@ -132,7 +135,13 @@ export class HistoryRetention {
       this.#pruned += removed;
       this.#lastPrunedAt = now;
     }
+    if (removed < this.#batchSize) this.#pruneConversations(now);
     return removed;
+  }
+
+  #pruneConversations(now = Date.now()): void {
+    const before = this.#limits(now).before;
+    if (this.#conversations && before !== undefined) this.#conversations.prune(before);
   }
 
   view(now = Date.now()): RetentionView {
