@@ -123,8 +123,7 @@ export function createHttpApp(deps: HttpDeps): express.Express {
   app.use(openApiRoutes(deps.registry, deps.access, deps.version));
   app.use(chatRoutes(deps.llm, deps.chatBodyLimitBytes, deps.jsonMaxDepth));
   app.use(openAIProxyRoutes(deps.llm, deps.chatBodyLimitBytes, deps.jsonMaxDepth));
-  const hasProfile = (client: string) => deps.store.profiles.all().some((p) => p.name === client);
-  app.use(ollamaProxyRoutes(deps.llm, deps.access, deps.registry, deps.chatBodyLimitBytes, deps.jsonMaxDepth, deps.ollamaProxy, deps.version, hasProfile));
+  app.use(ollamaProxyRoutes(deps.llm, deps.access, deps.registry, deps.chatBodyLimitBytes, deps.jsonMaxDepth, deps.ollamaProxy, deps.version));
 
   app.use((req: Request, res: Response) => {
     res.status(404).json({ success: false, error: errorBody('NOT_FOUND', `No route ${req.method} ${req.path}.`) });

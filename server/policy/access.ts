@@ -34,6 +34,11 @@ export class ClientAccess {
     return this.#profiles.get(client) ?? { name: client, tools: null, max_tools: null };
   }
 
+  /** Whether the owner has chosen a tool set for this client (an explicit "every tool" included). */
+  hasProfile(client: string): boolean {
+    return this.#profiles.has(client);
+  }
+
   setProfile(profile: ClientProfile): void {
     this.store.profiles.set(profile);
     this.#profiles.set(profile.name, profile);

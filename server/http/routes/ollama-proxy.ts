@@ -47,8 +47,6 @@ export function ollamaProxyRoutes(
   maxDepth: number,
   tokenless: TokenlessSetting,
   version: string,
-  /** Whether the owner has ever chosen a tool set for this client (an explicit "every tool" included). */
-  hasProfile: (client: string) => boolean,
 ): Router {
   const router = Router();
   const mixed = new MixedTurns();
@@ -66,7 +64,7 @@ export function ollamaProxyRoutes(
   /** The token-less client gets, until the owner chooses otherwise, only tools that are safe. */
   const settleTokenlessTools = (name: string) => {
     const setting = tokenless();
-    if (!setting.tokenless || name !== setting.client || hasProfile(name)) return;
+    if (!setting.tokenless || name !== setting.client || access.hasProfile(name)) return;
     const safe = registry.list().filter((t) => t.definition.risk === 'safe').map((t) => t.definition.name);
     access.setProfile({ name, tools: safe, max_tools: null });
   };
