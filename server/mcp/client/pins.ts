@@ -1,6 +1,7 @@
-import { createHash, randomBytes } from 'node:crypto';
-import { closeSync, existsSync, fsyncSync, openSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { createHash } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { writeConfigFile } from '../../config/config-file.js';
 import type { Risk } from '../../tools/types.js';
 
 /** What the owner accepted of one imported tool: its definition then, and the risk they rated it. */
@@ -79,20 +80,7 @@ export class McpPins {
   }
 
   #save(): void {
-    const temp = join(dirname(this.#file), `.mcp-servers.json.${process.pid}.${randomBytes(6).toString('hex')}.tmp`);
-    let fd: number | undefined;
-    try {
-      fd = openSync(temp, 'wx', 0o600);
-      writeSync(fd, `${JSON.stringify(this.#pins, null, 2)}\n`);
-      fsyncSync(fd);
-      closeSync(fd);
-      fd = undefined;
-      renameSync(temp, this.#file);
-    } catch (error) {
-      if (fd !== undefined) closeSync(fd);
-      rmSync(temp, { force: true });
-      throw error;
-    }
+    writeConfigFile(this.#file, this.#pins);
   }
 }
 

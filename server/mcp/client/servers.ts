@@ -208,8 +208,8 @@ class ServerConnection {
   #client: Client | undefined;
   #child: ChildHandle | undefined;
   #remote = new Map<string, RemoteTool>();
-  /** Registry names this server has registered. */
-  #registered = new Set<string>();
+  /** What this server has in the registry, by name: the definition registered and the definition hash and risk it came from. */
+  readonly #registered = new Map<string, { definition: AnyTool; key: string }>();
   #timer: NodeJS.Timeout | undefined;
   #stopped = false;
   #connectedAt = 0;
@@ -396,10 +396,10 @@ class ServerConnection {
     for (const remote of this.#remote.values()) {
       if (this.#toolStatus(remote) === 'active') wanted.set(remote.importedAs, remote);
     }
-    for (const name of [...this.#registered]) {
+    for (const [name, registered] of [...this.#registered]) {
       const existing = registry.get(name);
       const keep = wanted.get(name);
-      if (existing && keep && existing.definition === this.#definitions.get(name) && this.#hashes.get(name) === `${keep.hash}:${this.#risk(keep)}`) {
+      if (existing && keep && existing.definition === registered.definition && registered.key === `${keep.hash}:${this.#risk(keep)}`) {
         wanted.delete(name);
         continue;
       }
@@ -410,18 +410,13 @@ class ServerConnection {
       const definition = this.#registryTool(remote);
       try {
         registry.register(definition, `mcp:${this.name}`);
-        this.#registered.add(name);
-        this.#definitions.set(name, definition);
-        this.#hashes.set(name, `${remote.hash}:${this.#risk(remote)}`);
+        this.#registered.set(name, { definition, key: `${remote.hash}:${this.#risk(remote)}` });
       } catch (error) {
         remote.problem = (error as Error).message;
       }
     }
     if (announce) this.#changed();
   }
-
-  readonly #definitions = new Map<string, AnyTool>();
-  readonly #hashes = new Map<string, string>();
 
   #toolStatus(remote: RemoteTool): ImportedToolStatus {
     if (remote.problem) return 'invalid';
@@ -544,7 +539,7 @@ class ServerConnection {
   }
 
   #unregisterAll(): void {
-    for (const name of this.#registered) {
+    for (const name of this.#registered.keys()) {
       if (this.options.registry.get(name)?.source === `mcp:${this.name}`) this.options.registry.unregister(name);
     }
     this.#registered.clear();
