@@ -58,7 +58,7 @@ export interface PluginManagerOptions {
   /** Per-plugin settings: `plugins.<name>` in config.json. */
   settings(name: string): Record<string, unknown>;
   /** HTTP for plugins with the URL policy applied (the manifest's hosts are checked here first). */
-  fetch(url: string, init: PluginFetchInit & { signal: AbortSignal }): Promise<{ status: number; url: string; headers: Record<string, string>; body: Buffer }>;
+  fetch(url: string, init: PluginFetchInit & { signal: AbortSignal; timeoutMs: number; maxBytes: number }): Promise<{ status: number; url: string; headers: Record<string, string>; body: Buffer }>;
   log(line: string): void;
   /** Status changes (tools themselves are announced by the registry). */
   onChange(view: PluginView): void;
@@ -74,6 +74,8 @@ interface Loaded {
   declared: DeclaredTool[];
   /** Bumped on each (re)load: a slow load that was overtaken by a newer one drops its result. */
   generation: number;
+  /** Aborted when the plugin is unloaded: its HTTP requests end with it. */
+  requests: AbortController;
 }
 
 const MAX_LOG_LINES = 20;
@@ -227,7 +229,7 @@ export class PluginManager {
       restarts: 0,
       log: [],
     };
-    const plugin: Loaded = { found, view, declared: [], generation };
+    const plugin: Loaded = { found, view, declared: [], generation, requests: new AbortController() };
     this.#plugins.set(found.name, plugin);
     try {
       await this.#load(plugin);
@@ -322,6 +324,7 @@ export class PluginManager {
     const plugin = this.#plugins.get(name);
     if (!plugin) return;
     this.#plugins.delete(name);
+    plugin.requests.abort(new Error(`the plugin ${name} stopped`));
     for (const tool of this.options.registry.list()) if (tool.source === `plugin:${name}`) this.options.registry.unregister(tool.definition.name);
     await plugin.host?.stop();
   }
@@ -349,8 +352,11 @@ export class PluginManager {
     if (!allowed.has(host)) {
       throw new Error(`the plugin may not reach ${host}: its manifest lists ${[...allowed].join(', ') || 'no hosts'} (permissions.hosts)`);
     }
+    // The request's own time limit is the network guard's (its error names the host and the limit); the signal only
+    // ends the requests of a plugin that stopped.
     const timeoutMs = Math.min(Math.max(init.timeoutMs ?? 15_000, 100), 120_000);
-    return this.options.fetch(url, { ...init, timeoutMs, signal: AbortSignal.timeout(timeoutMs) });
+    const maxBytes = Math.min(init.maxBytes ?? 5 * 2 ** 20, 32 * 2 ** 20);
+    return this.options.fetch(url, { ...init, timeoutMs, maxBytes, signal: plugin.requests.signal });
   }
 
   #log(plugin: Loaded, level: string, message: string): void {
