@@ -29,7 +29,7 @@ export function memorySearchPath(query: MemoryQuery): string {
   }
   if (query.tags.length > 0) params.set('tags', query.tags.join(','));
   if (query.category.trim() !== '') params.set('category', query.category.trim());
-  if (query.client) params.set('client', query.client.trim());
+  if (query.client?.trim()) params.set('client', query.client.trim());
   params.set('limit', String(query.limit));
   return `/memory?${params.toString()}`;
 }

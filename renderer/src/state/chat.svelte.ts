@@ -1,5 +1,6 @@
 import { api, ApiError, describeError } from '../lib/api';
 import type { CallStatus, GatewayErrorBody } from '../lib/types';
+import type { ApprovalQueue } from './approvals.svelte';
 
 export interface ConversationSummary {
   id: string;
@@ -108,6 +109,9 @@ export class ChatSession {
   error = $state<string | null>(null);
   #abort: AbortController | undefined;
 
+  /** @param approvals The dashboard's approval queue: a call waiting in the turn is answered through it, as anywhere. */
+  constructor(private readonly approvals: ApprovalQueue) {}
+
   async load(): Promise<void> {
     try {
       const answer = await api<{ conversations: ConversationSummary[] }>('GET', '/chat/conversations?limit=100');
@@ -156,13 +160,12 @@ export class ChatSession {
     }
   }
 
-  /** The owner answers a call waiting inside the turn, as in the Approvals view. */
+  /** The owner answers a call waiting inside the turn, as in the Approvals view (its refusal shows here). */
   async decide(approvalId: string, decision: 'allow_once' | 'deny'): Promise<void> {
-    try {
-      await api('POST', `/approvals/${encodeURIComponent(approvalId)}`, { decision });
-    } catch (error) {
-      this.error = `Could not answer the approval: ${describeError(error)}`;
-    }
+    if (this.approvals.busy.has(approvalId)) return; // already on its way from another click
+    if (await this.approvals.decide(approvalId, { decision })) return;
+    this.error = `Could not answer the approval: ${this.approvals.error}`;
+    this.approvals.dismissError();
   }
 
   stop(): void {

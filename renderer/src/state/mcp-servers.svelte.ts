@@ -87,8 +87,9 @@ export class McpServerBoard {
         await api('DELETE', path);
         this.servers = this.servers.filter((s) => s.name !== name);
       } else {
-        const body = action.kind === 'accept' ? { ...(action.tools && { tools: action.tools }), risk: action.risk } : action.kind === 'disable' && action.tools ? { tools: action.tools } : {};
-        this.#replace(name, await api<McpServer>('POST', `${path}/${action.kind}`, body));
+        // The action's own fields are the body: tools and risk for accept, tools for disable, nothing for enable.
+        const { kind, ...body } = action;
+        this.#replace(name, await api<McpServer>('POST', `${path}/${kind}`, body));
       }
       this.error = null;
       this.announcement = `${DONE[action.kind]} ${subject(name, action)}${action.kind === 'accept' ? ` as ${action.risk}` : ''}.`;

@@ -13,7 +13,6 @@ export function byAttention<T extends { name: string; status: PluginStatus }>(pl
 }
 
 const DONE: Record<PluginAction, string> = { accept: 'Accepted', disable: 'Disabled', enable: 'Enabled', remove: 'Removed' };
-const DOING: Record<PluginAction, string> = { accept: 'accept', disable: 'disable', enable: 'enable', remove: 'remove' };
 
 /**
  * The plugins the gateway found, bundled and the owner's, with what each needs from the owner. Owned by the Plugins
@@ -94,7 +93,7 @@ export class PluginBoard {
       this.announcement = `${DONE[action]} the plugin ${name}.`;
       return true;
     } catch (error) {
-      this.error = `Could not ${DOING[action]} the plugin ${name}: ${describeError(error)}`;
+      this.error = `Could not ${action} the plugin ${name}: ${describeError(error)}`;
       return false;
     } finally {
       this.#busy.delete(name);
