@@ -1,5 +1,5 @@
 import { ToolError } from '../errors.js';
-import type { Risk } from '../tools/types.js';
+import { RISKS, type Risk } from '../tools/types.js';
 import { RESERVED_TOOL_NAMES, TOOL_NAME_PATTERN } from '../tools/registry.js';
 import type { AnyTool, ToolAnnotations } from '../tools/types.js';
 import type { PluginHost } from './host.js';
@@ -7,7 +7,6 @@ import { PluginCallError } from './host.js';
 import type { PluginManifest } from './manifest.js';
 import type { DeclaredTool } from './protocol.js';
 
-const RISK_ORDER: Risk[] = ['safe', 'sensitive', 'dangerous'];
 const DEFAULT_TIMEOUT_MS = 30_000;
 const MAX_TIMEOUT_MS = 10 * 60_000;
 const ANNOTATION_KEYS = ['title', 'readOnlyHint', 'destructiveHint', 'idempotentHint', 'openWorldHint'] as const;
@@ -20,9 +19,9 @@ const ANNOTATION_KEYS = ['title', 'readOnlyHint', 'destructiveHint', 'idempotent
  */
 export function effectiveRisk(tool: DeclaredTool, manifest: PluginManifest): { risk: Risk; why: string[] } {
   const why: string[] = [];
-  let risk: Risk = RISK_ORDER.includes(tool.risk) ? tool.risk : 'dangerous';
+  let risk: Risk = RISKS.includes(tool.risk) ? tool.risk : 'dangerous';
   const raise = (to: Risk, reason: string) => {
-    if (RISK_ORDER.indexOf(to) > RISK_ORDER.indexOf(risk)) {
+    if (RISKS.indexOf(to) > RISKS.indexOf(risk)) {
       risk = to;
       why.push(reason);
     }
@@ -39,7 +38,7 @@ export function declaredToolProblem(tool: DeclaredTool): string | undefined {
   if (typeof tool.name !== 'string' || !TOOL_NAME_PATTERN.test(tool.name)) return `tool name ${JSON.stringify(tool.name)} must be 1–64 letters, digits, "_" or "-"`;
   if (RESERVED_TOOL_NAMES.has(tool.name)) return `tool name "${tool.name}" is reserved`;
   if (typeof tool.description !== 'string' || tool.description.trim() === '') return `tool "${tool.name}" needs a description`;
-  if (!RISK_ORDER.includes(tool.risk)) return `tool "${tool.name}" must declare its risk: safe, sensitive or dangerous`;
+  if (!RISKS.includes(tool.risk)) return `tool "${tool.name}" must declare its risk: safe, sensitive or dangerous`;
   if (tool.timeoutMs !== undefined && !(Number.isInteger(tool.timeoutMs) && tool.timeoutMs >= 100 && tool.timeoutMs <= MAX_TIMEOUT_MS)) {
     return `tool "${tool.name}": timeoutMs must be a whole number from 100 to ${MAX_TIMEOUT_MS}`;
   }

@@ -65,7 +65,6 @@ const BACKOFF_MS = [1_000, 2_000, 5_000, 10_000, 30_000, 60_000];
 /** A server that stayed up this long starts its backoff from the beginning after its next crash. */
 const STABLE_AFTER_MS = 60_000;
 const CONNECT_TIMEOUT_MS = 30_000;
-const RISK_ORDER: readonly Risk[] = RISKS;
 
 export interface McpServerManagerOptions {
   entries: Record<string, unknown>;
@@ -437,7 +436,7 @@ class ServerConnection {
 
   #rated(remote: RemoteTool): Risk {
     const pinned = this.options.pins.get(this.name, remote.tool.name);
-    return pinned && RISK_ORDER.includes(pinned.risk) ? pinned.risk : 'sensitive';
+    return pinned && RISKS.includes(pinned.risk) ? pinned.risk : 'sensitive';
   }
 
   #toolView(remote: RemoteTool): ImportedToolView {
