@@ -1,6 +1,7 @@
 import { mkdirSync, rmSync, watch, type FSWatcher } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { GatewayError } from '../errors.js';
 import type { PluginFetchInit } from '../plugin-api.js';
 import type { ProcessRunner } from '../process/index.js';
 import type { Store } from '../store/index.js';
@@ -139,7 +140,7 @@ export class PluginManager {
   async accept(name: string, by: string): Promise<PluginView> {
     const plugin = this.#require(name);
     if (plugin.view.status === 'running' || plugin.view.status === 'disabled') return plugin.view;
-    if (!plugin.manifest || plugin.view.hash === null) throw new PluginStateError(`"${name}" cannot be accepted: ${plugin.view.reason ?? 'it did not load'}.`);
+    if (!plugin.manifest || plugin.view.hash === null) throw new GatewayError('PLUGIN_STATE', 409, `"${name}" cannot be accepted: ${plugin.view.reason ?? 'it did not load'}.`);
     this.options.store.plugins.accept({ name, hash: plugin.view.hash, tools: plugin.declared, permissions: plugin.manifest.permissions }, by);
     await this.#reload(plugin.found);
     return this.#require(name).view;
@@ -148,7 +149,7 @@ export class PluginManager {
   async setDisabled(name: string, disabled: boolean): Promise<PluginView> {
     const plugin = this.#require(name);
     if (!this.options.store.plugins.setDisabled(name, disabled)) {
-      throw new PluginStateError(`"${name}" was never accepted: accept it first${disabled ? ', or remove it' : ''}.`);
+      throw new GatewayError('PLUGIN_STATE', 409, `"${name}" was never accepted: accept it first${disabled ? ', or remove it' : ''}.`);
     }
     await this.#reload(plugin.found);
     return this.#require(name).view;
@@ -157,7 +158,7 @@ export class PluginManager {
   /** Removes a user plugin's folder and what the owner accepted of it. Bundled plugins can only be disabled. */
   async remove(name: string): Promise<void> {
     const plugin = this.#require(name);
-    if (plugin.found.origin === 'bundled') throw new PluginStateError(`"${name}" is bundled with Pincer: disable it instead.`);
+    if (plugin.found.origin === 'bundled') throw new GatewayError('PLUGIN_STATE', 409, `"${name}" is bundled with Pincer: disable it instead.`);
     await this.#unload(name);
     rmSync(plugin.found.dir, { recursive: true, force: true });
     this.options.store.plugins.forget(name);
@@ -174,7 +175,7 @@ export class PluginManager {
 
   #require(name: string): Loaded {
     const plugin = this.#plugins.get(name);
-    if (!plugin) throw new PluginStateError(`No plugin named "${name}".`, 404);
+    if (!plugin) throw new GatewayError('NOT_FOUND', 404, `No plugin named "${name}".`);
     return plugin;
   }
 
@@ -397,14 +398,6 @@ export function allowedHosts(manifest: PluginManifest, settings: Record<string, 
   return hosts;
 }
 
-export class PluginStateError extends Error {
-  constructor(
-    message: string,
-    readonly status = 409,
-  ) {
-    super(message);
-  }
-}
 
 function safeHash(dir: string): string | null {
   try {

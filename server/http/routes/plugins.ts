@@ -1,6 +1,6 @@
 import { Router, type Request, type Response } from 'express';
-import { GatewayError, refuse } from '../../errors.js';
-import { PluginStateError, type PluginManager } from '../../plugins/manager.js';
+import { refuse } from '../../errors.js';
+import type { PluginManager } from '../../plugins/manager.js';
 import { identityOf, requireOwner } from '../identity.js';
 
 /**
@@ -21,15 +21,9 @@ export function pluginRoutes(plugins: PluginManager): Router {
     res.json(view);
   });
 
-  const action = (run: (name: string, by: string) => Promise<unknown>) =>
-    async (req: Request, res: Response) => {
-      try {
-        res.json(await run(String(req.params.name), identityOf(res).name));
-      } catch (error) {
-        if (error instanceof PluginStateError) throw new GatewayError(error.status === 404 ? 'NOT_FOUND' : 'PLUGIN_STATE', error.status, error.message);
-        throw error;
-      }
-    };
+  const action = (run: (name: string, by: string) => Promise<unknown>) => async (req: Request, res: Response) => {
+    res.json(await run(String(req.params.name), identityOf(res).name));
+  };
 
   router.post('/plugins/:name/accept', requireOwner, action((name, by) => plugins.accept(name, by)));
   router.post('/plugins/:name/disable', requireOwner, action((name) => plugins.setDisabled(name, true)));
