@@ -1,3 +1,4 @@
+import type { IncomingMessage } from 'node:http';
 import type { NextFunction, Request, Response } from 'express';
 import { GatewayError } from '../errors.js';
 import { parseUntrustedJson } from '../util/json.js';
@@ -34,35 +35,45 @@ export function jsonBody(limitBytes: number, maxDepth: number) {
     }
     if (empty) return next();
 
-    const chunks: Buffer[] = [];
-    let size = 0;
-    let failed = false;
-    const fail = (error: GatewayError) => {
-      if (failed) return;
-      failed = true;
-      req.removeListener('data', onData);
-      req.resume(); // drain so the connection can answer
-      next(error);
-    };
-    const onData = (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > limitBytes) return fail(tooLarge(limitBytes));
-      chunks.push(chunk);
-    };
-    req.on('data', onData);
-    req.on('error', () => fail(new GatewayError('INVALID_JSON', 400, 'The request body could not be read.')));
-    req.on('end', () => {
-      if (failed) return;
-      const text = Buffer.concat(chunks, size).toString('utf8');
-      if (text.trim() === '') return next();
+    readBody(req, limitBytes, (read) => {
+      if (read === 'too-large') return next(tooLarge(limitBytes));
+      if (read === 'unreadable') return next(new GatewayError('INVALID_JSON', 400, 'The request body could not be read.'));
+      if (read.text.trim() === '') return next();
       try {
-        req.body = parseUntrustedJson(text, maxDepth);
+        req.body = parseUntrustedJson(read.text, maxDepth);
         next();
       } catch (error) {
         next(error);
       }
     });
   };
+}
+
+/**
+ * Reads a whole body up to `limitBytes` and calls `done` once: with its text, or why not. Past the limit the rest
+ * is drained unread, so the connection can still carry the answer.
+ */
+export function readBody(req: IncomingMessage, limitBytes: number, done: (read: { text: string } | 'too-large' | 'unreadable') => void): void {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  let settled = false;
+  const settle = (read: { text: string } | 'too-large' | 'unreadable') => {
+    if (settled) return;
+    settled = true;
+    if (typeof read === 'string') {
+      req.removeListener('data', onData);
+      req.resume();
+    }
+    done(read);
+  };
+  const onData = (chunk: Buffer) => {
+    size += chunk.length;
+    if (size > limitBytes) return settle('too-large');
+    chunks.push(chunk);
+  };
+  req.on('data', onData);
+  req.on('error', () => settle('unreadable'));
+  req.on('end', () => settle({ text: Buffer.concat(chunks, size).toString('utf8') }));
 }
 
 function tooLarge(limitBytes: number): GatewayError {

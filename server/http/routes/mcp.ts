@@ -3,6 +3,7 @@ import { GatewayError } from '../../errors.js';
 import type { McpSessions } from '../../mcp/sessions.js';
 import type { McpIdentity } from '../../mcp/server.js';
 import { parseUntrustedJson } from '../../util/json.js';
+import { readBody } from '../body.js';
 import { identityOf } from '../identity.js';
 
 const SESSION_HEADER = 'mcp-session-id';
@@ -81,20 +82,7 @@ async function readJsonRpcBody(req: Request, res: Response, limitBytes: number, 
     req.resume();
     return undefined;
   }
-  const read = await new Promise<{ text: string } | 'too-large' | 'unreadable'>((resolve) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    const onData = (chunk: Buffer) => {
-      size += chunk.length;
-      if (size <= limitBytes) return void chunks.push(chunk);
-      req.removeListener('data', onData);
-      req.resume(); // drain, so the connection can still carry the answer
-      resolve('too-large');
-    };
-    req.on('data', onData);
-    req.once('error', () => resolve('unreadable'));
-    req.once('end', () => resolve({ text: Buffer.concat(chunks).toString('utf8') }));
-  });
+  const read = await new Promise<{ text: string } | 'too-large' | 'unreadable'>((resolve) => readBody(req, limitBytes, resolve));
   if (read === 'too-large') {
     rpcError(res, 413, -32600, `The request body is larger than the ${limitBytes}-byte limit.`);
     return undefined;
