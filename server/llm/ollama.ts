@@ -93,7 +93,7 @@ export function toOllamaMessage(message: ChatMessage): Record<string, unknown> {
         role: 'assistant',
         content: message.content,
         ...(message.tool_calls?.length && {
-          tool_calls: message.tool_calls.map((call) => ({ id: call.id, function: { name: call.name, arguments: argumentsObject(call.arguments) } })),
+          tool_calls: message.tool_calls.map(ollamaToolCall),
         }),
       };
     case 'tool':
@@ -104,6 +104,11 @@ export function toOllamaMessage(message: ChatMessage): Record<string, unknown> {
 }
 
 /** Arguments that were text (from an OpenAI client) as the object Ollama requires; unreadable text becomes {}. */
+/** A tool call as Ollama's API spells it (arguments as an object). */
+export function ollamaToolCall(call: ToolCall) {
+  return { id: call.id, function: { name: call.name, arguments: argumentsObject(call.arguments) } };
+}
+
 export function argumentsObject(raw: unknown): Record<string, unknown> {
   if (raw && typeof raw === 'object' && !Array.isArray(raw)) return raw as Record<string, unknown>;
   if (typeof raw === 'string') {

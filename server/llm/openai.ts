@@ -60,6 +60,15 @@ export class OpenAIProvider implements LlmProvider {
 }
 
 /** Our message in OpenAI's shape: arguments as JSON text, results by tool_call_id. */
+/** A tool call as the OpenAI API spells it (arguments as a JSON string). */
+export function openAIToolCall(call: ToolCall) {
+  return {
+    id: call.id,
+    type: 'function' as const,
+    function: { name: call.name, arguments: typeof call.arguments === 'string' ? call.arguments : JSON.stringify(call.arguments ?? {}) },
+  };
+}
+
 export function toOpenAIMessage(message: ChatMessage): Record<string, unknown> {
   switch (message.role) {
     case 'assistant':
@@ -67,11 +76,7 @@ export function toOpenAIMessage(message: ChatMessage): Record<string, unknown> {
         role: 'assistant',
         content: message.content,
         ...(message.tool_calls?.length && {
-          tool_calls: message.tool_calls.map((call) => ({
-            id: call.id,
-            type: 'function',
-            function: { name: call.name, arguments: typeof call.arguments === 'string' ? call.arguments : JSON.stringify(call.arguments ?? {}) },
-          })),
+          tool_calls: message.tool_calls.map(openAIToolCall),
         }),
       };
     case 'tool':

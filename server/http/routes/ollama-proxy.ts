@@ -2,10 +2,10 @@ import { Router, type NextFunction, type Request, type Response } from 'express'
 import { SESSION_COOKIE } from '../../auth/credentials.js';
 import type { LlmBridge } from '../../llm/bridge.js';
 import { GatewayError } from '../../errors.js';
-import { argumentsObject, OllamaProvider } from '../../llm/ollama.js';
+import { OllamaProvider, ollamaToolCall } from '../../llm/ollama.js';
 import { readMessages, readTools } from '../../llm/openai-format.js';
 import { badRequest, MixedTurns, runProxyTurn } from '../../llm/proxy.js';
-import type { Sampling, ToolCall } from '../../llm/types.js';
+import type { Sampling } from '../../llm/types.js';
 import type { ClientAccess } from '../../policy/access.js';
 import type { ToolRegistry } from '../../tools/registry.js';
 import { identityOf, readCookie } from '../identity.js';
@@ -188,10 +188,6 @@ export function ollamaProxyRoutes(
   });
 
   return router;
-}
-
-function ollamaToolCall(call: ToolCall) {
-  return { id: call.id, function: { name: call.name, arguments: argumentsObject(call.arguments) } };
 }
 
 /** Ollama's `options` in OpenAI's names, for an OpenAI-compatible upstream. */

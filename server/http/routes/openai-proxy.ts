@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Router, type Request, type Response } from 'express';
 import type { LlmBridge } from '../../llm/bridge.js';
+import { openAIToolCall } from '../../llm/openai.js';
 import { readOpenAIRequest } from '../../llm/openai-format.js';
 import { MixedTurns, runProxyTurn } from '../../llm/proxy.js';
 import type { ToolCall } from '../../llm/types.js';
@@ -102,14 +103,6 @@ export function openAIProxyRoutes(bridge: LlmBridge, limitBytes: number, maxDept
   });
 
   return router;
-}
-
-function openAIToolCall(call: ToolCall) {
-  return {
-    id: call.id,
-    type: 'function' as const,
-    function: { name: call.name, arguments: typeof call.arguments === 'string' ? call.arguments : JSON.stringify(call.arguments ?? {}) },
-  };
 }
 
 function finishReason(result: { callerCalls: ToolCall[]; stoppedAtLimit: boolean; final: { finishReason: string } }): string {
