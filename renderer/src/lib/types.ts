@@ -362,6 +362,8 @@ export interface DefinitionFlag {
   reason: string;
   /** `description`, or the schema path of a property's description. */
   where: string;
+  /** The words that tripped the rule. */
+  phrase: string;
 }
 
 export interface ImportedTool {

@@ -9,7 +9,7 @@ import { saveServerEntry } from './config-writer.js';
 import { parseServerEntry, type McpServerEntry } from './entry.js';
 import { importedNames } from './naming.js';
 import { definitionHash, type McpPins, type ToolDefinitionText } from './pins.js';
-import { flagDefinition, type DefinitionFlag } from './poisoning.js';
+import { flagDefinition, type DefinitionFlag } from '../../tools/poisoning.js';
 
 export type ServerStatus = 'starting' | 'running' | 'restarting' | 'failed' | 'disabled' | 'stopped';
 /**
@@ -378,7 +378,7 @@ class ServerConnection {
             ...(tool.annotations !== undefined && { annotations: tool.annotations }),
           };
           const problem = tool.inputSchema?.type !== 'object' ? 'its inputSchema is not of type "object"' : null;
-          return [tool.name, { tool, importedAs: names.get(tool.name)!, definition, hash: definitionHash(definition), flags: flagDefinition(definition.description, tool.inputSchema), problem }];
+          return [tool.name, { tool, importedAs: names.get(tool.name)!, definition, hash: definitionHash(definition), flags: flagDefinition({ ...definition, outputSchema: tool.outputSchema }), problem }];
         }),
       );
       this.#apply(announce);
