@@ -111,6 +111,13 @@ const RULES: readonly Rule[] = [
     ],
   },
   {
+    rule: 'secret-path',
+    reason: "names a file no tool description has a reason to name: Pincer's own data, an agent's configuration, a private key",
+    patterns: [
+      re(String.raw`~/\.pincer\b[\w./-]*|\bowner[ _-]secret\b|\bpincer\.db\b|\bmcp\.json\b|\bclaude_desktop_config\.json\b|~/\.cursor/[\w./-]*|\bid_(?:rsa|ed25519|ecdsa|dsa)\b|\.aws/credentials\b|/etc/shadow\b`),
+    ],
+  },
+  {
     rule: 'argument-smuggling',
     reason: 'asks for what was read (or a secret) to be put into an argument of a call',
     patterns: [
@@ -149,8 +156,11 @@ const RULES: readonly Rule[] = [
       re(String.raw`\bkeep\s+(?:this|it|that|these|those|the)?\s*(?:\w+\s+){0,2}?(?:quiet|secret|hidden|private|confidential|silent|to yourself|between us|invisible)\b`),
       // "silently read", "quietly pass"
       re(`\\b(?:silently|quietly|secretly|covertly|discreetly|invisibly)\\s+${words(...OBTAIN_VERBS, ...HAND_OVER_VERBS, 'do', 'perform', 'run', 'execute', 'call', 'use', 'write', 'delete', 'modify')}`),
-      // "the user must not know", "the user does not need to see this"
-      re(String.raw`\b(?:the user|users|the human|the owner)\s+(?:must not|mustn'?t|should not|shouldn'?t|need not|needn'?t|does not need to|doesn'?t need to|must never|should never|cannot|can'?t|is not to)\s+(?:\w+\s+)?(?:know|see|notice|be told|be informed|find out|learn|be aware)\b`),
+      // "the user must not know", "the user does not need to see this", "should not be made aware"
+      re(String.raw`\b(?:the user|users|the human|the owner)\s+(?:must not|mustn'?t|should not|shouldn'?t|need not|needn'?t|does not need to|doesn'?t need to|must never|should never|cannot|can'?t|is not to)\s+(?:\w+\s+){0,2}?(?:know|see|notice|told|informed|find out|learn|aware)\b`),
+      // "don't let the user know", "stay silent about it"
+      re(`\\b(?:do not|don'?t|never)\\s+let\\s+${PERSON}\\s+(?:know|see|notice|find out)\\b`),
+      re(String.raw`\b(?:stay|remain|be|keep)\s+(?:silent|quiet|mum)\s+about\b`),
       // "hide this from the user"
       re(`\\b(?:hide|conceal|mask|obscure)\\s+${near(40)}\\bfrom\\s+${PERSON}`),
     ],
