@@ -142,7 +142,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     const builtins = createBuiltins({ config, events, desktop: options.desktop, selfPort: () => boundPort, runner: processes, memories });
     for (const tool of [...builtins.tools, ...(options.extraTools ?? [])]) registry.register(tool, 'builtin');
     if (builtins.sandbox.kind === 'none') {
-      log(`pincer: no OS sandbox for run_shell and run_python: ${builtins.sandbox.detail} They run on the policy alone.`);
+      log(`pincer: no OS sandbox for run_shell, run_python and plugins: ${builtins.sandbox.detail} Commands run on the policy alone, plugins under Node's permission model alone.`);
     }
 
     // Approvals from a previous run can never be answered: their calls are gone.

@@ -1,19 +1,19 @@
 /**
- * The process a plugin runs in (started by PluginHost under Node's permission model). It loads the plugin's entry,
- * tells the gateway which tools it defines, and runs calls; outgoing HTTP is asked of the gateway, which applies
- * the URL policy and the manifest's hosts. Anything the plugin prints goes to standard error: standard output
- * carries the protocol alone.
+ * The process a plugin runs in (started by PluginHost in the OS sandbox and under Node's permission model). It
+ * loads the plugin's entry, tells the gateway which tools it defines, and runs calls; outgoing HTTP is asked of the
+ * gateway, which applies the URL policy and the manifest's hosts. The protocol runs on file descriptor 3, a pipe of
+ * its own: standard output is only a log, so whatever the plugin, a library or a program it starts writes there
+ * (`console.log`, `fs.writeSync(1, …)`, binary data) cannot break into a message.
  */
+import { Socket } from 'node:net';
 import { createInterface } from 'node:readline';
 import type { DeclaredTool, ToChild, ToParent } from './protocol.js';
 import type { PluginContext, PluginDefinition, PluginResponse, PluginTool } from '../plugin-api.js';
 
-const protocolOut = process.stdout.write.bind(process.stdout);
-const toStderr = (chunk: unknown, ...rest: unknown[]) => (process.stderr.write as (...a: unknown[]) => boolean)(chunk, ...rest);
-process.stdout.write = toStderr as typeof process.stdout.write;
+const channel = new Socket({ fd: 3, readable: true, writable: true });
 
 function send(message: ToParent): void {
-  protocolOut(`${JSON.stringify(message)}\n`);
+  channel.write(`${JSON.stringify(message)}\n`);
 }
 
 let tools = new Map<string, PluginTool>();
@@ -111,7 +111,7 @@ function describe(error: unknown): string {
   return String(error);
 }
 
-createInterface({ input: process.stdin }).on('line', (line) => {
+createInterface({ input: channel, crlfDelay: Infinity }).on('line', (line) => {
   let message: ToChild;
   try {
     message = JSON.parse(line) as ToChild;
@@ -140,6 +140,7 @@ createInterface({ input: process.stdin }).on('line', (line) => {
 });
 
 // The gateway went away (or closed the pipe): nothing more will be asked.
-process.stdin.on('end', () => process.exit(0));
+channel.on('end', () => process.exit(0));
+channel.on('error', () => process.exit(0));
 // A rejection the plugin forgot to handle must not end the process that serves its other calls.
 process.on('unhandledRejection', (reason) => send({ type: 'log', level: 'error', message: `unhandled rejection: ${describe(reason)}` }));

@@ -4,11 +4,13 @@ import { pathToFileURL } from 'node:url';
 import { GatewayError } from '../errors.js';
 import type { PluginFetchInit } from '../plugin-api.js';
 import type { ProcessRunner } from '../process/index.js';
+import { Sandbox, sandboxSupport } from '../process/sandbox.js';
 import type { Store } from '../store/index.js';
 import type { ToolRegistry } from '../tools/registry.js';
 import { bundledPluginsDir, findPlugins, pluginApiFile, writeApiShim, type FoundPlugin, type PluginOrigin } from './discover.js';
+import { packagePath } from '../util/package-files.js';
 import { buildEntry } from './build.js';
-import { PluginHost, childScript } from './host.js';
+import { PluginHost, childScript, pluginSandbox, type PluginSandboxView } from './host.js';
 import { hashPluginFolder } from './integrity.js';
 import { readManifest, type PluginManifest } from './manifest.js';
 import type { DeclaredTool } from './protocol.js';
@@ -40,6 +42,8 @@ export interface PluginView {
   restarts: number;
   /** The last lines it logged (warnings and errors). */
   log: { at: string; level: string; message: string }[];
+  /** What contains its process here: the OS sandbox, or Node's permission model alone (`none`). */
+  sandbox: PluginSandboxView;
 }
 
 /** A plugin folder that was found and not loaded. */
@@ -65,6 +69,8 @@ export interface PluginManagerOptions {
   onChange(view: PluginView): void;
   /** Quiet period before a change on disk is acted on. */
   debounceMs?: number;
+  /** The OS sandbox plugin processes run in; default the one this machine has (none where there is none). */
+  sandbox?: Sandbox;
 }
 
 interface Loaded {
@@ -91,10 +97,12 @@ export class PluginManager {
   #timer: NodeJS.Timeout | undefined;
   #closed = false;
   #scan: Promise<void> = Promise.resolve();
+  readonly #sandbox: Sandbox;
 
   constructor(private readonly options: PluginManagerOptions) {
     this.userDir = join(options.dataDir, 'plugins');
     this.#bundledDir = options.bundledDir === undefined ? bundledPluginsDir() : options.bundledDir;
+    this.#sandbox = options.sandbox ?? new Sandbox(sandboxSupport());
   }
 
   /** Loads every plugin (in the background: the gateway answers meanwhile) and follows the folders for changes. */
@@ -229,6 +237,7 @@ export class PluginManager {
       accepted_at: null,
       restarts: 0,
       log: [],
+      sandbox: pluginSandbox(this.#sandbox.support),
     };
     const plugin: Loaded = { found, view, declared: [], generation, requests: new AbortController() };
     this.#plugins.set(found.name, plugin);
@@ -262,19 +271,24 @@ export class PluginManager {
         name: found.name,
         dir: found.dir,
         entryUrl: pathToFileURL(entry.file).href,
-        read: [...new Set([...this.#codeReads(found), ...entry.reads, ...(trusted ? manifest.permissions.read : [])])],
+        code: [...new Set([...this.#codeReads(found), ...entry.reads])],
+        read: trusted ? manifest.permissions.read : [],
         write: trusted ? manifest.permissions.write : [],
         childProcess: trusted && manifest.permissions.childProcess,
         workers: trusted && manifest.permissions.workers,
         addons: trusted && manifest.permissions.addons,
+        hidden: [this.options.dataDir],
         config: this.options.settings(found.name),
       },
       {
         runner: this.options.runner,
+        sandbox: this.#sandbox,
         fetch: (url, init) => this.#fetch(plugin, url, init),
         log: (level, message) => this.#log(plugin, level, message),
         onCrash: (reason, delayMs) => {
           view.restarts += 1;
+          // Kept in its log: once it is back, its status no longer says why it went.
+          this.#keep(plugin, 'error', `its process ended: ${reason}`);
           this.#set(plugin, 'crashed', `${reason}; restarting in ${Math.round(delayMs / 1000)} s`);
         },
         onRestarted: () => this.#set(plugin, 'running', null),
@@ -336,6 +350,8 @@ export class PluginManager {
     return [
       `${found.dir}/*`,
       `${dirname(childScript())}/*`,
+      // The package's own package.json: it makes the child script an ES module.
+      packagePath('package.json'),
       api,
       // `pincer/plugin`: the small package beside the plugins that re-exports the API (user folder or bundled).
       `${join(found.origin === 'bundled' && this.#bundledDir ? this.#bundledDir : this.userDir, 'node_modules', 'pincer')}/*`,
@@ -362,9 +378,13 @@ export class PluginManager {
 
   #log(plugin: Loaded, level: string, message: string): void {
     if (level === 'warn' || level === 'error') {
-      plugin.view.log = [...plugin.view.log, { at: new Date().toISOString(), level, message: message.slice(0, 2000) }].slice(-MAX_LOG_LINES);
+      this.#keep(plugin, level, message);
       this.options.log(`pincer: plugin ${plugin.found.name}: ${message.slice(0, 500)}`);
     }
+  }
+
+  #keep(plugin: Loaded, level: string, message: string): void {
+    plugin.view.log = [...plugin.view.log, { at: new Date().toISOString(), level, message: message.slice(0, 2000) }].slice(-MAX_LOG_LINES);
   }
 
   #toolView(tool: DeclaredTool, manifest: PluginManifest, registered: boolean): PluginView['tools'][number] {

@@ -73,14 +73,22 @@ export interface RunResult {
 export interface StartOptions extends LaunchOptions {
   /** Standard error kept for diagnostics (start and end); default 64 KiB. */
   maxStderrBytes?: number;
+  /**
+   * Where the conversation runs: `stdio` (default), on standard input and output (an MCP stdio server); `fd3`, on a
+   * pipe of its own at file descriptor 3, with standard output kept with standard error as its log (a plugin host:
+   * nothing it or its children print can break into the protocol).
+   */
+  channel?: 'stdio' | 'fd3';
 }
 
-/** A long-lived child (a plugin host, an MCP stdio server) that talks over its standard input and output. */
+/** A long-lived child (a plugin host, an MCP stdio server) that talks over its standard input and output (or fd 3). */
 export interface ChildHandle {
   readonly pid: number;
+  /** What the gateway writes to it: its standard input, or with channel `fd3` that pipe. */
   readonly stdin: Writable;
+  /** What it answers on: its standard output, or with channel `fd3` that same pipe. */
   readonly stdout: Readable;
-  /** What it has written to standard error so far, capped. */
+  /** What it has written to standard error (with channel `fd3`, standard output too) so far, capped. */
   stderr(): string;
   /** Resolves when it has exited and whatever it started has been killed. */
   readonly exited: Promise<{ exitCode: number | null; signal: string | null }>;
@@ -240,7 +248,7 @@ export class ProcessRunner {
   async start(options: StartOptions): Promise<ChildHandle> {
     const stderr = new OutputBuffer(options.maxStderrBytes ?? 64 * 1024, 'ends');
     const launched = await this.#launch(options, ({ argv, cwd, env }) =>
-      spawnWithPipes({ argv, cwd, env, onData: (_stream, chunk) => stderr.push(chunk), stdin: 'open' }),
+      spawnWithPipes({ argv, cwd, env, onData: (_stream, chunk) => stderr.push(chunk), stdin: options.channel === 'fd3' ? 'channel' : 'open' }),
     );
     const { spawned, tree } = launched;
     const exited = (async () => {

@@ -34,10 +34,15 @@ export interface SandboxScope {
   readOnly?: readonly string[];
   /** Extra paths it may write (outside the roots, as an approval or a rule allowed); missing ones are skipped. */
   writable?: readonly string[];
-  /** Folders never visible, even inside a root (Pincer's data folder). */
+  /** Folders never visible, even inside a root (Pincer's data folder); a granted path inside one is not bound. */
   hidden: readonly string[];
   /** Whether it may open network connections. */
   network: boolean;
+  /**
+   * The program's own files, read-only, bound last: visible even inside a hidden folder (a plugin's folder, its
+   * build and its API shim lie in the data folder). Only what Pincer itself chose, never a path a caller asked for.
+   */
+  program?: readonly string[];
 }
 
 /** System folders every program needs, read-only. */
@@ -127,13 +132,16 @@ export class Sandbox {
     if (identity) args.push('--ro-bind', identity.passwd, '/etc/passwd', '--ro-bind', identity.group, '/etc/group');
     args.push('--proc', '/proc', '--dev', '/dev', '--tmpfs', '/tmp');
     for (const prefix of this.#interpreterPrefixes) args.push('--ro-bind-try', prefix, prefix);
-    for (const path of scope.readOnly ?? []) args.push('--ro-bind-try', path, path);
-    for (const root of scope.readWrite) args.push('--bind', root, root);
-    for (const path of scope.writable ?? []) args.push('--bind-try', path, path);
+    // Security: a path inside a hidden folder (a plugin's manifest naming the token) is never bound.
+    const shown = (paths: readonly string[] | undefined) => (paths ?? []).filter((p) => !scope.hidden.some((dir) => within(p, dir)));
+    for (const path of shown(scope.readOnly)) args.push('--ro-bind-try', path, path);
+    for (const root of shown(scope.readWrite)) args.push('--bind', root, root);
+    for (const path of shown(scope.writable)) args.push('--bind-try', path, path);
     if (scratch) args.push('--bind', scratch, scratch);
     // Security: Pincer's data folder (tokens, database) stays out of sight even when a root holds it.
     const visible = [...scope.readWrite, ...(scope.readOnly ?? []), ...(scope.writable ?? [])];
     for (const dir of scope.hidden) if (visible.some((p) => within(dir, p))) args.push('--tmpfs', dir);
+    for (const path of scope.program ?? []) args.push('--ro-bind-try', path, path);
     args.push('--unshare-pid', '--unshare-ipc', '--unshare-uts', '--unshare-cgroup-try');
     if (!scope.network) args.push('--unshare-net');
     // As root, bwrap would keep every capability inside; a sandboxed command needs none.
@@ -157,6 +165,8 @@ export class Sandbox {
       ...(scope.readOnly ?? []).map((p) => `(allow file-read* (subpath ${quote(p)}))`),
       ...writable.map((p) => `(allow file-read* file-write* (subpath ${quote(p)}))`),
       ...scope.hidden.map((p) => `(deny file-read* file-write* (subpath ${quote(p)}))`),
+      // The last matching rule wins: the program's own files stay readable inside a hidden folder.
+      ...(scope.program ?? []).map((p) => `(allow file-read* (subpath ${quote(p)}))`),
       '(allow file-write* (literal "/dev/null") (literal "/dev/tty"))',
       ...(scope.network ? ['(allow network*)'] : []),
     ].join('\n');
@@ -223,7 +233,9 @@ function interpreterPrefixes(python: PythonAnswer | undefined): string[] {
     const [prefix, base, executable] = python.lines;
     for (const p of [prefix, base, executable ? dirname(dirname(executable)) : undefined]) if (p) found.add(p);
   }
-  found.add(dirname(dirname(realpathSync(process.execPath))));
+  // Node's prefix (bin/node under it); the desktop app's runtime is Electron, whose files sit beside its binary.
+  const runtime = realpathSync(process.execPath);
+  found.add(process.versions.electron ? dirname(runtime) : dirname(dirname(runtime)));
   return [...found].filter((p) => !SYSTEM_FOLDERS.some((system) => within(p, system)) && p !== '/');
 }
 

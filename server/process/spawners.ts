@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { readSync } from 'node:fs';
-import type { Readable, Writable } from 'node:stream';
+import type { Duplex, Readable, Writable } from 'node:stream';
 import { constants } from 'node:os';
 import { StringDecoder } from 'node:string_decoder';
 import { spawn as spawnPty, type IPty } from 'node-pty';
@@ -17,7 +17,10 @@ export interface Spawned {
   drained(maxWaitMs: number): Promise<void>;
   /** Stops delivering output (the run is over) and releases the streams. */
   dispose(): void;
-  /** Standard input and output as streams, for a program that talks over them (spawnWithPipes with `stdin: 'open'`). */
+  /**
+   * The conversation with a program that talks (spawnWithPipes with `stdin: 'open'` or `'channel'`): its standard
+   * input and output, or both ends of its file descriptor 3.
+   */
   stdio?: { stdin: Writable; stdout: Readable };
 }
 
@@ -33,15 +36,21 @@ const SIGNAL_NAMES = new Map(Object.entries(constants.signals).map(([name, numbe
 /**
  * A program on pipes, leader of a new session and process group (setsid through `detached`), so its group can be
  * signalled as a whole. Rejects when the system cannot start it.
+ *
+ * `stdin`: what it reads, then end of input; `'open'`: the caller talks to it over standard input and output;
+ * `'channel'`: the caller talks to it over a separate pipe, its file descriptor 3, and its standard input is empty —
+ * then whatever it (or a program it starts, or a native library) prints on standard output is only output, and
+ * cannot break into the conversation.
  */
-export function spawnWithPipes(request: SpawnRequest & { stdin: string | Buffer | 'open' }): Promise<Spawned> {
+export function spawnWithPipes(request: SpawnRequest & { stdin: string | Buffer | 'open' | 'channel' }): Promise<Spawned> {
   return new Promise((resolve, reject) => {
     const [file, ...args] = request.argv;
+    const channel = request.stdin === 'channel';
     const child = spawn(file!, args, {
       cwd: request.cwd,
       env: request.env,
       detached: process.platform !== 'win32',
-      stdio: ['pipe', 'pipe', 'pipe'],
+      stdio: channel ? ['ignore', 'pipe', 'pipe', 'pipe'] : ['pipe', 'pipe', 'pipe'],
       windowsHide: true,
     });
     let closed = false;
@@ -57,17 +66,18 @@ export function spawnWithPipes(request: SpawnRequest & { stdin: string | Buffer 
     child.on('error', () => {
       // Only failures of kill() or of the pipes come here once it runs; the exit is reported either way.
     });
-    // With stdin left open the caller talks to the program: standard output is theirs to read.
-    const conversation = request.stdin === 'open';
-    if (!conversation) child.stdout.on('data', (chunk: Buffer) => request.onData('stdout', chunk));
-    child.stderr.on('data', (chunk: Buffer) => request.onData('stderr', chunk));
-    child.stdin.on('error', () => {
+    // In a conversation over standard input and output, standard output is the caller's to read.
+    const socket = channel ? (child.stdio[3] as Duplex) : undefined;
+    const talk = socket ? { stdin: socket, stdout: socket } : request.stdin === 'open' ? { stdin: child.stdin!, stdout: child.stdout! } : undefined;
+    if (request.stdin !== 'open') child.stdout!.on('data', (chunk: Buffer) => request.onData('stdout', chunk));
+    child.stderr!.on('data', (chunk: Buffer) => request.onData('stderr', chunk));
+    (socket ?? child.stdin)?.on('error', () => {
       // The program exited without reading all of its input; that is its business.
     });
     // Resolved at once, not on the 'spawn' event: the caller records the pid before anything else can run.
-    if (request.stdin !== 'open') child.stdin.end(request.stdin);
+    if (!talk) child.stdin!.end(request.stdin as string | Buffer);
     resolve({
-      ...(conversation && { stdio: { stdin: child.stdin, stdout: child.stdout } }),
+      ...(talk && { stdio: talk }),
       pid: child.pid,
       exited,
       async drained(maxWaitMs) {
@@ -77,10 +87,11 @@ export function spawnWithPipes(request: SpawnRequest & { stdin: string | Buffer 
         clearTimeout(timer);
       },
       dispose() {
-        child.stdout.removeAllListeners('data');
-        child.stderr.removeAllListeners('data');
-        child.stdout.destroy();
-        child.stderr.destroy();
+        child.stdout!.removeAllListeners('data');
+        child.stderr!.removeAllListeners('data');
+        child.stdout!.destroy();
+        child.stderr!.destroy();
+        socket?.destroy();
         child.unref();
       },
     });

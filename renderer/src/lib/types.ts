@@ -333,6 +333,8 @@ export interface PluginInfo {
   restarts: number;
   /** Its last warnings and errors. */
   log: { at: string; level: string; message: string }[];
+  /** What contains its process: the OS sandbox, or (`none`) Node's permission model alone. */
+  sandbox: { kind: 'bubblewrap' | 'sandbox-exec' | 'none'; detail: string };
 }
 
 /** `GET /plugins`: every plugin found, and the folder where the owner's own go. */

@@ -319,12 +319,13 @@ class ServerConnection {
           await child.stop(1000).catch(() => undefined);
           return;
         }
-        transport = new ChildStdioTransport(child.stdin, child.stdout, child.exited);
+        const stdio = new ChildStdioTransport(child);
+        transport = stdio;
         void child.exited.then(({ exitCode, signal }) => {
           if (generation !== this.#generation || this.#stopped) return;
           // Kept apart from the error, which reaches clients and models; what a server prints may hold its secrets.
           this.#stderr = child.stderr().trim().split('\n').slice(-3).join('\n') || null;
-          this.#crashed(`the server process exited (${signal ?? `code ${exitCode}`})`);
+          this.#crashed(stdio.failure ? `Pincer ended the server process: ${stdio.failure}` : `the server process exited (${signal ?? `code ${exitCode}`})`);
         });
       } else {
         transport = new StreamableHTTPClientTransport(new URL(entry.url), {

@@ -1,5 +1,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { readJson, type TestGateway } from '../../helpers/gateway.js';
+import { until } from '../../helpers/wait.js';
 
 /** Writes a plugin folder: plugin.json, package.json (ESM) and the given files. Returns its folder. */
 export function writePlugin(
@@ -27,4 +29,40 @@ export function entry(tools: Record<string, { body: string; risk?: string; extra
       handler: async (args, ctx) => { ${t.body} } })`,
   );
   return `import { definePlugin, defineTool } from 'pincer/plugin';\n${prelude}\nexport default definePlugin({ tools: [${defs.join(',\n')}] });\n`;
+}
+
+/** The steps plugin tests through a real gateway take: wait for a plugin, install and accept it, call its tools. */
+export function pluginSteps(tg: TestGateway) {
+  const pluginsDir = join(tg.dataDir, 'plugins');
+  const view = (name: string) => tg.gateway.plugins.get(name);
+  const settled = (name: string, status?: string) =>
+    until(() => {
+      const v = view(name);
+      return v && v.status !== 'loading' && (status === undefined || v.status === status) && v;
+    }, `plugin ${name} to be ${status ?? 'loaded'}`, 30_000);
+  /** Writes a plugin, waits for it to be seen, accepts it as the owner (over HTTP) and waits for it to settle. */
+  const installed = async (name: string, files: Record<string, string>, manifest: Record<string, unknown> = {}) => {
+    writePlugin(pluginsDir, name, files, manifest);
+    await tg.gateway.plugins.rescan();
+    await settled(name, 'new');
+    const accepted = await tg.asOwner(`/plugins/${name}/accept`, { method: 'POST' });
+    if (accepted.status !== 200) throw new Error(`accepting ${name} answered ${accepted.status}: ${await accepted.text()}`);
+    return settled(name);
+  };
+  /** Calls a tool as the default client; a tool that asks is approved once by the owner. */
+  const call = async (tool: string, args: Record<string, unknown> = {}) => {
+    let answered = false;
+    const pending = tg.api(`/tools/${tool}/execute`, { method: 'POST', json: args }).finally(() => (answered = true));
+    while (!answered) {
+      const approval = tg.gateway.approvals.pending().find((a) => a.tool === tool);
+      if (approval) {
+        tg.gateway.approvals.decide(approval.id, { decision: 'allow_once' }, 'owner');
+        break;
+      }
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    const response = await pending;
+    return { status: response.status, body: await readJson(response) };
+  };
+  return { pluginsDir, view, settled, installed, call };
 }

@@ -255,6 +255,23 @@ describe('runner: long-lived children (plugin hosts, MCP stdio servers)', () => 
     expect(recorded.running).toBe(0);
   });
 
+  it('with channel fd3 it talks over its file descriptor 3: what it prints on stdout is only its log', async () => {
+    const child = await runner.start({
+      kind: 'test-server',
+      command: 'sh',
+      args: ['-c', 'echo \'{"forged":true}\'; while read line <&3; do echo "got $line" >&3; echo "logged $line"; done'],
+      env: { PATH: process.env.PATH ?? '/usr/bin:/bin' },
+      channel: 'fd3',
+    });
+    expect(child.stdin).toBe(child.stdout);
+    const lines: string[] = [];
+    child.stdout.setEncoding('utf8').on('data', (text: string) => lines.push(text));
+    child.stdin.write('hello\n');
+    expect(await eventually(() => lines.join('') === 'got hello\n')).toBe(true);
+    expect(await eventually(() => child.stderr() === '{"forged":true}\nlogged hello\n')).toBe(true);
+    await child.stop(0);
+  });
+
   it('when it exits on its own, what it left running goes with it', async () => {
     const child = await runner.start({ kind: 'test-server', command: 'sh', args: ['-c', 'sleep 31.0111 & read line; exit 4'] });
     child.stdin.end('bye\n');

@@ -206,6 +206,21 @@ describe.skipIf(!available)('the sandbox itself', () => {
     expect(result.stdout).not.toContain('HIDDEN-TOKEN');
   });
 
+  it("a path granted inside a hidden folder is not bound; the program's own files there are, read-only", async () => {
+    const hidden = join(base, 'data');
+    const own = join(hidden, 'plugins', 'mine');
+    mkdirSync(own, { recursive: true });
+    writeFileSync(join(hidden, 'token'), 'HIDDEN-TOKEN');
+    writeFileSync(join(own, 'code.js'), 'OWN-CODE');
+    const scope = { readWrite: [root], readOnly: [join(hidden, 'token')], hidden: [hidden], network: false, program: [own] };
+    const result = await run(scope, `cat ${hidden}/token; cat ${own}/code.js; echo x > ${own}/planted`);
+    expect(result.stdout).toBe('OWN-CODE');
+    expect(result.stderr).toMatch(/Read-only file system/);
+    // Granted a folder that holds the hidden one: the hidden one is emptied, the program's files inside stay.
+    const wide = await run({ ...scope, readOnly: [base] }, `cat ${hidden}/token; cat ${own}/code.js; cat ${outside}/notes.txt`);
+    expect(wide.stdout).toBe('OWN-CODEOUTSIDE-SECRET');
+  });
+
   it('with the network granted, the loopback listener is reachable (the wall is the namespace, not a broken socket)', async () => {
     const before = connections;
     const result = await run({ readWrite: [root], hidden: [], network: true }, `exec 3<>/dev/tcp/127.0.0.1/${listenerPort} && cat <&3`);

@@ -62,9 +62,21 @@ function call(url: string, tool: string, args: unknown): void {
 /** Waits here are for a whole gateway and its tools to start or stop. */
 const GATEWAY_WAIT_MS = 20_000;
 
-const scratchFolders = () => readdirSync(setup.tmp).filter((name) => name.startsWith('pincer-'));
-/** Processes of the run: the sleep by its command line, the Python loop by its working folder. */
-const leftovers = (sleep: string) => [...processesMatching(sleep), ...processesMatching(setup.tmp)].filter((pid) => pid !== process.pid);
+/**
+ * Scratch folders of the tool runs. The bundled plugins' processes have one each too (their HOME and TMPDIR, made
+ * again by the next gateway): those are counted apart.
+ */
+const scratchFolders = () => readdirSync(setup.tmp).filter((name) => name.startsWith('pincer-') && !name.startsWith('pincer-plugin-'));
+const pluginScratch = () => readdirSync(setup.tmp).filter((name) => name.startsWith('pincer-plugin-'));
+/**
+ * Processes of the run: the sleep by its command line, the Python loop by its working folder. Not the plugin
+ * processes of the gateway running now (their scratch folders are in the same TMPDIR; listed after, as they start after).
+ */
+const leftovers = (sleep: string) => {
+  const found = [...processesMatching(sleep), ...processesMatching(setup.tmp)];
+  const plugins = new Set(pluginScratch().flatMap((name) => processesMatching(join(setup.tmp, name))));
+  return found.filter((pid) => pid !== process.pid && !plugins.has(pid));
+};
 /** What a process is, for a failure message: its command line and state. */
 const describeProcesses = (pids: number[]) =>
   pids
@@ -127,10 +139,14 @@ describe('stops leave nothing behind', { timeout: 90_000 }, () => {
     // kill -9 cannot be caught: the tool processes and their folders are still there.
     expect(leftovers('sleep 30.9191').length).toBeGreaterThan(0);
     expect(scratchFolders()).toHaveLength(2);
+    const pluginFolders = pluginScratch();
 
     served = await start({ sandbox: false });
     expect(leftovers('sleep 30.9191')).toEqual([]);
     expect(scratchFolders()).toEqual([]);
+    // The earlier gateway's plugin processes went too, and their folders.
+    expect(pluginScratch().filter((name) => pluginFolders.includes(name))).toEqual([]);
+    expect(pluginFolders.flatMap((name) => processesMatching(join(setup.tmp, name)))).toEqual([]);
     expect(ledgerFiles()).toEqual([]);
     const lines = served.output().split('\n').filter((line) => line.includes('an earlier run of the gateway left') && !line.includes('left plugin:'));
     expect(lines).toHaveLength(2);
@@ -148,10 +164,13 @@ describe('stops leave nothing behind', { timeout: 90_000 }, () => {
     // bubblewrap's --die-with-parent usually takes the sandboxed processes down with the gateway, but not when the
     // gateway dies while a sandbox is still being set up; either way their folders stay, and the ledger has them.
     expect(scratchFolders()).toHaveLength(2);
+    const pluginFolders = pluginScratch();
 
     served = await start();
     expect(leftovers('sleep 30.9393'), describeProcesses(leftovers('sleep 30.9393'))).toEqual([]);
     expect(scratchFolders()).toEqual([]);
+    expect(pluginScratch().filter((name) => pluginFolders.includes(name))).toEqual([]);
+    expect(pluginFolders.flatMap((name) => processesMatching(join(setup.tmp, name)))).toEqual([]);
     expect(ledgerFiles()).toEqual([]);
   });
 
@@ -168,6 +187,7 @@ describe('stops leave nothing behind', { timeout: 90_000 }, () => {
     // Nothing to wait for: the gateway had killed them before it exited.
     expect(leftovers('sleep 30.9292')).toEqual([]);
     expect(scratchFolders()).toEqual([]);
+    expect(pluginScratch()).toEqual([]);
     expect(ledgerFiles()).toEqual([]);
 
     // And the next start finds nothing to clean.
@@ -197,6 +217,7 @@ describe('stops leave nothing behind', { timeout: 90_000 }, () => {
     expect(await served.exited).toBe(0);
     expect(leftovers('sleep 30.9494')).toEqual([]);
     expect(scratchFolders()).toEqual([]);
+    expect(pluginScratch()).toEqual([]);
     expect(ledgerFiles()).toEqual([]);
   });
 });
