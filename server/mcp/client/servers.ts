@@ -8,6 +8,7 @@ import { RISKS, type AnyTool, type ObjectSchema, type Risk, type ToolAnnotations
 import { saveServerEntry } from './config-writer.js';
 import { parseServerEntry, type McpServerEntry } from './entry.js';
 import { importedNames } from './naming.js';
+import { listAllTools, ToolListStopped } from './tool-list.js';
 import { definitionHash, type McpPins, type ToolDefinitionText } from './pins.js';
 import { flagDefinition, type DefinitionFlag } from './poisoning.js';
 
@@ -360,13 +361,9 @@ class ServerConnection {
     const client = this.#client;
     if (!client || generation !== this.#generation) return;
     try {
-      const tools: Tool[] = [];
-      let cursor: string | undefined;
-      do {
-        const page = await client.listTools(cursor ? { cursor } : {}, { timeout: CONNECT_TIMEOUT_MS });
-        tools.push(...page.tools);
-        cursor = page.nextCursor;
-      } while (cursor && tools.length < 2000);
+      // A listing stopped part way imports none of it (what an earlier full listing imported stays): a part of the
+      // list is not the server's tools, and which part depends on the server.
+      const tools = await listAllTools(client);
       if (generation !== this.#generation) return;
       const names = importedNames(this.name, tools.map((t) => t.name));
       this.#remote = new Map(
@@ -383,7 +380,10 @@ class ServerConnection {
       );
       this.#apply(announce);
     } catch (error) {
-      this.#setError(`could not list its tools: ${(error as Error).message}`);
+      const stopped = error instanceof ToolListStopped;
+      const reason = stopped ? `stopped reading its tools: ${error.message}; none of that listing is imported` : `could not list its tools: ${(error as Error).message}`;
+      this.#setError(reason);
+      if (stopped) this.options.log(`pincer: MCP server ${this.name}: ${reason}`);
       if (announce) this.#changed();
     }
   }
