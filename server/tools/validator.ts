@@ -23,29 +23,20 @@ const MAX_PROBLEMS = 20;
  * Every `pattern` and `patternProperties` key of every tool schema runs on the linear-time engine (Ajv calls this
  * once per pattern, when a schema is compiled; the calls then only test). Ajv passes the `u` flag.
  */
-const linearRegExp: RegExpEngine = Object.assign((pattern: string, flags: string) => compileLinear(pattern, flags), {
+export const linearRegExp: RegExpEngine = Object.assign((pattern: string, flags: string) => compileLinear(pattern, flags), {
   code: 'compileLinear', // only read by Ajv's standalone code generation, which Pincer does not use
 });
 
-// addUsedSchema: false keeps a compiled schema's `$id` out of the shared instance, so a tool whose schema has an
-// `$id` can be registered again (plugin reload, a second gateway in one process) instead of failing as a duplicate.
-const ajv = new Ajv2020({
-  allErrors: true,
-  useDefaults: true,
-  strict: false,
-  coerceTypes: false,
-  addUsedSchema: false,
-  code: { regExp: linearRegExp },
-});
-addFormats(ajv);
-for (const [name, format] of Object.entries(linearFormats())) ajv.addFormat(name, format as Format);
+/** What any Ajv instance checking untrusted data needs besides `code.regExp`: linear formats and uniqueItems. */
+export function useLinearChecks(ajv: Pick<Ajv2020, 'addFormat' | 'removeKeyword' | 'addKeyword'>): void {
+  for (const [name, format] of Object.entries(linearFormats())) ajv.addFormat(name, format as Format);
+  // Security: Ajv compares every pair of items for `uniqueItems` when they may be objects or arrays, so a megabyte
+  // array of small objects took hours. Here each item is reduced to a canonical text (object keys sorted) and looked
+  // up in a map: linear in the array's size, with the same notion of equality (deep, key order ignored).
+  ajv.removeKeyword('uniqueItems');
+  ajv.addKeyword({ keyword: 'uniqueItems', type: 'array', schemaType: 'boolean', errors: true, validate: uniqueItems });
+}
 
-/**
- * Security: Ajv compares every pair of items for `uniqueItems` when they may be objects or arrays, so a megabyte
- * array of small objects took hours. Here each item is reduced to a canonical text (object keys sorted) and looked up
- * in a map: linear in the array's size, with the same notion of equality (deep, key order ignored).
- */
-ajv.removeKeyword('uniqueItems');
 const uniqueItems: SchemaValidateFunction = (unique: boolean, data: unknown[]): boolean => {
   uniqueItems.errors = undefined;
   if (!unique) return true;
@@ -61,7 +52,6 @@ const uniqueItems: SchemaValidateFunction = (unique: boolean, data: unknown[]): 
   }
   return true;
 };
-ajv.addKeyword({ keyword: 'uniqueItems', type: 'array', schemaType: 'boolean', errors: true, validate: uniqueItems });
 
 function canonical(value: unknown): string {
   if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'undefined';
@@ -69,6 +59,19 @@ function canonical(value: unknown): string {
   const record = value as Record<string, unknown>;
   return `{${Object.keys(record).sort().map((k) => `${JSON.stringify(k)}:${canonical(record[k])}`).join(',')}}`;
 }
+
+// addUsedSchema: false keeps a compiled schema's `$id` out of the shared instance, so a tool whose schema has an
+// `$id` can be registered again (plugin reload, a second gateway in one process) instead of failing as a duplicate.
+const ajv = new Ajv2020({
+  allErrors: true,
+  useDefaults: true,
+  strict: false,
+  coerceTypes: false,
+  addUsedSchema: false,
+  code: { regExp: linearRegExp },
+});
+addFormats(ajv);
+useLinearChecks(ajv);
 
 /**
  * Unknown properties are rejected unless a tool explicitly allows them: a model that invents an argument

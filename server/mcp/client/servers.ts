@@ -8,6 +8,7 @@ import { RISKS, type AnyTool, type ObjectSchema, type Risk, type ToolAnnotations
 import { saveServerEntry } from './config-writer.js';
 import { parseServerEntry, type McpServerEntry } from './entry.js';
 import { importedNames } from './naming.js';
+import { linearOutputValidator } from './output-validator.js';
 import { listAllTools, ToolListStopped } from './tool-list.js';
 import { definitionHash, type McpPins, type ToolDefinitionText } from './pins.js';
 import { flagDefinition, type DefinitionFlag } from './poisoning.js';
@@ -332,7 +333,7 @@ class ServerConnection {
           requestInit: { headers: entry.token ? { authorization: `Bearer ${entry.token}` } : {} },
         });
       }
-      const client = new Client({ name: 'pincer', version: this.options.version }, { capabilities: {} });
+      const client = new Client({ name: 'pincer', version: this.options.version }, { capabilities: {}, jsonSchemaValidator: linearOutputValidator() });
       client.setNotificationHandler(ToolListChangedNotificationSchema, () => void this.#sync(generation));
       let connected = false;
       client.onclose = () => {

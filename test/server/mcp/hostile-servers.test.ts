@@ -5,6 +5,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listAllTools, TOOL_LIST_LIMITS, ToolListStopped } from '../../../server/mcp/client/tool-list.js';
 import { EventStream } from '../../helpers/events.js';
+import { freePort, serve } from '../../helpers/cli.js';
 import { readJson, startGateway, tempDir, type TestGateway } from '../../helpers/gateway.js';
 import { until } from '../../helpers/wait.js';
 
@@ -34,7 +35,7 @@ const view = async (name: string): Promise<Json> => readJson(await tg.api(`/mcp-
 beforeAll(async () => {
   tg = await startGateway({ mcpServers: { regex: entry('none', 'regex') } }, { mcpBackoffMs: [50, 100, 200] });
   await until(async () => (await view('regex')).status === 'running', 'the regex server running');
-  await tg.asOwner('/mcp-servers/regex/accept', { json: { tools: ['match', 'keys'], risk: 'safe' } });
+  await tg.asOwner('/mcp-servers/regex/accept', { json: { tools: ['match', 'keys', 'shaped'], risk: 'safe' } });
 });
 afterAll(async () => {
   await tg?.close();
@@ -65,6 +66,17 @@ describe('an imported schema pattern that backtracks', () => {
     expect((await readJson(call)).error.message).toMatch(/"aaaa" must be number/);
   });
 
+  it('answers a call whose result is crafted against a backtracking pattern in the tool\'s own output schema', async () => {
+    const [call, health] = await Promise.all([
+      tg.api('/tools/regex__shaped/execute', { method: 'POST', json: {}, signal: AbortSignal.timeout(BOUND_MS) }),
+      fetch(`${tg.url}/health`, { signal: AbortSignal.timeout(BOUND_MS) }),
+    ]);
+    expect(health.status).toBe(200);
+    const answer = await readJson(call);
+    expect(answer).toMatchObject({ success: false, error: { name: 'MCP_SERVER_ERROR' } });
+    expect(answer.error.message).toMatch(/output schema/i);
+  });
+
   it('refuses a pattern with a lookahead: the tool is invalid, with the problem in GET /mcp-servers, and cannot be called', async () => {
     const ahead = (await view('regex')).tools.find((t: Json) => t.name === 'ahead');
     expect(ahead).toMatchObject({ status: 'invalid', imported_as: 'regex__ahead' });
@@ -74,6 +86,33 @@ describe('an imported schema pattern that backtracks', () => {
     await tg.asOwner('/mcp-servers/regex/accept', { json: { tools: ['ahead'] } });
     expect((await tg.api('/tools/regex__ahead/execute', { method: 'POST', json: { word: 'xy' } })).status).toBe(404);
   });
+});
+
+describe('the same attack on `pincer serve` in a process of its own (a stalled gateway fails the bound, not the test runner)', () => {
+  it('answers the call and /health while a client sends a 60-character argument against ^(a|aa)+$', async () => {
+    const dataDir = tempDir('pincer-hostile-serve-');
+    writeFileSync(join(dataDir, 'config.json'), JSON.stringify({ mcp_servers: { regex: entry('none', 'served') } }));
+    const served = await serve(dataDir, await freePort());
+    try {
+      const token = readFileSync(join(dataDir, 'token'), 'utf8').trim();
+      const api = (path: string, init: RequestInit = {}) =>
+        fetch(`${served.url}${path}`, { ...init, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, signal: AbortSignal.timeout(BOUND_MS) });
+      await until(async () => (await api('/tools/regex__match')).status === 200, 'the imported tool listed');
+      // Validation runs before policy and approval: the client needs nobody's consent to reach the pattern.
+      const [call, health] = await Promise.all([
+        api('/tools/regex__match/execute', { method: 'POST', body: JSON.stringify({ text: 'a'.repeat(60) + 'b' }) }),
+        fetch(`${served.url}/health`, { signal: AbortSignal.timeout(BOUND_MS) }),
+      ]);
+      expect(health.status).toBe(200);
+      expect(call.status).toBe(400);
+      expect((await readJson(call)).error.name).toBe('INVALID_ARGUMENTS');
+    } finally {
+      served.child.kill('SIGTERM');
+      // A gateway whose event loop is frozen cannot act on SIGTERM.
+      const stopped = await Promise.race([served.exited.then(() => true), new Promise((r) => setTimeout(() => r(false), 10_000))]);
+      if (!stopped) served.child.kill('SIGKILL');
+    }
+  }, 60_000);
 });
 
 describe('a tools/list that never ends', () => {
