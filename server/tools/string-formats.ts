@@ -30,6 +30,13 @@ const URL_LOOKAHEADS = [
  * character ahead, and `hostname`'s caps the string at 254 characters before anything else runs.
  */
 export function linearFormats(): Record<string, FormatDefinition> {
+  compiled ??= compileFormats();
+  return compiled;
+}
+
+let compiled: Record<string, FormatDefinition> | undefined;
+
+function compileFormats(): Record<string, FormatDefinition> {
   const formats: Record<string, FormatDefinition> = {};
   for (const name of Object.keys(fullFormats)) {
     const format = formatsPlugin.get(name);

@@ -15,13 +15,18 @@ const addFormats = ajvFormats.default as unknown as (ajv: Ajv) => Ajv;
  * whole tool listing.
  */
 export function linearOutputValidator(): jsonSchemaValidator {
-  const ajv = new Ajv({ strict: false, validateFormats: true, validateSchema: false, allErrors: true, code: { regExp: linearRegExp } });
-  addFormats(ajv);
-  useLinearChecks(ajv);
-  const sdk = new AjvJsonSchemaValidator(ajv);
+  // One per connection (a server's `$id`s must not resolve to another's schemas), built when first needed.
+  let sdk: AjvJsonSchemaValidator | undefined;
+  const build = () => {
+    const ajv = new Ajv({ strict: false, validateFormats: true, validateSchema: false, allErrors: true, code: { regExp: linearRegExp } });
+    addFormats(ajv);
+    useLinearChecks(ajv);
+    return new AjvJsonSchemaValidator(ajv);
+  };
   return {
     getValidator<T>(schema: JsonSchemaType) {
       try {
+        sdk ??= build();
         return sdk.getValidator<T>(schema);
       } catch (error) {
         const errorMessage = `its outputSchema cannot be checked: ${(error as Error).message}`;
