@@ -215,6 +215,9 @@ class ServerConnection {
   #stopped = false;
   #connectedAt = 0;
   #generation = 0;
+  /** The tool listing under way, and the one asked for while it runs. */
+  #listing: Promise<void> | undefined;
+  #listingWanted: { generation: number; announce: boolean } | undefined;
 
   constructor(
     readonly name: string,
@@ -357,8 +360,27 @@ class ServerConnection {
     }
   }
 
-  /** Re-reads the server's tools and imports what may be imported. */
-  async #sync(generation: number, announce = true): Promise<void> {
+  /**
+   * Re-reads the server's tools and imports what may be imported.
+   * Security: a server that floods tools/list_changed gets one listing at a time, and one more after it for what
+   * changed meanwhile, not one listing per notification.
+   */
+  #sync(generation: number, announce = true): Promise<void> {
+    this.#listingWanted = { generation, announce: announce || this.#listingWanted?.announce === true };
+    this.#listing ??= (async () => {
+      try {
+        for (let wanted = this.#listingWanted; wanted; wanted = this.#listingWanted) {
+          this.#listingWanted = undefined;
+          await this.#listOnce(wanted.generation, wanted.announce);
+        }
+      } finally {
+        this.#listing = undefined;
+      }
+    })();
+    return this.#listing;
+  }
+
+  async #listOnce(generation: number, announce: boolean): Promise<void> {
     const client = this.#client;
     if (!client || generation !== this.#generation) return;
     try {

@@ -35,7 +35,7 @@ const view = async (name: string): Promise<Json> => readJson(await tg.api(`/mcp-
 beforeAll(async () => {
   tg = await startGateway({ mcpServers: { regex: entry('none', 'regex') } }, { mcpBackoffMs: [50, 100, 200] });
   await until(async () => (await view('regex')).status === 'running', 'the regex server running');
-  await tg.asOwner('/mcp-servers/regex/accept', { json: { tools: ['match', 'keys', 'shaped'], risk: 'safe' } });
+  await tg.asOwner('/mcp-servers/regex/accept', { json: { tools: ['match', 'keys', 'shaped', 'flood'], risk: 'safe' } });
 });
 afterAll(async () => {
   await tg?.close();
@@ -138,6 +138,22 @@ describe('a tools/list that never ends', () => {
     expect(server.last_error).toMatch(/its tools\/list returned a repeated cursor \("a", after page 3\)/);
     expect(server.tools).toEqual([]);
     expect(readFileSync(countFile('looping'), 'utf8').split('\n').filter(Boolean)).toEqual(['-', 'a', 'b']);
+  });
+
+  it('lists the tools once or twice, not 200 times, when a server sends 200 tools/list_changed at once', async () => {
+    const before = pagesRead('regex');
+    const flooded = await readJson(await tg.api('/tools/regex__flood/execute', { method: 'POST', json: {}, signal: AbortSignal.timeout(BOUND_MS) }));
+    expect(flooded).toMatchObject({ success: true, result: 'flooded' });
+    // Settled: the count stops moving (each listing here is one page).
+    let last = -1;
+    const read = await until(async () => {
+      const now = pagesRead('regex');
+      const settled = now === last && now > before;
+      last = now;
+      return settled && now;
+    }, 'the listings to settle', 10_000, 500);
+    expect(read - before).toBeGreaterThanOrEqual(1);
+    expect(read - before).toBeLessThanOrEqual(3);
   });
 
   it('stops a listing that takes longer than its time bound', async () => {
