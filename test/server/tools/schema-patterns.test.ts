@@ -155,6 +155,23 @@ describe('string formats cannot stall a check', () => {
     expect(url({ u: 'example.com' })).toMatchObject({ ok: false });
   });
 
+  it('checks the formats kept as code on megabyte strings crafted against their expressions (a quadratic one would not finish)', () => {
+    const M = 1 << 20;
+    const crafted: Record<string, string[]> = {
+      uri: ['a://' + 'a'.repeat(M) + ' ', 'a://' + ':'.repeat(M) + ' ', 'a://' + '%00'.repeat(M / 3) + ' ', 'a://a@' + 'a@'.repeat(M / 2), 'a://[' + '1:'.repeat(M / 2) + ']'],
+      'date-time': ['2020-01-01T00:00:00.' + '1'.repeat(M) + 'x', 't'.repeat(M)],
+      time: ['00:00:00.' + '1'.repeat(M) + 'x'],
+      duration: ['P' + '1'.repeat(M) + 'x', 'P1Y' + '1'.repeat(M) + 'x'],
+      hostname: ['a'.repeat(M), 'a.'.repeat(M / 2)],
+      regex: ['('.repeat(M), '(?:a|'.repeat(M / 5)],
+      byte: ['A'.repeat(M) + '=', 'AAAA\n'.repeat(M / 5) + '!'],
+    };
+    for (const [format, inputs] of Object.entries(crafted)) {
+      const check = compileValidator({ type: 'object', properties: { s: { type: 'string', format } } });
+      for (const input of inputs) expect(check({ s: input }).ok, format).toBeTypeOf('boolean');
+    }
+  }, 60_000);
+
   it('keeps what the formats accept and refuse', () => {
     const cases: [string, string, string][] = [
       ['email', 'someone@example.com', 'someone@@example.com'],
