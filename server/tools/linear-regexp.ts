@@ -27,7 +27,7 @@ export class PatternRefusal extends Error {
     readonly pattern: string,
     readonly reason: string,
   ) {
-    super(`the pattern ${JSON.stringify(pattern)} ${reason}`);
+    super(`the pattern ${JSON.stringify(pattern.length > 200 ? `${pattern.slice(0, 200)}…` : pattern)} ${reason}`);
   }
 }
 
