@@ -12,6 +12,7 @@ import { EventBus } from './events/bus.js';
 import { Executor } from './executor/executor.js';
 import { ResultCache } from './executor/cache.js';
 import { createHttpApp } from './http/app.js';
+import { listRoutes, type RouteEntry } from './http/route-list.js';
 import { createAppServer } from './http/server.js';
 import { defaultConnectionLimits, type ConnectionLimits } from './http/connection-limits.js';
 import { EventStreams, type StreamLimits } from './http/event-streams.js';
@@ -106,6 +107,8 @@ export interface Gateway {
   readonly mcpServers: McpServerManager;
   /** The LLM bridge: POST /chat, the OpenAI- and Ollama-compatible proxies. */
   readonly llm: LlmBridge;
+  /** The HTTP routes the gateway answers, as its router declares them. */
+  routes(): RouteEntry[];
   /** Starts answering HTTP; resolves with the address actually bound (port 0 picks a free one). */
   listen(): Promise<{ host: string; port: number; url: string }>;
   /** A fresh one-time owner login link for the dashboard. */
@@ -268,6 +271,7 @@ export function createGateway(options: GatewayOptions): Gateway {
       processes,
       retention,
       mcpServers,
+      routes: () => listRoutes(app),
       async listen() {
         if (address) return address;
         // Receiving a request (headers and body, at most 1 MiB) is bounded, so a client that never stops sending

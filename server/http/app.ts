@@ -7,7 +7,7 @@ import type { Executor } from '../executor/executor.js';
 import type { Memories } from '../memory/memories.js';
 import type { Store } from '../store/index.js';
 import type { ToolRegistry } from '../tools/registry.js';
-import { jsonBody } from './body.js';
+import { bodyParsers } from './body-routes.js';
 import { dashboardRoutes } from './dashboard.js';
 import type { EventStreams } from './event-streams.js';
 import { hostGuard, originGuard, securityHeaders, type Origins } from './guards.js';
@@ -33,7 +33,7 @@ import { pluginRoutes } from './routes/plugins.js';
 import type { PluginManager } from '../plugins/manager.js';
 import type { LlmBridge } from '../llm/bridge.js';
 import { chatRoutes } from './routes/chat.js';
-import { CHAT_PATHS, openAIProxyRoutes } from './routes/openai-proxy.js';
+import { openAIProxyRoutes } from './routes/openai-proxy.js';
 import { ollamaProxyRoutes, tokenlessOllama } from './routes/ollama-proxy.js';
 import type { McpSessions } from '../mcp/sessions.js';
 import { mcpRoutes } from './routes/mcp.js';
@@ -97,13 +97,10 @@ export function createHttpApp(deps: HttpDeps): express.Express {
   // gateway buffer and parse a megabyte of JSON per request.
   const identifyCaller = identify(deps.credentials, deps.clientAuth, () => deps.origins().origins);
   app.use(tokenlessOllama(deps.ollamaProxy, identifyCaller));
-  // A JSONL upload read line by line: before the JSON parser and its size limit.
+  // Every body is read here, once, by the reader its route needs (body-routes.ts).
+  app.use(bodyParsers({ limitBytes: deps.bodyLimitBytes, chatLimitBytes: deps.chatBodyLimitBytes, maxDepth: deps.jsonMaxDepth }));
   app.post('/memory/import', ...memoryImport(deps.memories));
-  // MCP reads its own body: malformed JSON gets a JSON-RPC parse error there, not the envelope.
   if (deps.mcp) app.use(mcpRoutes(deps.mcp, deps.bodyLimitBytes, deps.jsonMaxDepth));
-  const body = jsonBody(deps.bodyLimitBytes, deps.jsonMaxDepth);
-  // The chat routes read their bodies themselves, with their own limit.
-  app.use((req: Request, res: Response, next: NextFunction) => (CHAT_PATHS.has(req.path) ? next() : body(req, res, next)));
 
   // Calls first: they are the hot path, and every router in front of them is matched against each one.
   app.use(executeRoutes(deps.executor, deps.jsonMaxDepth));
@@ -121,9 +118,9 @@ export function createHttpApp(deps: HttpDeps): express.Express {
   app.use(pluginRoutes(deps.plugins));
   if (deps.mcpServers) app.use(mcpServerRoutes(deps.mcpServers));
   app.use(openApiRoutes(deps.registry, deps.access, deps.version));
-  app.use(chatRoutes(deps.llm, deps.chatBodyLimitBytes, deps.jsonMaxDepth));
-  app.use(openAIProxyRoutes(deps.llm, deps.chatBodyLimitBytes, deps.jsonMaxDepth));
-  app.use(ollamaProxyRoutes(deps.llm, deps.access, deps.registry, deps.chatBodyLimitBytes, deps.jsonMaxDepth, deps.ollamaProxy, deps.version));
+  app.use(chatRoutes(deps.llm));
+  app.use(openAIProxyRoutes(deps.llm));
+  app.use(ollamaProxyRoutes(deps.llm, deps.access, deps.registry, deps.ollamaProxy, deps.version));
 
   app.use((req: Request, res: Response) => {
     res.status(404).json({ success: false, error: errorBody('NOT_FOUND', `No route ${req.method} ${req.path}.`) });

@@ -5,6 +5,9 @@ import { parseUntrustedJson } from '../util/json.js';
 
 const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i;
 const READ_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+/** Set on a request whose body a reader has taken. */
+const BODY_TAKEN = Symbol('pincer.bodyTaken');
+type Marked = IncomingMessage & { [BODY_TAKEN]?: true };
 
 /**
  * Reads a JSON body with a size cap, refusing every other content type.
@@ -14,6 +17,8 @@ const READ_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
  */
 export function jsonBody(limitBytes: number, maxDepth: number) {
   return (req: Request, _res: Response, next: NextFunction): void => {
+    // Parsed once: the first parser's result stands.
+    if ((req as Marked)[BODY_TAKEN]) return next();
     const declared = req.headers['content-length'];
     const chunked = req.headers['transfer-encoding'] !== undefined;
     const type = req.headers['content-type'];
@@ -54,6 +59,9 @@ export function jsonBody(limitBytes: number, maxDepth: number) {
  * is drained unread, so the connection can still carry the answer.
  */
 export function readBody(req: IncomingMessage, limitBytes: number, done: (read: { text: string } | 'too-large' | 'unreadable') => void): void {
+  // Security: a second reader would wait for ever for data already gone, holding the connection: it is told at once.
+  if ((req as Marked)[BODY_TAKEN] || req.readableEnded) return done('unreadable');
+  (req as Marked)[BODY_TAKEN] = true;
   const chunks: Buffer[] = [];
   let size = 0;
   let settled = false;

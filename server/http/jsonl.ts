@@ -4,7 +4,8 @@ import { LineSplitter } from '../util/lines.js';
 /**
  * The lines of a streamed body, one at a time, so a JSONL upload of any length is read in constant memory.
  * Security: a "line" that never ends would otherwise grow without bound; one longer than `maxLineBytes` ends the
- * read with 413.
+ * read with 413. Each chunk is looked at once (the line so far is never searched or measured again), so a client
+ * sending a long line a byte at a time costs time in proportion to what it sends, not to its square.
  */
 export async function* streamLines(stream: AsyncIterable<Buffer | string>, maxLineBytes: number): AsyncGenerator<string> {
   const splitter = new LineSplitter(maxLineBytes);

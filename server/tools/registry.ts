@@ -1,4 +1,5 @@
 import { EventEmitter } from 'node:events';
+import { PatternRefusal } from './linear-regexp.js';
 import { compileValidator, closeSchema, type ArgumentValidator } from './validator.js';
 import { RISKS, type AnyTool, type ObjectSchema } from './types.js';
 
@@ -45,6 +46,10 @@ export class ToolRegistry extends EventEmitter<RegistryEvents> {
     try {
       validate = compileValidator(parameters);
     } catch (error) {
+      // Security: never handed to the backtracking engine instead — any client could then stall the gateway.
+      if (error instanceof PatternRefusal) {
+        throw new RegistryError(`Cannot register tool "${definition.name}" from ${source}: in its parameters, ${error.message}.`);
+      }
       throw new RegistryError(
         `Cannot register tool "${definition.name}" from ${source}: its parameters are not a valid JSON Schema (${(error as Error).message}).`,
       );

@@ -1,16 +1,10 @@
 import { Router, type NextFunction, type Request, type Response } from 'express';
 import { GatewayError, refuse } from '../../errors.js';
 import type { LlmBridge } from '../../llm/bridge.js';
-import { jsonBody } from '../body.js';
 import { identityOf } from '../identity.js';
 
 /** Comment lines keep a quiet stream open through proxies and client timeouts while a tool or the owner is slow. */
 export const KEEP_ALIVE_MS = 15_000;
-
-/** The chat routes' own body parser: long histories are larger than the gateway's 1 MiB default. */
-export function chatBody(limitBytes: number, maxDepth: number) {
-  return jsonBody(limitBytes, maxDepth);
-}
 
 /**
  * An abort signal fired when the caller hangs up before its answer: the upstream request stops and approvals the
@@ -75,11 +69,10 @@ const CHAT_KEYS = ['message', 'conversation_id', 'model'];
  * `Accept: text/event-stream`, as `start`, `delta`, `step`, `waiting`, then `done` (or `error`). Conversations are
  * listed, read and deleted under /chat/conversations; GET /chat/models lists what the LLM server offers.
  */
-export function chatRoutes(bridge: LlmBridge, limitBytes: number, maxDepth: number): Router {
+export function chatRoutes(bridge: LlmBridge): Router {
   const router = Router();
-  const body = chatBody(limitBytes, maxDepth);
 
-  router.post('/chat', body, async (req: Request, res: Response, next: NextFunction) => {
+  router.post('/chat', async (req: Request, res: Response, next: NextFunction) => {
     const input = req.body as Record<string, unknown> | undefined;
     if (!input || typeof input !== 'object' || Array.isArray(input)) throw refuse.badRequest('Send {"message": "…", "conversation_id"?, "model"?}.');
     const unknown = Object.keys(input).filter((k) => !CHAT_KEYS.includes(k));

@@ -9,7 +9,7 @@ import type { Sampling } from '../../llm/types.js';
 import type { ClientAccess } from '../../policy/access.js';
 import type { ToolRegistry } from '../../tools/registry.js';
 import { identityOf, readCookie } from '../identity.js';
-import { chatBody, errorPayload, hangUpSignal, KEEP_ALIVE_MS } from './chat.js';
+import { errorPayload, hangUpSignal, KEEP_ALIVE_MS } from './chat.js';
 
 /** What /api/version answers when the upstream is not Ollama: a version whose API has tool calling. */
 const OLLAMA_API_VERSION = '0.12.0';
@@ -43,23 +43,11 @@ export function ollamaProxyRoutes(
   bridge: LlmBridge,
   access: ClientAccess,
   registry: ToolRegistry,
-  limitBytes: number,
-  maxDepth: number,
   tokenless: TokenlessSetting,
   version: string,
 ): Router {
   const router = Router();
   const mixed = new MixedTurns();
-  const parse = chatBody(limitBytes, maxDepth);
-  // Ollama apps often send JSON labelled as a form or as text: on this route the body is JSON whatever the label.
-  // (The label check elsewhere stops cross-site "simple" requests; the Origin check does that here, and a token or
-  // the owner's opt-in is still required.)
-  const anyLabel = (req: Request, res: Response, next: NextFunction) => {
-    if (req.headers['content-type'] !== undefined || req.headers['content-length'] !== undefined || req.headers['transfer-encoding'] !== undefined) {
-      req.headers['content-type'] = 'application/json';
-    }
-    parse(req, res, next);
-  };
 
   /** The token-less client gets, until the owner chooses otherwise, only tools that are safe. */
   const settleTokenlessTools = (name: string) => {
@@ -90,7 +78,7 @@ export function ollamaProxyRoutes(
   });
 
   /** What apps ask before a chat (capabilities, template): Ollama's own answer, or a plain one for another server. */
-  router.post('/api/show', anyLabel, async (req: Request, res: Response) => {
+  router.post('/api/show', async (req: Request, res: Response) => {
     const body = (req.body ?? {}) as { model?: unknown; name?: unknown };
     const model = typeof body.model === 'string' ? body.model : typeof body.name === 'string' ? body.name : undefined;
     if (!model) throw badRequest('Send {"model": "<name>"}.');
@@ -110,7 +98,7 @@ export function ollamaProxyRoutes(
     });
   });
 
-  router.post('/api/chat', anyLabel, async (req: Request, res: Response) => {
+  router.post('/api/chat', async (req: Request, res: Response) => {
     const body = req.body as Record<string, unknown> | undefined;
     if (!body || typeof body !== 'object' || Array.isArray(body)) throw badRequest('Send {"model", "messages": [ … ]}.');
     const { model, messages, tools, stream, options, ...rest } = body;

@@ -6,17 +6,14 @@ import { readOpenAIRequest } from '../../llm/openai-format.js';
 import { MixedTurns, runProxyTurn } from '../../llm/proxy.js';
 import type { ToolCall } from '../../llm/types.js';
 import { identityOf } from '../identity.js';
-import { chatBody, errorPayload, EventStreamWriter, hangUpSignal } from './chat.js';
-
-/** The routes that read their own bodies (a larger limit; Ollama's content types). */
-export const CHAT_PATHS = new Set(['/chat', '/v1/chat/completions', '/api/chat', '/api/show']);
+import { errorPayload, EventStreamWriter, hangUpSignal } from './chat.js';
 
 /**
  * The OpenAI-compatible proxy: an OpenAI client (or chat UI) pointed at Pincer talks to the configured model with
  * Pincer's tools added to its own. Pincer's calls run here, through the pipeline, as the token's client; the
  * client's own calls come back to it as usual. For a turn calling both, see MixedTurns.
  */
-export function openAIProxyRoutes(bridge: LlmBridge, limitBytes: number, maxDepth: number): Router {
+export function openAIProxyRoutes(bridge: LlmBridge): Router {
   const router = Router();
   const mixed = new MixedTurns();
 
@@ -26,7 +23,7 @@ export function openAIProxyRoutes(bridge: LlmBridge, limitBytes: number, maxDept
     res.json({ object: 'list', data: models.map((m) => ({ id: m.id, object: 'model', created: m.created ?? now, owned_by: 'pincer' })) });
   });
 
-  router.post('/v1/chat/completions', chatBody(limitBytes, maxDepth), async (req: Request, res: Response) => {
+  router.post('/v1/chat/completions', async (req: Request, res: Response) => {
     const request = readOpenAIRequest(req.body);
     const who = identityOf(res);
     const signal = hangUpSignal(req, res);

@@ -8,6 +8,8 @@ import { RISKS, type AnyTool, type ObjectSchema, type Risk, type ToolAnnotations
 import { saveServerEntry } from './config-writer.js';
 import { parseServerEntry, type McpServerEntry } from './entry.js';
 import { importedNames } from './naming.js';
+import { linearOutputValidator } from './output-validator.js';
+import { listAllTools, ToolListStopped } from './tool-list.js';
 import { definitionHash, type McpPins, type ToolDefinitionText } from './pins.js';
 import { flagDefinition, type DefinitionFlag } from '../../tools/poisoning.js';
 
@@ -213,6 +215,9 @@ class ServerConnection {
   #stopped = false;
   #connectedAt = 0;
   #generation = 0;
+  /** The tool listing under way, and the one asked for while it runs. */
+  #listing: Promise<void> | undefined;
+  #listingWanted: { generation: number; announce: boolean } | undefined;
 
   constructor(
     readonly name: string,
@@ -332,7 +337,7 @@ class ServerConnection {
           requestInit: { headers: entry.token ? { authorization: `Bearer ${entry.token}` } : {} },
         });
       }
-      const client = new Client({ name: 'pincer', version: this.options.version }, { capabilities: {} });
+      const client = new Client({ name: 'pincer', version: this.options.version }, { capabilities: {}, jsonSchemaValidator: linearOutputValidator() });
       client.setNotificationHandler(ToolListChangedNotificationSchema, () => void this.#sync(generation));
       let connected = false;
       client.onclose = () => {
@@ -356,18 +361,33 @@ class ServerConnection {
     }
   }
 
-  /** Re-reads the server's tools and imports what may be imported. */
-  async #sync(generation: number, announce = true): Promise<void> {
+  /**
+   * Re-reads the server's tools and imports what may be imported.
+   * Security: a server that floods tools/list_changed gets one listing at a time, and one more after it for what
+   * changed meanwhile, not one listing per notification.
+   */
+  #sync(generation: number, announce = true): Promise<void> {
+    this.#listingWanted = { generation, announce: announce || this.#listingWanted?.announce === true };
+    this.#listing ??= (async () => {
+      try {
+        for (let wanted = this.#listingWanted; wanted; wanted = this.#listingWanted) {
+          this.#listingWanted = undefined;
+          await this.#listOnce(wanted.generation, wanted.announce);
+        }
+      } finally {
+        this.#listing = undefined;
+      }
+    })();
+    return this.#listing;
+  }
+
+  async #listOnce(generation: number, announce: boolean): Promise<void> {
     const client = this.#client;
     if (!client || generation !== this.#generation) return;
     try {
-      const tools: Tool[] = [];
-      let cursor: string | undefined;
-      do {
-        const page = await client.listTools(cursor ? { cursor } : {}, { timeout: CONNECT_TIMEOUT_MS });
-        tools.push(...page.tools);
-        cursor = page.nextCursor;
-      } while (cursor && tools.length < 2000);
+      // A listing stopped part way imports none of it (what an earlier full listing imported stays): a part of the
+      // list is not the server's tools, and which part depends on the server.
+      const tools = await listAllTools(client);
       if (generation !== this.#generation) return;
       const names = importedNames(this.name, tools.map((t) => t.name));
       this.#remote = new Map(
@@ -384,7 +404,10 @@ class ServerConnection {
       );
       this.#apply(announce);
     } catch (error) {
-      this.#setError(`could not list its tools: ${(error as Error).message}`);
+      const stopped = error instanceof ToolListStopped;
+      const reason = stopped ? `stopped reading its tools: ${error.message}; none of that listing is imported` : `could not list its tools: ${(error as Error).message}`;
+      this.#setError(reason);
+      if (stopped) this.options.log(`pincer: MCP server ${this.name}: ${reason}`);
       if (announce) this.#changed();
     }
   }
