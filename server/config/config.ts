@@ -345,7 +345,7 @@ function parseRoots(source: Source | undefined, cwd: string, own: readonly OwnFo
   for (const root of roots) {
     const problem = ownFolderProblem(root, own);
     if (problem) {
-      fail('roots', source, `may not hold "${root}": it ${problem}, which no tool may change. Share a folder of your own work instead`);
+      fail('roots', source, `may not hold "${root}" (it ${problem}, which no tool may change; share a folder of your own work instead)`);
     }
   }
   return roots;

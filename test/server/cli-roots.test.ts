@@ -134,7 +134,7 @@ describe('pincer roots', () => {
 
     const refused = await pincer('roots', 'add', join(PACKAGE_ROOT, 'plugins'));
     expect(refused.code).toBe(1);
-    expect(refused.stderr).toContain(`may not hold "${join(PACKAGE_ROOT, 'plugins')}": it is Pincer's bundled plugins folder`);
+    expect(refused.stderr).toContain(`may not hold "${join(PACKAGE_ROOT, 'plugins')}" (it is Pincer's bundled plugins folder`);
     expect(saved()).toEqual([project]);
 
     expect(JSON.parse((await pincer('roots', '--json')).stdout)).toEqual({ roots: [project] });

@@ -383,7 +383,7 @@ describe('PATCH /settings', () => {
       for (const root of [tg.dataDir, inside]) {
         const res = await patch(tg, { roots: [root] });
         expect(res.status).toBe(400);
-        expect((await read(res)).error.message).toContain(`roots may not hold "${root}": it is ${root === inside ? 'inside ' : ''}Pincer's data folder`);
+        expect((await read(res)).error.message).toContain(`roots may not hold "${root}" (it is ${root === inside ? 'inside ' : ''}Pincer's data folder`);
       }
       expect((await call(tg, 'file_list', { path: '.' })).status).toBe(200);
       expect(await read(await tg.asOwner('/settings'))).toMatchObject({ roots: [tg.workspace] });
