@@ -95,6 +95,43 @@ describe('pincer mcp names the folders on standard error', () => {
   });
 });
 
+describe('pincer mcp beside a running gateway', () => {
+  let dataDir: string;
+  let workspace: string;
+  let served: Served | undefined;
+  beforeEach(() => {
+    dataDir = tempDir();
+    workspace = realpathSync(tempDir('pincer-roots-mcp-'));
+  });
+  afterEach(async () => {
+    if (served && served.child.exitCode === null) {
+      served.child.kill('SIGKILL');
+      await served.exited;
+    }
+    for (const dir of [dataDir, workspace]) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("names the running gateway's folders when it forwards to it", async () => {
+    const port = await freePort();
+    served = await serve(dataDir, port, workspace);
+    const child = spawn(process.execPath, [BIN, 'mcp', '--data-dir', dataDir, '--port', String(port)], {
+      cwd: '/',
+      env: { ...process.env, PINCER_TOKEN: '' },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    try {
+      await until(() => /forwarding/.test(stderr), `pincer mcp to forward:\n${stderr}`, 30_000);
+      expect(stderr).toContain(`pincer mcp: forwarding to the gateway at http://127.0.0.1:${port}. Folders file tools may touch: ${workspace}`);
+    } finally {
+      child.stdin.end();
+      await exited;
+    }
+  });
+});
+
 describe('pincer roots', () => {
   let dataDir: string;
   let project: string;
