@@ -140,7 +140,7 @@ export function createBuiltins(deps: BuiltinDeps): Builtins {
     ...fileAnalyzers(paths),
     ...httpAnalyzers(net, config.webSearch),
     run_shell: (args) => runShell(args),
-    ...pythonAnalyzers(python),
+    ...pythonAnalyzers(python, { code, data }),
     ...desktopAnalyzers(),
   };
   const roots: RootsControl = {

@@ -240,6 +240,19 @@ describe('a root that holds the package folder (the folder a checkout sits in)',
     expect(check).toMatchObject({ decision: 'deny', rule: 'shell:pincer-code' });
     expectPackageUnchanged();
   });
+
+  it('run_python: code that names the package is refused (an approval would run it outside the sandbox), and so is code naming the data folder', async () => {
+    const write = await call(tg, 'run_python', { code: `open(${JSON.stringify(PLUGIN_FILE)}, "w").write("import os")` });
+    expect(write.status).toBe(403);
+    expect(write.body.error.details.rule).toBe('python:pincer-code');
+    const secret = await call(tg, 'run_python', { code: `print(open(${JSON.stringify(join(tg.dataDir, 'owner-secret'))}).read())` });
+    expect(secret.status).toBe(403);
+    expect(secret.body.error.details.rule).toBe('python:pincer-data');
+    // Pure computation that merely spells the path touches nothing and still runs.
+    const pure = await call(tg, 'run_python', { code: `print(len(${JSON.stringify(PLUGIN_FILE)}))` });
+    expect(pure.body).toMatchObject({ success: true });
+    expectPackageUnchanged();
+  });
 });
 
 const sandboxed = sandboxSupport().kind === 'bubblewrap';
