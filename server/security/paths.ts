@@ -426,7 +426,7 @@ function noRoots(described: string): PolicyDecision {
 }
 
 /** How the owner shares a folder, for every refusal that comes from having none. */
-export const NO_ROOTS_ADVICE =
+const NO_ROOTS_ADVICE =
   'Ask the owner to share a folder: the dashboard\'s Settings (Folders file tools may use), `pincer roots add DIR`, ' +
   'or PINCER_ROOTS / "roots" in config.json.';
 
