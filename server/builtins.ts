@@ -13,6 +13,7 @@ import type { Analyzer } from './policy/policy.js';
 import type { ProcessRunner } from './process/index.js';
 import { NetGuard } from './security/net.js';
 import { PathGuard, type CheckedRoots } from './security/paths.js';
+import { codeFolders, dataFolders, ownFolders } from './config/own-folders.js';
 import { Sandbox, sandboxSupport, type SandboxSupport } from './process/sandbox.js';
 import { PythonAnalyzer } from './security/python.js';
 import { ShellAnalyzer } from './security/shell/analyzer.js';
@@ -46,6 +47,8 @@ export interface BuiltinDeps {
   runner: ProcessRunner;
   /** The memory store remember, recall and forget work on. */
   memories: Memories;
+  /** Where the bundled plugins are, when not the package's own `plugins/` (null: none); kept unwritable too. */
+  bundledPluginsDir?: string | null;
 }
 
 /**
@@ -63,7 +66,7 @@ export interface Builtins {
 }
 
 export interface RootsControl {
-  /** Checks folders as roots (exist, folders, outside the data directory) without using them; throws naming the bad one. */
+  /** Checks folders as roots (exist, folders, not Pincer's own folders) without using them; throws naming the bad one. */
   check(roots: readonly string[]): CheckedRoots;
   /** Puts checked roots to use for every call judged or run from now on. */
   replace(roots: CheckedRoots): void;
@@ -72,8 +75,12 @@ export interface RootsControl {
 export function createBuiltins(deps: BuiltinDeps): Builtins {
   const { config, events, desktop, runner } = deps;
   // Security: the data directory (database, tokens, owner secret, config) is out of bounds for every tool, so no
-  // tool can change policy, rules, roots or tokens.
-  const paths = configured('roots', () => PathGuard.create({ roots: config.roots, protectedDirs: [config.dataDir] }));
+  // tool can change policy, rules, roots or tokens; Pincer's own code and bundled plugins may be read (inside a
+  // root) but never written, since they run as Pincer.
+  const own = ownFolders(config.dataDir, deps.bundledPluginsDir);
+  const data = dataFolders(own);
+  const code = codeFolders(own);
+  const paths = configured('roots', () => PathGuard.create({ roots: config.roots, protectedDirs: data, readOnlyDirs: code }));
   const net = configured('http_allow', () => new NetGuard({ allow: config.httpAllow, selfPort: deps.selfPort }));
   // The checker and the runner use the same interpreter: what was analysed is what runs.
   const python = new PythonAnalyzer({ runner });
@@ -87,16 +94,23 @@ export function createBuiltins(deps: BuiltinDeps): Builtins {
           readOnly: grant?.reads ?? [],
           // A file an approved call creates outside the roots does not exist yet: its folder is what it writes in.
           writable: (grant?.writes ?? []).map((path) => (existsSync(path) ? path : dirname(path))),
-          hidden: [config.dataDir],
+          hidden: data,
+          locked: paths.readOnlyDirs,
           network: grant?.network ?? false,
         });
   // The shell analysis knows the roots (wiping one is catastrophic): it is rebuilt with them when they change.
   const shellFor = (roots: readonly string[]) =>
-    shellAnalyzers(new ShellAnalyzer({ protectedPaths: [config.dataDir], roots: [...roots] }), paths).run_shell!;
+    shellAnalyzers(new ShellAnalyzer({ protectedPaths: data, readOnlyPaths: code, roots: [...roots] }), paths).run_shell!;
   let runShell = shellFor(paths.roots);
-  /** A command runs in a folder the path guard lets it list: inside a root, never in the data directory. */
+  /**
+   * A command runs in a folder the path guard lets it list: inside a root, never in the data directory. With no
+   * root shared, run_shell refuses (the guard's path:no-roots, naming how to share one) rather than running in a
+   * scratch folder: its checks judge relative paths from the roots, so with none a command's `../..` would go unjudged
+   * wherever there is no OS sandbox, and what is left (commands that touch no file) calculate, get_time and
+   * run_python already do.
+   */
   const resolveCwd = async (cwd: string | undefined) => {
-    const verdict = await paths.check(cwd ?? paths.roots[0]!, 'list');
+    const verdict = await paths.check(cwd ?? paths.roots[0] ?? '.', 'list');
     return verdict.decision.decision === 'deny' || !verdict.resolved
       ? { ok: false as const, message: verdict.decision.reason }
       : { ok: true as const, path: verdict.resolved };
@@ -126,7 +140,7 @@ export function createBuiltins(deps: BuiltinDeps): Builtins {
     ...fileAnalyzers(paths),
     ...httpAnalyzers(net, config.webSearch),
     run_shell: (args) => runShell(args),
-    ...pythonAnalyzers(python),
+    ...pythonAnalyzers(python, { code, data }),
     ...desktopAnalyzers(),
   };
   const roots: RootsControl = {

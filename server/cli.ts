@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { ConfigError, urlHost } from './config/config.js';
 import { createGateway, type Gateway } from './index.js';
-import { configFrom, failed, firstSentence, parse, request, sqliteBinding, table, UsageError, withCredentials, type Out } from './cli/common.js';
+import { configFrom, failed, firstSentence, parse, request, rootsLine, sqliteBinding, table, UsageError, withCredentials, type Out } from './cli/common.js';
 import { approvals, clients, rules, setPaused, toggleTool } from './cli/owner-commands.js';
 import { calls } from './cli/history.js';
 import { memory } from './cli/memory.js';
@@ -9,6 +9,7 @@ import { plugin } from './cli/plugins.js';
 import { mcp } from './cli/mcp.js';
 import { mcpServers } from './cli/mcp-servers.js';
 import { chat } from './cli/chat.js';
+import { roots } from './cli/roots.js';
 import { VERSION } from './version.js';
 
 const USAGE = `Pincer ${VERSION} — a local tool gateway for AI assistants
@@ -53,6 +54,8 @@ Owner commands (they act on the running gateway as its owner, or on one started 
   pincer clients tools <name> <tool,tool,…|all> [--max N]
                                           the tools a client may see and call
   pincer clients memories <name> own|all  whether a client sees only the memories it wrote, or every one
+  pincer roots [list] [--json] | roots add <DIR> | roots remove <DIR>
+                                          the folders file tools and run_shell may touch (none until you share one)
 
 Every command takes --data-dir DIR (default: $PINCER_HOME or ~/.pincer), --host and --port.
 `;
@@ -97,6 +100,8 @@ export async function main(argv: string[], out: Out = stdio): Promise<number> {
         return await rules(rest, out);
       case 'clients':
         return await clients(rest, out);
+      case 'roots':
+        return await roots(rest, out);
       case 'pause':
       case 'resume':
         return await setPaused(command === 'pause', rest, out);
@@ -145,6 +150,7 @@ async function serve(args: string[], out: Out): Promise<number> {
   process.once('exit', () => gateway.processes.killAll());
   out.log(`Pincer ${VERSION} listening on ${address.url}`);
   out.log(`Data directory: ${config.dataDir}`);
+  out.log(rootsLine(gateway.config));
   out.log(`Client token: ${config.token ? 'from PINCER_TOKEN' : join(config.dataDir, 'token')}${config.clientAuth ? '' : ' (not required: --no-auth)'}`);
   out.log(`Dashboard login link (one-time, 15 minutes): ${gateway.loginUrl()}`);
   return stopped;

@@ -142,7 +142,15 @@ export function createGateway(options: GatewayOptions): Gateway {
     registry.restoreDisabled(store.toolSettings.disabledTools());
     let boundPort: number | undefined;
     const memories = new Memories(store.memories, (client) => store.clients.memoryScope(client));
-    const builtins = createBuiltins({ config, events, desktop: options.desktop, selfPort: () => boundPort, runner: processes, memories });
+    const builtins = createBuiltins({
+      config,
+      events,
+      desktop: options.desktop,
+      selfPort: () => boundPort,
+      runner: processes,
+      memories,
+      bundledPluginsDir: options.bundledPluginsDir,
+    });
     for (const tool of [...builtins.tools, ...(options.extraTools ?? [])]) registry.register(tool, 'builtin');
     if (builtins.sandbox.kind === 'none') {
       log(`pincer: no OS sandbox for run_shell, run_python and plugins: ${builtins.sandbox.detail} Commands run on the policy alone, plugins under Node's permission model alone.`);

@@ -158,6 +158,15 @@ function sessionCookie(setCookies: string[]): string | undefined {
   return undefined;
 }
 
+/** The start-up line that names the folders tools may touch, or says that none is shared yet and how to share one. */
+export function rootsLine(config: Pick<PincerConfig, 'roots' | 'rootsNotice'>): string {
+  if (config.roots.length > 0) return `Folders file tools may touch: ${config.roots.join(', ')}`;
+  return (
+    `No folder is shared yet${config.rootsNotice ? ` (${config.rootsNotice})` : ''}: file tools and run_shell refuse until ` +
+    'you share one in the dashboard\'s Settings or with "pincer roots add DIR".'
+  );
+}
+
 /** Prints a gateway refusal as `pincer: NAME: message`; exit code 1. */
 export function failed(json: unknown, out: Out): number {
   const error = (json as { error?: { name: string; message: string } }).error;

@@ -1,7 +1,8 @@
 import { urlHost } from '../config/config.js';
 import { createGateway } from '../index.js';
 import { VERSION } from '../version.js';
-import { configFrom, parse, sqliteBinding, UsageError, withCredentials, type Out } from './common.js';
+import type { PincerConfig } from '../config/config.js';
+import { configFrom, ownerRequest, parse, rootsLine, sqliteBinding, UsageError, withCredentials, type Out } from './common.js';
 
 /**
  * `pincer mcp`: MCP over stdio for clients that start a command (Claude Desktop, Cursor, VS Code). It forwards to
@@ -19,7 +20,10 @@ export async function mcp(args: string[], out: Out): Promise<number> {
   const base = `http://${urlHost(config.host)}:${config.port}`;
 
   const running = await probe(base);
-  if (running === 'pincer') return forward(base, token, out);
+  if (running === 'pincer') {
+    await announceRoots(config, base, out);
+    return forward(base, token, out);
+  }
   if (running === 'other') throw new Error(`something that is not Pincer answers on ${base}; choose Pincer's address with --port.`);
 
   const gateway = createGateway({ config, log: out.error, sqliteBinding: sqliteBinding() });
@@ -34,12 +38,28 @@ export async function mcp(args: string[], out: Out): Promise<number> {
   }
   process.once('exit', () => gateway.processes.killAll());
   out.error(`Pincer ${VERSION} listening on ${address.url} (started by pincer mcp; it stops when this MCP client disconnects)`);
+  out.error(rootsLine(gateway.config));
   out.error(`Dashboard login link (one-time, 15 minutes): ${gateway.loginUrl()}`);
   try {
     return await forward(address.url, token, out);
   } finally {
     await gateway.close(5000);
   }
+}
+
+/** Names the running gateway's folders on standard error, as a gateway started here would at start. */
+async function announceRoots(config: PincerConfig, base: string, out: Out): Promise<void> {
+  try {
+    const { status, json } = await ownerRequest(config, 'GET', '/settings');
+    const roots = (json as { roots?: unknown }).roots;
+    if (status === 200 && Array.isArray(roots)) {
+      out.error(`pincer mcp: forwarding to the gateway at ${base}. ${rootsLine({ roots: roots.map(String) })}`);
+      return;
+    }
+  } catch {
+    // Told below.
+  }
+  out.error(`pincer mcp: forwarding to the gateway at ${base} (it did not say which folders it shares).`);
 }
 
 async function forward(url: string, token: string, out: Out): Promise<number> {

@@ -3,6 +3,7 @@ import { homedir } from 'node:os';
 import { isIPv6 } from 'node:net';
 import { delimiter, isAbsolute, join, resolve } from 'node:path';
 import { parseEnv } from 'node:util';
+import { defaultRootProblem, ownFolderProblem, ownFolders, type OwnFolder } from './own-folders.js';
 
 /** Everything the gateway is configured with, after flags > environment > config.json > defaults. */
 export interface PincerConfig {
@@ -13,8 +14,13 @@ export interface PincerConfig {
   clientAuth: boolean;
   /** A client token given by PINCER_TOKEN instead of the generated `<data-dir>/token`. */
   token: string | undefined;
-  /** Folders file tools may touch. */
+  /** Folders file tools may touch; none until the owner shares one (then the file tools and run_shell refuse). */
   roots: string[];
+  /**
+   * Set when no roots were configured and the working folder was not taken as one: why (`/`, the home folder, one
+   * of Pincer's own folders), for the start-up lines.
+   */
+  rootsNotice?: string;
   /** Extra `Host` header values accepted besides the gateway's own loopback names. */
   allowedHosts: string[];
   /**
@@ -129,7 +135,8 @@ export type ConfigKey = Exclude<(typeof CONFIG_KEYS)[number], 'llm'> | `llm.${(t
  * dashboard validate with the same functions, so a value one accepts the other accepts too.
  */
 export const settingParsers = {
-  roots: (source: Source, cwd: string): string[] => parseRoots(source, cwd)!,
+  /** `own`: Pincer's own folders (ownFolders), which no root may be or lie inside. */
+  roots: (source: Source, cwd: string, own: readonly OwnFolder[]): string[] => parseRoots(source, cwd, own)!,
   approval_timeout_s: (source: Source): number => parseInteger(source, 'approval_timeout_s', 5, 86_400)!,
   'llm.base_url': (source: Source): string => parseHttpUrl(source, 'llm.base_url')!,
   'llm.model': (source: Source): string => parseNonEmptyString(source, 'llm.model'),
@@ -193,8 +200,11 @@ export function loadConfig(options: LoadConfigOptions = {}): PincerConfig {
     throw new ConfigError(`--no-auth is refused with host ${host}: it is only allowed on a loopback address (127.0.0.1, ::1, localhost).`);
   }
 
+  const own = ownFolders(dataDir);
   const rootsSource = pick(undefined, 'roots', 'PINCER_ROOTS', file.roots, 'roots');
-  const roots = rootsSource ? settingParsers.roots(rootsSource, cwd) : [cwd];
+  // Unconfigured, the working folder is the root, unless sharing it would share everything or Pincer itself.
+  const unshared = rootsSource ? undefined : defaultRootProblem(cwd, own, options.home);
+  const roots = rootsSource ? settingParsers.roots(rootsSource, cwd, own) : unshared ? [] : [cwd];
 
   let llmBase = pick(undefined, '', 'PINCER_LLM_BASE_URL', fileLlm.base_url, 'llm.base_url');
   if (!llmBase && env.OLLAMA_HOST) {
@@ -213,6 +223,7 @@ export function loadConfig(options: LoadConfigOptions = {}): PincerConfig {
     clientAuth,
     token: tokenSource ? parseToken(tokenSource) : undefined,
     roots,
+    ...(unshared && { rootsNotice: `the working folder ${cwd} ${unshared}, so it is not shared by default` }),
     allowedHosts: parseStringList(pick(undefined, '', undefined, file.allowed_hosts, 'allowed_hosts'), 'allowed_hosts') ?? [],
     httpAllow: parseStringList(pick(undefined, '', undefined, file.http_allow, 'http_allow'), 'http_allow') ?? [],
     webSearch: parseWebSearch(pick(undefined, '', undefined, file.web_search, 'web_search')),
@@ -319,13 +330,25 @@ function parseHost(source: Source | undefined): string | undefined {
   return source.value.replace(/^\[|\]$/g, '');
 }
 
-function parseRoots(source: Source | undefined, cwd: string): string[] | undefined {
+/** A list of folders; empty shares none. Security: none may be one of Pincer's own folders or lie inside one. */
+function parseRoots(source: Source | undefined, cwd: string, own: readonly OwnFolder[]): string[] | undefined {
   if (!source) return undefined;
   const list = typeof source.value === 'string' ? source.value.split(delimiter).filter((p) => p !== '') : source.value;
-  if (!Array.isArray(list) || list.length === 0 || !list.every((p) => typeof p === 'string' && p !== '')) {
-    fail('roots', source, `must be a non-empty list of folders (in PINCER_ROOTS separated by "${delimiter}")`);
+  if (!Array.isArray(list) || !list.every((p) => typeof p === 'string' && p !== '')) {
+    fail('roots', source, `must be a list of folders (in PINCER_ROOTS separated by "${delimiter}")`);
   }
-  return (list as string[]).map((p) => (isAbsolute(p) ? resolve(p) : resolve(cwd, p)));
+  // An empty list in config.json shares no folder; a variable of delimiters alone is more likely a slip.
+  if (typeof source.value === 'string' && list.length === 0) {
+    fail('roots', source, `names no folder (separate folders with "${delimiter}"; to share none, leave it unset and set "roots": [] in config.json)`);
+  }
+  const roots = (list as string[]).map((p) => (isAbsolute(p) ? resolve(p) : resolve(cwd, p)));
+  for (const root of roots) {
+    const problem = ownFolderProblem(root, own);
+    if (problem) {
+      fail('roots', source, `may not hold "${root}" (it ${problem}, which no tool may change; share a folder of your own work instead)`);
+    }
+  }
+  return roots;
 }
 
 function parseStringList(source: Source | undefined, key: string): string[] | undefined {

@@ -1,6 +1,7 @@
 import { isAbsolute, join } from 'node:path';
 import { GatewayError, refuse } from '../errors.js';
 import { writeConfigFile } from './config-file.js';
+import { ownFolders } from './own-folders.js';
 import { ConfigError, readConfigObject, settingParsers, type ConfigSource, type LlmApi, type PincerConfig, type Source } from './config.js';
 
 /** GET /settings (and the answer to every PATCH). */
@@ -9,6 +10,8 @@ export interface SettingsView {
   address: string;
   data_dir: string;
   roots: string[];
+  /** With no roots, when the working folder was not taken as one at start: why (`/`, the home folder, Pincer's own). */
+  roots_notice?: string;
   approval_timeout_s: number;
   llm: { base_url: string; model: string | null; api: LlmApi };
   /** Each setting held by an environment variable or a flag, with its name: the dashboard cannot change those. */
@@ -51,7 +54,7 @@ const NESTED_KEYS = { llm: LLM_BODY_KEYS, history: HISTORY_BODY_KEYS, ollama_pro
 export interface SettingsHooks<Checked = unknown> {
   paused(): boolean;
   setPaused(paused: boolean): void;
-  /** Checks folders as roots (they exist, are folders, lie outside the data directory); throws naming the problem. */
+  /** Checks folders as roots (they exist, are folders, are not Pincer's own folders); throws naming the problem. */
   checkRoots(roots: string[]): Checked;
   /** Puts roots that passed checkRoots to use at once. */
   applyRoots(checked: Checked): void;
@@ -121,6 +124,7 @@ export class GatewaySettings<Checked = unknown> {
       address: this.hooks.address(),
       data_dir: config.dataDir,
       roots: [...config.roots],
+      ...(config.rootsNotice && { roots_notice: config.rootsNotice }),
       approval_timeout_s: config.approvalTimeoutS,
       llm: { base_url: config.llm.baseUrl, model: config.llm.model ?? null, api: config.llm.api },
       locked,
@@ -160,6 +164,8 @@ export class GatewaySettings<Checked = unknown> {
     if (change.roots) {
       hooks.applyRoots(change.roots.checked);
       config.roots = change.roots.list;
+      // The owner chose: the working folder's story no longer applies.
+      delete config.rootsNotice;
     }
     if (change.approval_timeout_s !== undefined) {
       hooks.setApprovalTimeoutS(change.approval_timeout_s);
@@ -341,12 +347,13 @@ export class GatewaySettings<Checked = unknown> {
 
   /** Roots as config.json holds them (absolute, as given) and as the path guard will use them (checked, real). */
   #parseRoots(value: unknown): NonNullable<Change<Checked>['roots']> {
-    // A string would be split like PINCER_ROOTS; the dashboard sends a list, and a list is what gets saved.
-    if (!Array.isArray(value)) throw new Error(`must be a non-empty list of folders, got ${JSON.stringify(value)}`);
+    // A string would be split like PINCER_ROOTS; the dashboard sends a list, and a list is what gets saved. An
+    // empty list shares no folder.
+    if (!Array.isArray(value)) throw new Error(`must be a list of folders, got ${JSON.stringify(value)}`);
     // Relative to what? The gateway's working directory is not something the owner sees from the dashboard.
     const relative = value.find((p) => typeof p === 'string' && p !== '' && !isAbsolute(p));
     if (relative !== undefined) throw new Error(`"${relative}" is not an absolute path; give each folder's full path`);
-    const list = settingParsers.roots({ value, from: 'PATCH /settings' }, '/');
+    const list = settingParsers.roots({ value, from: 'PATCH /settings' }, '/', ownFolders(this.config.dataDir));
     let checked: Checked;
     try {
       checked = this.hooks.checkRoots(list);

@@ -13,6 +13,7 @@ import { buildEntry } from './build.js';
 import { PluginHost, childScript, pluginSandbox, type PluginSandboxView } from './host.js';
 import { hashPluginFolder } from './integrity.js';
 import { readManifest, type PluginManifest } from './manifest.js';
+import { ownFolders } from '../config/own-folders.js';
 import type { DeclaredTool } from './protocol.js';
 import { declaredToolProblem, effectiveRisk, pluginTool } from './tools.js';
 import { diffTools, type ToolChanges } from './diff.js';
@@ -91,6 +92,8 @@ const MAX_LOG_LINES = 20;
 export class PluginManager {
   readonly userDir: string;
   readonly #bundledDir: string | null;
+  /** Pincer's package, bundled plugins and data folder: no plugin's write permission may reach them. */
+  readonly #ownFolders: string[];
   #ignored: IgnoredPluginFolder[] = [];
   readonly #plugins = new Map<string, Loaded>();
   #watchers: FSWatcher[] = [];
@@ -103,6 +106,7 @@ export class PluginManager {
     this.userDir = join(options.dataDir, 'plugins');
     this.#bundledDir = options.bundledDir === undefined ? bundledPluginsDir() : options.bundledDir;
     this.#sandbox = options.sandbox ?? new Sandbox(sandboxSupport());
+    this.#ownFolders = ownFolders(options.dataDir, this.#bundledDir).map((folder) => folder.path);
   }
 
   /** Loads every plugin (in the background: the gateway answers meanwhile) and follows the folders for changes. */
@@ -252,7 +256,7 @@ export class PluginManager {
 
   async #load(plugin: Loaded): Promise<void> {
     const { found, view } = plugin;
-    const manifest = readManifest(found.dir, found.name);
+    const manifest = readManifest(found.dir, found.name, this.#ownFolders);
     plugin.manifest = manifest;
     Object.assign(view, { version: manifest.version, description: manifest.description, permissions: manifest.permissions });
     view.hash = hashPluginFolder(found.dir).hash;

@@ -1,6 +1,8 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { isAbsolute, join, relative, resolve } from 'node:path';
+import { isWithin } from '../security/paths.js';
+import { realPath } from '../security/shell/outside.js';
 
 export const MANIFEST_FILE = 'plugin.json';
 export const PLUGIN_NAME_PATTERN = /^[a-z0-9][a-z0-9_-]{0,39}$/;
@@ -35,8 +37,11 @@ export class ManifestError extends Error {
   override readonly name = 'ManifestError';
 }
 
-/** Reads and checks `plugin.json`; throws a ManifestError naming every problem. */
-export function readManifest(dir: string, folderName: string): PluginManifest {
+/**
+ * Reads and checks `plugin.json`; throws a ManifestError naming every problem. `unwritable`: Pincer's own folders
+ * (package, bundled plugins, data), which no `permissions.write` path may reach.
+ */
+export function readManifest(dir: string, folderName: string, unwritable: readonly string[] = []): PluginManifest {
   const file = join(dir, MANIFEST_FILE);
   if (!existsSync(file)) throw new ManifestError(`no ${MANIFEST_FILE} in the folder`);
   let raw: unknown;
@@ -59,12 +64,12 @@ export function readManifest(dir: string, folderName: string): PluginManifest {
   else if (!ENTRY_PATTERN.test(entry)) problems.push('entry must be a .js, .mjs, .ts or .mts file');
   else if (isAbsolute(entry) || relative(dir, resolve(dir, entry)).startsWith('..')) problems.push('entry must lie inside the plugin folder');
   else if (!existsSync(join(dir, entry)) || !statSync(join(dir, entry)).isFile()) problems.push(`entry "${entry}" does not exist`);
-  const permissions = readPermissions(m.permissions, problems);
+  const permissions = readPermissions(m.permissions, problems, unwritable);
   if (problems.length > 0) throw new ManifestError(`${MANIFEST_FILE}: ${problems.join('; ')}`);
   return { name: m.name as string, version: m.version as string, description: m.description as string, entry, permissions };
 }
 
-function readPermissions(value: unknown, problems: string[]): PluginPermissions {
+function readPermissions(value: unknown, problems: string[], unwritable: readonly string[]): PluginPermissions {
   const none: PluginPermissions = { hosts: [], read: [], write: [], childProcess: false, workers: false, addons: false };
   if (value === undefined) return none;
   if (!value || typeof value !== 'object' || Array.isArray(value)) {
@@ -92,7 +97,7 @@ function readPermissions(value: unknown, problems: string[]): PluginPermissions 
   return {
     hosts: list('hosts', (h) => (HOST_PATTERN.test(h.toLowerCase()) ? undefined : `"${h}" is not a host name (no scheme, port or path)`)),
     read: list('read', pathProblem),
-    write: list('write', pathProblem),
+    write: list('write', (path) => pathProblem(path) ?? ownFolderWrite(path, unwritable)),
     childProcess: flag('childProcess'),
     workers: flag('workers'),
     addons: flag('addons'),
@@ -104,6 +109,17 @@ function pathProblem(path: string): string | undefined {
   // Security: Node's permission flags take a list; a comma would smuggle a second path in on older versions.
   if (/[,\n\r*]/.test(path)) return `"${path}" may not contain commas, line breaks or wildcards`;
   return undefined;
+}
+
+/**
+ * Security: write access at, inside or above Pincer's own folders would let the plugin change Pincer's code or
+ * bundled plugins (which run unasked) or its tokens and database.
+ */
+function ownFolderWrite(path: string, unwritable: readonly string[]): string | undefined {
+  const real = realPath(expandPath(path));
+  const hit = unwritable.find((dir) => isWithin(real, dir) || isWithin(dir, real));
+  if (hit === undefined) return undefined;
+  return `"${path}" ${isWithin(real, hit) ? 'lies inside' : 'holds'} one of Pincer's own folders (${hit}: its code, bundled plugins or data), which no plugin may write`;
 }
 
 function expandPath(path: string): string {

@@ -36,6 +36,8 @@ export interface SandboxScope {
   writable?: readonly string[];
   /** Folders never visible, even inside a root (Pincer's data folder); a granted path inside one is not bound. */
   hidden: readonly string[];
+  /** Folders kept read-only even inside a writable one (Pincer's own code and bundled plugins). */
+  locked?: readonly string[];
   /** Whether it may open network connections. */
   network: boolean;
   /**
@@ -138,6 +140,10 @@ export class Sandbox {
     for (const root of shown(scope.readWrite)) args.push('--bind', root, root);
     for (const path of shown(scope.writable)) args.push('--bind-try', path, path);
     if (scratch) args.push('--bind', scratch, scratch);
+    // Security: Pincer's code under a writable root is bound again read-only on top (after every writable bind, so
+    // a grant inside it is covered too): a command that rewrote a bundled plugin would run as Pincer, unasked.
+    const writable = [...scope.readWrite, ...(scope.writable ?? [])];
+    for (const dir of scope.locked ?? []) if (writable.some((p) => within(dir, p) || within(p, dir))) args.push('--ro-bind-try', dir, dir);
     // Security: Pincer's data folder (tokens, database) stays out of sight even when a root holds it.
     const visible = [...scope.readWrite, ...(scope.readOnly ?? []), ...(scope.writable ?? [])];
     for (const dir of scope.hidden) if (visible.some((p) => within(dir, p))) args.push('--tmpfs', dir);
@@ -164,6 +170,7 @@ export class Sandbox {
       ...this.#interpreterPrefixes.map((p) => `(allow file-read* (subpath ${quote(p)}))`),
       ...(scope.readOnly ?? []).map((p) => `(allow file-read* (subpath ${quote(p)}))`),
       ...writable.map((p) => `(allow file-read* file-write* (subpath ${quote(p)}))`),
+      ...(scope.locked ?? []).map((p) => `(deny file-write* (subpath ${quote(p)}))`),
       ...scope.hidden.map((p) => `(deny file-read* file-write* (subpath ${quote(p)}))`),
       // The last matching rule wins: the program's own files stay readable inside a hidden folder.
       ...(scope.program ?? []).map((p) => `(allow file-read* (subpath ${quote(p)}))`),

@@ -19,8 +19,11 @@ import { codeExecutionMatch, secretFileMatch } from './path-rules.js';
  *                              at either end, a symlink loop, `..` after a folder that does not exist, a name over
  *                              255 bytes, a malformed file:// URL, anything that cannot be resolved
  * - path:home-shorthand  deny  a leading `~`: we do not expand it (whose home? which root?)
+ * - path:no-roots        deny  no folder is shared yet: every path, until the owner shares one
  * - path:pincer-data     deny  inside the gateway's own data directory (tokens, database, config), or a delete
  *                              that would take it with it
+ * - path:pincer-code     deny  writing or deleting inside Pincer's own code (its package, its bundled plugins), or
+ *                              a delete that would take it with it; reading it inside a root is allowed
  * - path:outside-roots   deny  resolves outside every root (after symlinks)
  * - path:lookalike       deny  look-alike characters (`．．／`, U+2215 `∕`, fullwidth `～`, `Ｃ：`…) that a later
  *                              normaliser (NFKC, Windows best-fit) would turn into a path outside the roots, into the
@@ -79,28 +82,28 @@ export class PathGuard {
    */
   #roots: readonly string[];
   readonly #protected: readonly string[];
+  readonly #readOnly: readonly string[];
 
-  private constructor(roots: CheckedRoots, protectedDirs: string[]) {
+  private constructor(roots: CheckedRoots, protectedDirs: string[], readOnlyDirs: string[]) {
     this.#roots = roots;
     this.#protected = protectedDirs;
+    this.#readOnly = readOnlyDirs;
   }
 
-  /** Realpaths every root now (a root that is missing, not a folder or inside a protected folder throws, naming it). */
-  static create(options: { roots: string[]; protectedDirs: string[] }): PathGuard {
-    const protectedDirs = options.protectedDirs.map((dir) => {
-      const resolved = path.resolve(dir);
-      try {
-        return realpathSync.native(resolved);
-      } catch {
-        return resolved;
-      }
-    });
-    return new PathGuard(checkRoots(options.roots, protectedDirs), protectedDirs);
+  /**
+   * Realpaths every root now (a root that is missing, not a folder, or at or inside a protected or read-only folder
+   * throws, naming it). `protectedDirs` no tool may touch (the data directory); `readOnlyDirs` tools may read inside
+   * a root but never write or delete (Pincer's own code). No roots is allowed: every path is then refused.
+   */
+  static create(options: { roots: string[]; protectedDirs: string[]; readOnlyDirs?: string[] }): PathGuard {
+    const protectedDirs = options.protectedDirs.map(realOrResolved);
+    const readOnlyDirs = (options.readOnlyDirs ?? []).map(realOrResolved);
+    return new PathGuard(checkRoots(options.roots, protectedDirs, readOnlyDirs), protectedDirs, readOnlyDirs);
   }
 
   /** Checks folders as roots for this guard without putting them to use; throws naming the first bad one. */
   checkRoots(roots: readonly string[]): CheckedRoots {
-    return checkRoots(roots, this.#protected);
+    return checkRoots(roots, this.#protected, this.#readOnly);
   }
 
   /**
@@ -119,6 +122,11 @@ export class PathGuard {
   /** Whether a real path is a protected folder (the data directory) or inside one. */
   isProtected(real: string): boolean {
     return this.#protected.some((dir) => isWithin(real, dir, true));
+  }
+
+  /** The folders tools may read but never write (Pincer's own code), real. */
+  get readOnlyDirs(): string[] {
+    return [...this.#readOnly];
   }
 
   /** Judges one path for one kind of access; never touches the file beyond lstat/readlink/realpath. */
@@ -160,6 +168,8 @@ export class PathGuard {
         return 'is outside the allowed folders';
       case 'path:pincer-data':
         return "reaches Pincer's own data folder";
+      case 'path:pincer-code':
+        return "reaches Pincer's own code";
       case 'path:home-shorthand':
         return 'starts with "~" (a home folder)';
       case 'path:delete-root':
@@ -190,8 +200,12 @@ export class PathGuard {
       }
     } else if (/^[a-z]:(\/|$)/i.test(normalized)) {
       return { decision: this.#outside(roots, `"${printable(shape)}"`, 'it is a Windows drive path, and this machine does not use drive letters') };
+    } else if (path.isAbsolute(normalized)) {
+      absolute = normalized;
     } else {
-      absolute = path.isAbsolute(normalized) ? normalized : `${roots[0]}/${normalized}`;
+      // A relative path starts at the first root; with none, there is nowhere it could lead.
+      if (roots.length === 0) return { decision: noRoots(`"${printable(shape)}"`) };
+      absolute = `${roots[0]}/${normalized}`;
     }
     // A trailing slash names the same entry; dropping it keeps "link/" a link for write and delete.
     absolute = absolute.replace(/\/+$/, '') || '/';
@@ -236,7 +250,23 @@ export class PathGuard {
       resolved,
     });
     if (this.isProtected(resolved)) return pincerData();
+    const writes = access === 'write' || access === 'delete';
+    // Security: Pincer's code and bundled plugins run as Pincer (bundled plugins unasked, reloaded on change): a
+    // write there is code execution with no approval. A delete of a folder holding them would remove them too.
+    const code = writes ? this.#readOnly.find((dir) => isWithin(resolved, dir, true) || (access === 'delete' && isWithin(dir, resolved, true))) : undefined;
+    if (code !== undefined) {
+      return {
+        decision: deny(
+          'path:pincer-code',
+          `${describe(resolved)} is ${isWithin(resolved, code, true) ? 'inside' : 'a folder that contains'} Pincer's own code (${code}), ` +
+            `which no tool may ${access === 'write' ? 'write' : 'delete'}, even with approval: changed code would run as Pincer ` +
+            'itself. Work on files in the project folders instead; the owner updates Pincer by installing a new version.',
+        ),
+        resolved,
+      };
+    }
 
+    if (roots.length === 0) return { decision: noRoots(describe(resolved)), resolved };
     const root = this.#containingRoot(roots, resolved);
     if (root === undefined) return { decision: this.#outside(roots, describe(resolved)), resolved };
     const relative = resolved === root ? '.' : path.relative(root, resolved).split(path.sep).join('/');
@@ -328,6 +358,7 @@ export class PathGuard {
       return invalid(`"${printable(input)}" starts or ends with white space. Remove it; file names here never need it.`);
     }
     if (input.startsWith('~')) {
+      if (roots.length === 0) return noRoots(`"${printable(input)}"`);
       return deny(
         'path:home-shorthand',
         `"${printable(input)}" starts with "~", which Pincer does not expand. Give an absolute path inside one of the allowed folders ` +
@@ -344,6 +375,7 @@ export class PathGuard {
   }
 
   #outside(roots: readonly string[], described: string, why?: string): PolicyDecision {
+    if (roots.length === 0) return noRoots(described);
     return deny(
       'path:outside-roots',
       `${described} is outside the folders Pincer may use${why ? ` (${why})` : ''}. Allowed folders: ${roots.join(', ')}. ` +
@@ -352,9 +384,11 @@ export class PathGuard {
   }
 }
 
-/** Realpaths roots and drops duplicates; refuses a root that is missing, not a folder, or inside a protected folder. */
-function checkRoots(roots: readonly string[], protectedDirs: readonly string[]): CheckedRoots {
-  if (roots.length === 0) throw new Error('PathGuard needs at least one root folder.');
+/**
+ * Realpaths roots and drops duplicates; refuses a root that is missing, not a folder, or at or inside a protected
+ * or read-only folder. A root that contains one is fine: the folder inside it stays refused path by path.
+ */
+function checkRoots(roots: readonly string[], protectedDirs: readonly string[], readOnlyDirs: readonly string[]): CheckedRoots {
   const real: string[] = [];
   for (const root of roots) {
     let resolved: string;
@@ -368,11 +402,41 @@ function checkRoots(roots: readonly string[], protectedDirs: readonly string[]):
     // protected check would refuse each path anyway, but a root there is never what the owner meant.
     const inside = protectedDirs.find((dir) => isWithin(resolved, dir, true));
     if (inside !== undefined) {
-      throw new Error(`The root "${root}" is inside Pincer's own data folder (${inside}), which no tool may touch; choose a folder outside it.`);
+      throw new Error(`The root "${root}" is ${resolved === inside ? '' : 'inside '}Pincer's own data folder (${inside}), which no tool may touch; choose a folder outside it.`);
+    }
+    // Security: a root at or inside Pincer's code offers tools nothing to write there, only a way to run as Pincer.
+    const code = readOnlyDirs.find((dir) => isWithin(resolved, dir, true));
+    if (code !== undefined) {
+      throw new Error(
+        `The root "${root}" is ${resolved === code ? '' : 'inside '}Pincer's own code (${code}: its package or bundled plugins), which no tool may change; choose a folder of your own work.`,
+      );
     }
     if (!real.includes(resolved)) real.push(resolved);
   }
   return real as readonly string[] as CheckedRoots;
+}
+
+/** Security: with no folder shared, no path is inside one; the message says how the owner shares one. */
+function noRoots(described: string): PolicyDecision {
+  return deny(
+    'path:no-roots',
+    `${described} cannot be used: no folder is shared with Pincer yet, so file tools and run_shell have nowhere to work. ` +
+      `${NO_ROOTS_ADVICE}`,
+  );
+}
+
+/** How the owner shares a folder, for every refusal that comes from having none. */
+const NO_ROOTS_ADVICE =
+  'Ask the owner to share a folder: the dashboard\'s Settings (Folders file tools may use), `pincer roots add DIR`, ' +
+  'or PINCER_ROOTS / "roots" in config.json.';
+
+function realOrResolved(dir: string): string {
+  const resolved = path.resolve(dir);
+  try {
+    return realpathSync.native(resolved);
+  } catch {
+    return resolved;
+  }
 }
 
 /** Containment as `root + sep`, never a bare prefix (so /tmp/root-evil is not inside /tmp/root). */

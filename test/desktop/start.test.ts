@@ -1,9 +1,10 @@
 import { execFile } from 'node:child_process';
-import { chmodSync, existsSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { freePort, START, startHeadless, type Served } from '../helpers/cli.js';
 import { tempDir } from '../helpers/gateway.js';
+import { PACKAGE_ROOT } from '../../server/version.js';
 
 /** `npm start` where the desktop app cannot run: one line saying why, then the same gateway, headless (SPEC §2). */
 describe('npm start falls back to the headless gateway', () => {
@@ -34,6 +35,32 @@ describe('npm start falls back to the headless gateway', () => {
     expect(lines[1]).toMatch(new RegExp(`^Pincer \\S+ listening on http://127\\.0\\.0\\.1:${port}$`));
     expect(lines.filter((line) => /desktop app/.test(line))).toHaveLength(1);
     expect(served.output()).toMatch(/Dashboard login link \(one-time, 15 minutes\): http:\/\/127\.0\.0\.1:\d+\/auth\?code=\S+/);
+
+    const health = await fetch(`${served.url}/health`);
+    expect(health.status).toBe(200);
+    expect(await health.json()).toMatchObject({ status: 'ok' });
+
+    served.child.kill('SIGTERM');
+    expect(await served.exited).toBe(0);
+  });
+
+  it('started from its own checkout (npm start there), it shares no folder, says so, and lets no client write its code', async () => {
+    const home = dir();
+    served = await startHeadless(['--port', String(await freePort())], { PINCER_HOME: home, ELECTRON_OVERRIDE_DIST_PATH: dir() }, PACKAGE_ROOT);
+    expect(served.output()).toContain(
+      `No folder is shared yet (the working folder ${PACKAGE_ROOT} is Pincer's own package folder (its code), so it is not shared by default): ` +
+        'file tools and run_shell refuse until you share one in the dashboard\'s Settings or with "pincer roots add DIR".',
+    );
+    const token = readFileSync(join(home, 'token'), 'utf8').trim();
+    const before = readFileSync(join(PACKAGE_ROOT, 'plugins', 'investment', 'index.js'));
+    const write = await fetch(`${served.url}/tools/file_write/execute`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ path: 'plugins/investment/index.js', content: 'import "node:child_process";' }),
+    });
+    expect(write.status).toBe(403);
+    expect(((await write.json()) as { error: { details: { rule: string } } }).error.details.rule).toBe('path:no-roots');
+    expect(readFileSync(join(PACKAGE_ROOT, 'plugins', 'investment', 'index.js')).equals(before)).toBe(true);
 
     const health = await fetch(`${served.url}/health`);
     expect(health.status).toBe(200);

@@ -44,11 +44,13 @@ export interface DashboardGateway {
   close(): Promise<void>;
 }
 
-export async function startDashboardGateway(): Promise<DashboardGateway> {
+/** `cwd`: where `pincer serve` starts (default: the workspace, which is then its root). */
+export async function startDashboardGateway(options: { cwd?: string } = {}): Promise<DashboardGateway> {
   const dataDir = tempDir('pincer-e2e-');
   const workspace = tempDir('pincer-e2e-root-');
+  const cwd = options.cwd ?? workspace;
   const port = await freePort();
-  let served = await serve(dataDir, port, workspace);
+  let served = await serve(dataDir, port, cwd);
   const token = readFileSync(join(dataDir, 'token'), 'utf8').trim();
   const url = served.url.replace(/\/$/, '');
   return {
@@ -63,7 +65,7 @@ export async function startDashboardGateway(): Promise<DashboardGateway> {
     async restart() {
       served.child.kill('SIGTERM');
       await served.exited;
-      served = await serve(dataDir, port, workspace);
+      served = await serve(dataDir, port, cwd);
     },
     async loginUrl() {
       const result = await runPincer(['login-url', '--data-dir', dataDir, '--port', String(port)]);

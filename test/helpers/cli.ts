@@ -70,15 +70,16 @@ export const START = resolve(import.meta.dirname, '../../bin/start.js');
 
 /**
  * `node bin/start.js ARGS` in a child process, ready once the headless gateway it fell back to has printed its
- * address and login link. `env` replaces the variables it names; a value of undefined removes one.
+ * address and login link. `env` replaces the variables it names; a value of undefined removes one. `cwd`: where it
+ * is started (default: here, the package's own folder, as `npm start` in a checkout).
  */
-export async function startHeadless(args: string[], env: NodeJS.ProcessEnv): Promise<Served> {
+export async function startHeadless(args: string[], env: NodeJS.ProcessEnv, cwd?: string): Promise<Served> {
   const merged: NodeJS.ProcessEnv = { ...process.env, PINCER_TOKEN: '' };
   for (const [name, value] of Object.entries(env)) {
     if (value === undefined) delete merged[name];
     else merged[name] = value;
   }
-  const child = spawn(process.execPath, [START, ...args], { env: merged, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [START, ...args], { env: merged, stdio: ['ignore', 'pipe', 'pipe'], ...(cwd && { cwd }) });
   let stdout = '';
   let stderr = '';
   child.stdout!.on('data', (d: Buffer) => (stdout += d.toString()));

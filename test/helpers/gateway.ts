@@ -26,15 +26,20 @@ export function tempDir(prefix = 'pincer-test-'): string {
   return mkdtempSync(join(tmpdir(), prefix));
 }
 
-/** Starts a real gateway on 127.0.0.1:<free port> with a fresh data directory. */
+/**
+ * Starts a real gateway on 127.0.0.1:<free port> with a fresh data directory. By default its working directory (and
+ * so its only root) is `workspace`; `start.cwd` starts it elsewhere, as `pincer serve` started in that folder would
+ * be (`start.home`: the home folder it sees).
+ */
 export async function startGateway(
   overrides: Partial<PincerConfig> = {},
   options: Omit<GatewayOptions, 'config'> = {},
+  start: { cwd?: string; home?: string } = {},
 ): Promise<TestGateway> {
   const dataDir = overrides.dataDir ?? tempDir();
   const workspace = overrides.roots?.[0] ?? tempDir('pincer-root-');
   const config = {
-    ...loadConfig({ flags: { dataDir, port: 0, host: '127.0.0.1' }, env: {}, cwd: workspace }),
+    ...loadConfig({ flags: { dataDir, port: 0, host: '127.0.0.1' }, env: {}, cwd: start.cwd ?? workspace, ...(start.home && { home: start.home }) }),
     ...overrides,
   };
   const gateway = createGateway({ config, bundledPluginsDir: null, ...options });
@@ -84,7 +89,7 @@ export async function startGateway(
     async close() {
       await gateway.close(1000);
       if (!overrides.dataDir) rmSync(dataDir, { recursive: true, force: true });
-      if (!overrides.roots) rmSync(workspace, { recursive: true, force: true });
+      if (overrides.roots?.[0] === undefined) rmSync(workspace, { recursive: true, force: true });
     },
   };
 }

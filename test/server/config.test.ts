@@ -1,9 +1,11 @@
 import { lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { delimiter, join } from 'node:path';
+import { delimiter, dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { writeConfigFile } from '../../server/config/config-file.js';
 import { ConfigError, loadConfig, resolveDataDir, settingParsers, type ConfigFlags, type PincerConfig } from '../../server/config/config.js';
+import { ownFolders } from '../../server/config/own-folders.js';
+import { PACKAGE_ROOT } from '../../server/version.js';
 
 /** A fresh home, working directory and data directory per test; nothing of the real machine is read. */
 let root: string;
@@ -197,6 +199,83 @@ describe('roots', () => {
     writeConfig({ roots: ['docs'] });
     expect(load().roots).toEqual([join(cwd, 'docs')]);
   });
+
+  it('"roots": [] in config.json shares no folder, whatever the working directory', () => {
+    writeConfig({ roots: [] });
+    const config = load();
+    expect(config.roots).toEqual([]);
+    expect(config.rootsNotice).toBeUndefined();
+    expect(config.sources.roots).toEqual({ kind: 'file' });
+  });
+});
+
+describe('roots: Pincer\'s own files are not a workspace', () => {
+  const at = (where: string, env: NodeJS.ProcessEnv = {}) => loadConfig({ flags: { dataDir }, env, cwd: where, home });
+
+  it('unconfigured, "/" is not shared (Claude Desktop starts pincer mcp there), and the notice says why', () => {
+    const config = at('/');
+    expect(config.roots).toEqual([]);
+    expect(config.rootsNotice).toMatch(/^the working folder \/ is the top of the file system/);
+  });
+
+  it('unconfigured, the home folder itself is not shared; a folder inside it is', () => {
+    expect(at(home).roots).toEqual([]);
+    expect(at(home).rootsNotice).toContain('is the home folder itself');
+    const projects = join(home, 'projects');
+    mkdirSync(projects);
+    expect(at(projects).roots).toEqual([projects]);
+    expect(at(projects).rootsNotice).toBeUndefined();
+  });
+
+  it('unconfigured, the home folder is recognised through a symlink to it', () => {
+    const link = join(root, 'home-link');
+    symlinkSync(home, link);
+    expect(at(link).roots).toEqual([]);
+  });
+
+  it("unconfigured, Pincer's package folder (started from its checkout with npm start) is not shared, nor a folder inside it", () => {
+    for (const where of [PACKAGE_ROOT, join(PACKAGE_ROOT, 'server'), join(PACKAGE_ROOT, 'plugins'), join(PACKAGE_ROOT, 'plugins', 'investment')]) {
+      const config = at(where);
+      expect(config.roots, where).toEqual([]);
+      expect(config.rootsNotice, where).toMatch(/Pincer's own package folder|Pincer's bundled plugins folder/);
+    }
+  });
+
+  it('unconfigured, the data folder and a folder inside it are not shared', () => {
+    mkdirSync(join(dataDir, 'plugins'));
+    for (const where of [dataDir, join(dataDir, 'plugins')]) {
+      expect(at(where).roots, where).toEqual([]);
+      expect(at(where).rootsNotice, where).toContain("Pincer's data folder");
+    }
+  });
+
+  it("unconfigured, a folder that holds Pincer's package is a workspace like any other (the package inside stays unwritable)", () => {
+    expect(at(dirname(PACKAGE_ROOT)).roots).toEqual([dirname(PACKAGE_ROOT)]);
+  });
+
+  it('a root that is the package, the bundled plugins, the data folder, or inside one, is refused naming the key, the source and the folder', () => {
+    const bad = [PACKAGE_ROOT, join(PACKAGE_ROOT, 'server'), join(PACKAGE_ROOT, 'plugins'), join(PACKAGE_ROOT, 'plugins', 'investment'), dataDir];
+    for (const folder of bad) {
+      const fromEnv = configError({ env: { PINCER_ROOTS: [cwd, folder].join(delimiter) } });
+      expect(fromEnv).toMatch(/^Invalid configuration: roots \(from PINCER_ROOTS\) may not hold /);
+      expect(fromEnv).toContain(`"${folder}"`);
+      expect(fromEnv).toMatch(/Pincer's (own package folder|bundled plugins folder|data folder)/);
+      writeConfig({ roots: [folder] });
+      expect(configError()).toMatch(/^Invalid configuration: roots \(from config\.json roots\) may not hold /);
+      rmSync(join(dataDir, 'config.json'));
+    }
+  });
+
+  it('a root that reaches the package through a symlink is refused too', () => {
+    const link = join(root, 'pincer-link');
+    symlinkSync(PACKAGE_ROOT, link);
+    expect(configError({ env: { PINCER_ROOTS: join(link, 'plugins') } })).toContain("Pincer's bundled plugins folder");
+  });
+
+  it('a root that holds the package or the data folder is accepted (the home folder holding ~/.pincer)', () => {
+    expect(load({ env: { PINCER_ROOTS: root } }).roots).toEqual([root]);
+    expect(load({ env: { PINCER_ROOTS: dirname(PACKAGE_ROOT) } }).roots).toEqual([dirname(PACKAGE_ROOT)]);
+  });
 });
 
 describe('the LLM base URL', () => {
@@ -345,8 +424,8 @@ describe('a bad value stops start-up with one line naming the key and where it c
     expect(message).not.toContain('short-secret');
   });
 
-  it('roots as an empty list in config.json', () => {
-    writeConfig({ roots: [] });
+  it('roots that is not a list in config.json', () => {
+    writeConfig({ roots: 42 });
     const message = configError();
     expect(message).toContain('roots');
     expect(message).toContain('config.json roots');
@@ -447,7 +526,8 @@ describe('settingParsers (shared with PATCH /settings)', () => {
     expect(settingParsers.approval_timeout_s({ value: 300, from })).toBe(300);
     expect(settingParsers['llm.base_url']({ value: 'http://h:1/', from })).toBe('http://h:1');
     expect(settingParsers['llm.api']({ value: 'openai', from })).toBe('openai');
-    expect(settingParsers.roots({ value: ['/a', '/b/../c'], from }, cwd)).toEqual(['/a', '/c']);
+    expect(settingParsers.roots({ value: ['/a', '/b/../c'], from }, cwd, ownFolders(dataDir))).toEqual(['/a', '/c']);
+    expect(settingParsers.roots({ value: [], from }, cwd, ownFolders(dataDir))).toEqual([]);
   });
 
   it('say what is wrong apart from where the value came from', () => {
@@ -456,7 +536,8 @@ describe('settingParsers (shared with PATCH /settings)', () => {
       text: 'must be a whole number from 5 to 86400, got 4',
     });
     expect(problem(() => settingParsers['llm.api']({ value: 'x', from }))).toMatchObject({ key: 'llm.api' });
-    expect(problem(() => settingParsers.roots({ value: [], from }, cwd))).toMatchObject({ key: 'roots' });
+    expect(problem(() => settingParsers.roots({ value: [3], from }, cwd, ownFolders(dataDir)))).toMatchObject({ key: 'roots' });
+    expect(problem(() => settingParsers.roots({ value: [dataDir], from }, cwd, ownFolders(dataDir)))).toMatchObject({ key: 'roots' });
   });
 
   it('give start-up the same one-line message as before', () => {

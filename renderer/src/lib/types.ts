@@ -168,6 +168,8 @@ export interface Settings {
   address: string;
   data_dir: string;
   roots: string[];
+  /** With no roots, when the gateway's working folder was not taken as one at start: why. */
+  roots_notice?: string;
   approval_timeout_s: number;
   llm: { base_url: string; model: string | null; api: 'ollama' | 'openai' };
   /** Keys set by an environment variable or flag, with where they came from; the dashboard cannot change them. */

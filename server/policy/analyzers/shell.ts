@@ -11,7 +11,9 @@ export function shellAnalyzers(analyzer: ShellAnalyzer, paths?: PathGuard): Reco
   return {
     run_shell: async (args) => {
       const text = typeof args.command === 'string' ? args.command : String(args.command ?? '');
-      const folder = paths ? await paths.check(args.cwd ?? paths.roots[0], 'list') : undefined;
+      const folder = paths ? await paths.check(args.cwd ?? paths.roots[0] ?? '.', 'list') : undefined;
+      // With no folder shared there is nowhere to run: the guard's refusal says how the owner shares one.
+      if (folder && paths?.roots.length === 0) return folder.decision;
       const command = await analyzer.analyze(text, folder?.resolved);
       if (args.cwd === undefined || !folder) return command;
       return { ...strictest([command, folder.decision]), ...(command.subject ? { subject: command.subject } : {}) };

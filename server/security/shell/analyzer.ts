@@ -4,13 +4,16 @@ import { resolve } from 'node:path';
 import type { Parser } from 'web-tree-sitter';
 import type { Decision, PolicyDecision } from '../../decision.js';
 import { loadBashParser } from './parser.js';
-import { normalizeAbsolute, type ShellPaths } from './paths.js';
+import { isWithin, normalizeAbsolute, type ShellPaths } from './paths.js';
 import { Reader } from './reader.js';
-import { askRule } from './rules.js';
+import { realPath } from './outside.js';
+import { askRule, denyPincerCode } from './rules.js';
 
 export interface ShellAnalyzerOptions {
   /** Pincer's data folder (and anything else no command may name). */
   protectedPaths: string[];
+  /** Pincer's own code and bundled plugins: commands may read them, never write into them. */
+  readOnlyPaths?: string[];
   /** The folders tools work in; wiping one is catastrophic. */
   roots: string[];
   /** The home folder `~` and `$HOME` stand for (default: this user's). */
@@ -28,7 +31,12 @@ export class ShellAnalyzer {
 
   constructor(options: ShellAnalyzerOptions) {
     const home = normalizeAbsolute(resolve(options.home ?? homedir()));
-    this.#paths = { home, roots: withRealPaths(options.roots), protectedPaths: withRealPaths(options.protectedPaths) };
+    this.#paths = {
+      home,
+      roots: withRealPaths(options.roots),
+      protectedPaths: withRealPaths(options.protectedPaths),
+      readOnlyPaths: withRealPaths(options.readOnlyPaths ?? []),
+    };
   }
 
   /**
@@ -43,13 +51,27 @@ export class ShellAnalyzer {
       this.#parser = undefined;
       return askRule('unparseable', `The shell parser could not be loaded (${(error as Error).message}), so the command cannot be checked`);
     }
-    const reader = new Reader(parser, this.#paths, cwd ?? this.#paths.roots[0] ?? '/');
-    const verdict = reader.script(command, 0).decision;
+    const start = cwd ?? this.#paths.roots[0] ?? '/';
+    const reader = new Reader(parser, this.#paths, start);
+    let verdict = reader.script(command, 0).decision;
+    // Security: an approved command whose reach cannot be told from its text runs outside the sandbox, so nothing
+    // would keep it out of Pincer's code if it works there (starts there, or names it): such a command never runs.
+    if (verdict.decision !== 'deny' && reader.unknownReach && (reader.namesCode || inCode(start, this.#paths))) {
+      verdict = denyPincerCode(
+        `The command works in Pincer's own code (${inCode(start, this.#paths) ? `it starts in ${start}` : 'it names a path there'}), and what it ` +
+          'would write cannot be told from its text',
+      );
+    }
     const outside = [...reader.outside.values()];
     const otherwise: Decision = verdict.decision === 'deny' ? 'deny' : reader.otherConcerns ? 'ask' : 'allow';
     const reach = reader.unknownReach ? 'unknown' : 'known';
     return { ...verdict, subject: { command, ...(cwd ? { path: cwd } : {}), outside, otherwise, network: reader.network, reach } };
   }
+}
+
+function inCode(folder: string, paths: ShellPaths): boolean {
+  const real = realPath(folder);
+  return paths.readOnlyPaths.some((dir) => isWithin(real, dir));
 }
 
 /** A folder and, when different, where its symlinks lead: a command may name either. */

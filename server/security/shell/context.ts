@@ -24,6 +24,8 @@ export interface LineReader {
   unknownReach: boolean;
   /** Whether it talks to the network. */
   network: boolean;
+  /** Whether a word of it leads into Pincer's own code (read-only folders). */
+  namesCode: boolean;
   /** Analyzes a script nested `depth` levels deep. */
   script(source: string, depth: number): Result;
 }

@@ -8,6 +8,8 @@ export interface ShellPaths {
   roots: readonly string[];
   /** Pincer's own data (tokens, history): no command may name it. */
   protectedPaths: readonly string[];
+  /** Pincer's own code and bundled plugins: commands may read there, never write. */
+  readOnlyPaths: readonly string[];
 }
 
 /** `/a//b/./c/` → `/a/b/c`; `/` stays `/`. */

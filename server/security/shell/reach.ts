@@ -8,9 +8,9 @@ import type { Script } from './context.js';
 import { hostileGitSetting } from './git-config.js';
 import { gitDirectories, operandsOf } from './operands.js';
 import { absoluteFrom, isFolder, judgeWord, linksOut, lookalikeEscape, placeOf, realPath, type Judged } from './outside.js';
-import { namesProtectedPath, normalizeAbsolute, secretIn, trustFile, trustFileGlob } from './paths.js';
+import { isWithin, namesProtectedPath, normalizeAbsolute, secretIn, trustFile, trustFileGlob } from './paths.js';
 import { short } from './programs.js';
-import { askRule, denyLookalike, denyPincerData, denyRule } from './rules.js';
+import { askRule, denyLookalike, denyPincerCode, denyPincerData, denyRule } from './rules.js';
 import { literalWord, type Word } from './words.js';
 import { writesOf } from './writes.js';
 
@@ -104,9 +104,32 @@ export function lookalike(script: Script, word: Word): void {
   if (becomes !== undefined) script.push(denyLookalike(short(word.text, 60), becomes));
 }
 
+/**
+ * Programs that change a whole folder tree when given one (remove it, move it, re-own it): given a folder that holds
+ * Pincer's code, they change that code too.
+ */
+const TREE_CHANGERS = new Set(['rm', 'rmdir', 'unlink', 'shred', 'mv', 'chmod', 'chown', 'chgrp', 'chattr', 'setfacl']);
+
+/** Notes a word that leads into Pincer's own code: a command that works there must stay inside the sandbox. */
+export function codeNamed(script: Script, word: Word): void {
+  if (script.reader.namesCode || script.paths.readOnlyPaths.length === 0) return;
+  for (const text of word.value !== undefined ? [word.value] : word.guesses) {
+    if (text === '' || text.startsWith('-')) continue;
+    for (const absolute of absoluteFrom(text, script.paths.home, script.bases)) {
+      const real = realPath(normalizeAbsolute(absolute));
+      if (script.paths.readOnlyPaths.some((dir) => isWithin(real, dir))) {
+        script.reader.namesCode = true;
+        return;
+      }
+    }
+  }
+}
+
 /** Writes to the system's trust files (users, sudo, hosts, PAM, services, cron, authorized_keys) are refused. */
 export function trustWrites(script: Script, program: string, args: Word[]): void {
   const writes = writesOf(program, args);
+  // Security: a move takes the file away from Pincer's code as surely as a write puts one there.
+  for (const source of writes.moved ?? []) codeWrite(script, program, source, [], false);
   if (writes.accountTool) {
     script.push(denyRule('trust-file-write', `${program} rewrites the system's user, password or sudo database`));
   }
@@ -114,11 +137,39 @@ export function trustWrites(script: Script, program: string, args: Word[]): void
     script.push(denyRule('trust-file-write', 'crontab with a file (or "-") installs a timetable of commands that then run on their own'));
   }
   for (const target of writes.targets) {
+    if (codeWrite(script, program, target, writes.sourceNames, TREE_CHANGERS.has(program))) continue;
     const judged = trustWrite(script, program, target, writes.sourceNames);
     // Noted (not asked for: writing asks anyway) so that an approved write outside the roots gets exactly that path.
     if (judged !== 'too-many') for (const { real, place } of judged) if (place === 'outside') outsidePath(script, real, 'write', program);
   }
   if (!writes.known) script.reader.unknownReach = true;
+}
+
+/**
+ * Security: a written path (or a file a copy puts into it) inside Pincer's own code or bundled plugins is refused,
+ * even with approval: changed code runs as Pincer. With `tree`, so is a folder that holds them (`rm -r`, `mv`,
+ * `chmod -R` of a parent). Answers whether it refused.
+ */
+export function codeWrite(script: Script, program: string, target: Word, sourceNames: readonly string[], tree: boolean): boolean {
+  const locked = script.paths.readOnlyPaths;
+  if (locked.length === 0) return false;
+  const texts = target.value !== undefined ? [target.value] : target.guesses.filter(Boolean);
+  const judged = judgeWord(target, script.paths, script.bases);
+  const reals = [
+    ...texts.flatMap((text) => absoluteFrom(text, script.paths.home, script.bases).map((p) => realPath(normalizeAbsolute(p)))),
+    ...(judged === 'too-many' ? [] : judged.map((j) => j.real)),
+  ];
+  for (const real of reals) {
+    for (const path of [real, ...sourceNames.map((n) => posix.join(real, n))]) {
+      const dir = locked.find((d) => isWithin(path, d) || (tree && isWithin(d, path)));
+      if (dir !== undefined) {
+        const where = isWithin(path, dir) ? `into Pincer's own code (${path})` : `${path}, a folder that holds Pincer's own code (${dir})`;
+        script.push(denyPincerCode(`${program} would write ${where}`));
+        return true;
+      }
+    }
+  }
+  return false;
 }
 
 /**

@@ -19,6 +19,7 @@ export class Reader implements LineReader {
   otherConcerns = false;
   unknownReach = false;
   network = false;
+  namesCode = false;
 
   constructor(
     readonly parser: Parser,

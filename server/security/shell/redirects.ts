@@ -7,7 +7,7 @@ import type { Script } from './context.js';
 import { merge, noFacts, type Facts, type Stdin } from './facts.js';
 import { isBlockDevice, namesProtectedPath, normalizeAbsolute, secretIn, secretInText } from './paths.js';
 import { short } from './programs.js';
-import { lookalike, mentioned, namesFromListing, operand, pincerData, trustWrite } from './reach.js';
+import { codeWrite, lookalike, mentioned, namesFromListing, operand, pincerData, trustWrite } from './reach.js';
 import { askRule, denyPincerData, denyRule } from './rules.js';
 import { evaluateWord, literalWord, type Word } from './words.js';
 
@@ -153,6 +153,7 @@ export function redirect(script: Script, node: Node, commandFacts: Facts): Facts
     return facts;
   }
   // Everything else writes: > >> >| &> &>> <> and >& to a file name.
+  if (codeWrite(script, 'The command', word, [], false)) return facts;
   trustWrite(script, 'The command', word, []);
   if (value !== undefined) operand(script, word, 'write', 'The command');
   if (value === undefined) {

@@ -11,7 +11,8 @@ import type { Catastrophe } from './catastrophic.js';
  *        shell:dangerous-flag, shell:not-read-only, shell:env-assignment, shell:secret-read,
  *        shell:pincer-data-within (reads through a folder that holds Pincer's data), shell:outside-roots,
  *        shell:git-config
- * deny   shell:pincer-data (names Pincer's data folder), shell:lookalike-path,
+ * deny   shell:pincer-data (names Pincer's data folder), shell:pincer-code (writes into Pincer's own code or
+ *        bundled plugins, or works there in ways the check cannot see), shell:lookalike-path,
  *        shell:catastrophic:<wipe-root | wipe-home | wipe-workspace | permissions | mkfs | block-device-write |
  *        fork-bomb | shutdown | kill-all | exfiltration | reverse-shell | trust-file-write>
  */
@@ -73,6 +74,18 @@ export function denyPincerData(why: string): PolicyDecision {
     'shell:pincer-data',
     `${sentence(why)} Pincer's own folder holds its token, call history and settings, and no tool may touch it, even with ` +
       'approval; the owner changes settings from the dashboard or the CLI.',
+  );
+}
+
+/**
+ * Security: Pincer's code and bundled plugins run as Pincer (bundled plugins unasked, reloaded when they change), so
+ * a write there is code execution with no approval.
+ */
+export function denyPincerCode(why: string): PolicyDecision {
+  return deny(
+    'shell:pincer-code',
+    `${sentence(why)} Pincer's own code and bundled plugins run as Pincer itself, so no tool may change them, even ` +
+      'with approval; work on files in the project folders instead (the owner updates Pincer by installing a new version).',
   );
 }
 

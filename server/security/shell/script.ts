@@ -33,7 +33,7 @@ import {
   SHELLS,
   short,
 } from './programs.js';
-import { gitConfig, lookalike, mentioned, pincerData, readsOutside, trustWrites } from './reach.js';
+import { codeNamed, gitConfig, lookalike, mentioned, pincerData, readsOutside, trustWrites } from './reach.js';
 import { output, pipeline, redirect, redirected } from './redirects.js';
 import { ASK_PRIORITY, askRule, denyRule, readOnly } from './rules.js';
 import { arithmetic, assignment, declaration, expansion, testCommand, unset } from './variables.js';
@@ -293,6 +293,7 @@ export class ScriptWalker implements Script {
     const args = words.slice(1);
     for (const word of words) pincerData(this, word);
     for (const word of words) lookalike(this, word);
+    for (const word of words) codeNamed(this, word);
 
     // Catastrophes are judged on every name the program could have, wherever it lives (`/tmp/x/rm` too).
     const candidates = name.value !== undefined ? [name.value] : name.guesses.filter(Boolean);

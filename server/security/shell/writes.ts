@@ -12,6 +12,8 @@ export interface Writes {
   targets: Word[];
   /** Names copied or moved into a folder target (`cp keys ~/.ssh/` writes `~/.ssh/keys`). */
   sourceNames: string[];
+  /** What a move takes away from where it was (`mv`'s sources): changed as surely as the target. */
+  moved?: Word[];
   /** Programs that rewrite the user database or sudo rules themselves (useradd, passwd, visudo). */
   accountTool?: boolean;
   /** `crontab FILE` / `crontab -`: installs a timetable of commands. */
@@ -87,9 +89,11 @@ export function writesOf(program: string, args: readonly Word[]): Writes {
     case 'rsync': {
       const { positionals, target } = positionalsOf(program, args);
       const names = (words: Word[]) => words.map(baseName).filter((n): n is string => !!n);
-      if (target) return { targets: [target], sourceNames: names(positionals), known: true };
+      const moved = (sources: Word[]) => (program === 'mv' ? { moved: sources } : {});
+      if (target) return { targets: [target], sourceNames: names(positionals), known: true, ...moved(positionals) };
       if (positionals.length === 0) return none;
-      return { targets: [positionals[positionals.length - 1]!], sourceNames: names(positionals.slice(0, -1)), known: true };
+      const sources = positionals.slice(0, -1);
+      return { targets: [positionals[positionals.length - 1]!], sourceNames: names(sources), known: true, ...moved(sources) };
     }
     case 'dd':
       return { ...none, targets: args.filter((w) => w.value?.startsWith('of=')).map((w) => literalWord(w.value!.slice(3))) };

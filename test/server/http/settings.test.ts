@@ -2,6 +2,7 @@ import { existsSync, mkdirSync, readFileSync, realpathSync, rmSync, statSync, sy
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../../server/index.js';
+import { PACKAGE_ROOT } from '../../../server/version.js';
 import { EventStream } from '../../helpers/events.js';
 import { startGateway, tempDir, type TestGateway } from '../../helpers/gateway.js';
 
@@ -329,9 +330,8 @@ describe('PATCH /settings', () => {
       [{ approval_timeout_s: 'soon' }, 'approval_timeout_s must be a whole number from 5 to 86400'],
       [{ approval_timeout_s: null }, 'approval_timeout_s must be a whole number'],
       [{ roots: ['/nope/pincer-no-such-folder'] }, 'roots: The root folder "/nope/pincer-no-such-folder" does not exist'],
-      [{ roots: [] }, 'roots must be a non-empty list of folders'],
-      [{ roots: '/tmp' }, 'roots: must be a non-empty list of folders'],
-      [{ roots: [42] }, 'roots must be a non-empty list of folders'],
+      [{ roots: '/tmp' }, 'roots: must be a list of folders'],
+      [{ roots: [42] }, 'roots must be a list of folders'],
       [{ roots: ['relative/folder'] }, 'roots: "relative/folder" is not an absolute path'],
       [{ llm: { api: 'claude' } }, 'llm.api must be one of ollama, openai'],
       [{ llm: { base_url: 'ftp://files.example.com' } }, 'llm.base_url must be an http:// or https:// URL'],
@@ -383,9 +383,28 @@ describe('PATCH /settings', () => {
       for (const root of [tg.dataDir, inside]) {
         const res = await patch(tg, { roots: [root] });
         expect(res.status).toBe(400);
-        expect((await read(res)).error.message).toMatch(/roots: .*inside Pincer's own data folder/);
+        expect((await read(res)).error.message).toContain(`roots may not hold "${root}" (it is ${root === inside ? 'inside ' : ''}Pincer's data folder`);
       }
       expect((await call(tg, 'file_list', { path: '.' })).status).toBe(200);
+      expect(await read(await tg.asOwner('/settings'))).toMatchObject({ roots: [tg.workspace] });
+    });
+
+    it("a root that is Pincer's package folder, its bundled plugins, or a folder inside them", async () => {
+      const cases: [string, RegExp][] = [
+        [PACKAGE_ROOT, /it is Pincer's own package folder \(its code\)/],
+        [join(PACKAGE_ROOT, 'server'), /it is inside Pincer's own package folder/],
+        [join(PACKAGE_ROOT, 'plugins'), /it is Pincer's bundled plugins folder/],
+        [join(PACKAGE_ROOT, 'plugins', 'investment'), /it is inside Pincer's bundled plugins folder/],
+      ];
+      for (const [root, why] of cases) {
+        const res = await patch(tg, { roots: [tg.workspace, root] });
+        expect(res.status, root).toBe(400);
+        const { message } = (await read(res)).error;
+        expect(message).toContain(`roots may not hold "${root}"`);
+        expect(message).toMatch(why);
+        expect(message).toMatch(/nothing was changed/i);
+      }
+      expect(existsSync(configFile(tg))).toBe(false);
       expect(await read(await tg.asOwner('/settings'))).toMatchObject({ roots: [tg.workspace] });
     });
 
