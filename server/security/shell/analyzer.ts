@@ -6,6 +6,7 @@ import type { Decision, PolicyDecision } from '../../decision.js';
 import { loadBashParser } from './parser.js';
 import { normalizeAbsolute, type ShellPaths } from './paths.js';
 import { Reader } from './reader.js';
+import { uniqueRuns } from './runs.js';
 import { askRule } from './rules.js';
 
 export interface ShellAnalyzerOptions {
@@ -48,7 +49,9 @@ export class ShellAnalyzer {
     const outside = [...reader.outside.values()];
     const otherwise: Decision = verdict.decision === 'deny' ? 'deny' : reader.otherConcerns ? 'ask' : 'allow';
     const reach = reader.unknownReach ? 'unknown' : 'known';
-    return { ...verdict, subject: { command, ...(cwd ? { path: cwd } : {}), outside, otherwise, network: reader.network, reach } };
+    const runs = uniqueRuns(reader.runs);
+    const files = { ...(runs.length > 0 ? { runs } : {}), ...(reader.writes.size > 0 ? { writes: [...reader.writes] } : {}) };
+    return { ...verdict, subject: { command, ...(cwd ? { path: cwd } : {}), outside, otherwise, network: reader.network, reach, ...files } };
   }
 }
 

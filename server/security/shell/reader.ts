@@ -1,5 +1,5 @@
 import type { Node, Parser } from 'web-tree-sitter';
-import { strictest, type OutsidePath } from '../../decision.js';
+import { strictest, type OutsidePath, type RunFile } from '../../decision.js';
 import type { LineReader } from './context.js';
 import { merge, noFacts, type Result } from './facts.js';
 import { joinLineContinuations } from './parser.js';
@@ -19,6 +19,8 @@ export class Reader implements LineReader {
   otherConcerns = false;
   unknownReach = false;
   network = false;
+  readonly runs: RunFile[] = [];
+  readonly writes = new Set<string>();
 
   constructor(
     readonly parser: Parser,

@@ -7,7 +7,7 @@ import type { Script } from './context.js';
 import { merge, noFacts, type Facts, type Stdin } from './facts.js';
 import { isBlockDevice, namesProtectedPath, normalizeAbsolute, secretIn, secretInText } from './paths.js';
 import { short } from './programs.js';
-import { lookalike, mentioned, namesFromListing, operand, pincerData, trustWrite } from './reach.js';
+import { lookalike, mentioned, namesFromListing, noteWrites, operand, pincerData, trustWrite } from './reach.js';
 import { askRule, denyPincerData, denyRule } from './rules.js';
 import { evaluateWord, literalWord, type Word } from './words.js';
 
@@ -153,7 +153,7 @@ export function redirect(script: Script, node: Node, commandFacts: Facts): Facts
     return facts;
   }
   // Everything else writes: > >> >| &> &>> <> and >& to a file name.
-  trustWrite(script, 'The command', word, []);
+  const judged = trustWrite(script, 'The command', word, []);
   if (value !== undefined) operand(script, word, 'write', 'The command');
   if (value === undefined) {
     script.reader.unknownReach = true;
@@ -165,6 +165,7 @@ export function redirect(script: Script, node: Node, commandFacts: Facts): Facts
   } else if (value === '/proc/sysrq-trigger') {
     script.push(denyRule('shutdown', "The command writes to the kernel's emergency trigger (reboot, power off, crash)"));
   } else {
+    noteWrites(script, judged, []);
     script.push(askRule('write-redirect', `The command writes to ${short(word.text, 60)} (${operator})`));
   }
   return facts;
