@@ -158,7 +158,7 @@ export class Executor {
     const grant = tool.definition.sandboxed && widened ? grantFor(decision.subject) : undefined;
 
     const outcome = await this.#run(tool, args, record, request, performance.now(), grant);
-    this.options.provenance?.noteRan({ ...record, source: tool.source, owner: request.owner === true, arguments: args }, decision.subject);
+    this.options.provenance?.noteRan(record, tool.source, request.owner === true, decision.subject);
     return outcome;
   }
 

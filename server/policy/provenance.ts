@@ -3,7 +3,7 @@ import { GatewayError } from '../errors.js';
 import type { PolicyDecision, Provenance, RunFile, Subject } from '../decision.js';
 import { upFrom } from '../security/shell/runs.js';
 import { globToRegExp } from '../security/shell/words.js';
-import type { CallStatus, FileWrite, Store } from '../store/index.js';
+import type { CallRecord, FileWrite, Store } from '../store/index.js';
 
 /**
  * Which client wrote the files a command runs. Security: a client may write a Makefile, package.json or conftest.py
@@ -27,20 +27,8 @@ const MAX_ROWS = 10_000;
 /** Entries on one card: enough to see what is going on; the reason counts the rest. */
 const MAX_SHOWN = 20;
 
-/** What the executor tells of a call that ran. */
-export interface RanCall {
-  id: string;
-  tool: string;
-  /** `builtin` for Pincer's own tools: only theirs say what they wrote. */
-  source: string;
-  client: string;
-  /** The owner's own call (dashboard, tray): what the owner writes is not a client's doing. */
-  owner: boolean;
-  arguments: Record<string, unknown>;
-  status: CallStatus;
-  result: unknown;
-  error: { name: string } | null;
-}
+/** What the executor tells of a call that ran (its record, unredacted). */
+export type RanCall = Pick<CallRecord, 'id' | 'tool' | 'client' | 'arguments' | 'status' | 'result'> & { error: { name: string } | null };
 
 export interface ProvenanceOptions {
   windowMs?: number;
@@ -137,14 +125,19 @@ export class FileProvenance {
     );
   }
 
-  /** After a call ran: notes the files it wrote under its client (an owner's overwrite clears them instead). */
-  noteRan(call: RanCall, subject: Subject | undefined): void {
+  /**
+   * After a call ran: notes the files it wrote under its client (an owner's overwrite clears them instead). Only
+   * Pincer's own tools (`source` builtin) say what they wrote; what the owner writes is not a client's doing.
+   */
+  noteRan(call: RanCall, source: string, owner: boolean, subject: Subject | undefined): void {
+    if (source !== 'builtin' || (call.tool !== 'file_write' && call.tool !== 'run_shell')) return;
     try {
       const paths = writtenBy(call, subject);
       if (paths.length === 0) return;
-      if (call.owner) {
+      if (owner) {
         // The owner's own file now stands there, unless they only added to what the client wrote.
-        if (call.tool === 'file_write' && call.arguments.mode !== 'append') this.store.fileWrites.forget(paths);
+        const mode = (call.arguments as Record<string, unknown> | null)?.mode;
+        if (call.tool === 'file_write' && mode !== 'append') this.store.fileWrites.forget(paths);
         return;
       }
       const at = this.#now();
@@ -162,7 +155,6 @@ export class FileProvenance {
 
 /** Real paths a call that ran wrote, as far as it can tell. */
 function writtenBy(call: RanCall, subject: Subject | undefined): string[] {
-  if (call.source !== 'builtin') return [];
   if (call.tool === 'file_write') {
     const result = call.result as { root?: unknown; path?: unknown } | null;
     if (call.status === 'succeeded' && typeof result?.root === 'string' && typeof result.path === 'string') {
