@@ -117,7 +117,8 @@ export function trustWrites(script: Script, program: string, args: Word[]): void
     const judged = trustWrite(script, program, target, writes.sourceNames);
     // Noted (not asked for: writing asks anyway) so that an approved write outside the roots gets exactly that path.
     if (judged !== 'too-many') for (const { real, place } of judged) if (place === 'outside') outsidePath(script, real, 'write', program);
-    if (REWRITES_CONTENT.has(program)) noteWrites(script, judged, writes.sourceNames);
+    // rsync copies a folder's contents (`src/`) into the target itself: the whole target stands for what it wrote.
+    if (REWRITES_CONTENT.has(program)) noteWrites(script, judged, program === 'rsync' ? [] : writes.sourceNames);
   }
   if (!writes.known) script.reader.unknownReach = true;
 }

@@ -293,6 +293,11 @@ const PM_FILES: Readonly<Record<string, readonly string[]>> = {
   bunx: ['package.json', '.npmrc', 'bunfig.toml', '.bunfig.toml'],
 };
 
+const JS_CONFIGS = [
+  '*.config.js', '*.config.cjs', '*.config.mjs', '*.config.ts', '*.config.cts', '*.config.mts', '.babelrc.js', '.babelrc.cjs',
+  '.mocharc.js', '.mocharc.cjs', '.eslintrc.js', '.eslintrc.cjs',
+];
+
 function packageManager(found: Found, base: string, args: readonly Word[], values: Values): void {
   const manager = found.by;
   const at = firstOperand(values, PM);
@@ -315,6 +320,8 @@ function packageManager(found: Found, base: string, args: readonly Word[], value
     by.tree(posix.join(folder, 'node_modules'));
   }
   if (manager === 'yarn') by.tree(posix.join(dir, '.yarn'));
+  // The tools scripts start (jest, vitest, vite, webpack, eslint, babel…) load their configuration as code.
+  by.tree(dir, JS_CONFIGS);
   // `bun run x.ts`, `bun x.ts`: a file rather than a script name.
   if (manager === 'bun' && sub !== undefined) {
     const file = sub === 'run' ? values[at + 1] : sub;

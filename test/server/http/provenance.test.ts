@@ -98,6 +98,14 @@ describe('the card names the client-written files a command runs', () => {
     expect(approval.provenance).toMatchObject([{ path: join(dir, 'package.json'), by: 'npm test', client: 'cursor', call_id: callId }]);
   });
 
+  it('a test runner configuration (vitest.config.ts) the scripts load, then npm test', async () => {
+    const dir = folder();
+    writeFileSync(join(dir, 'package.json'), '{"scripts":{"test":"vitest run"}}');
+    const callId = await write('claude', join(dir, 'vitest.config.ts'), 'import { execSync } from "node:child_process"; execSync("id");');
+    const approval = await card('cursor', 'npm test', dir);
+    expect(approval.provenance).toMatchObject([{ path: join(dir, 'vitest.config.ts'), by: 'npm test', client: 'claude', call_id: callId }]);
+  });
+
   it('conftest.py in a parent folder, then pytest tests/', async () => {
     const dir = folder();
     mkdirSync(join(dir, 'tests'));

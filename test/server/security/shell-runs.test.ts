@@ -46,6 +46,7 @@ const CASES: Case[] = [
   { command: 'make --file /abs/x.mk', names: ['/abs/x.mk'] },
   { command: 'npm test', names: [`${P}/package.json`, `${P}/.npmrc`, '/p/package.json', `${P}/node_modules/**`], by: 'npm test' },
   { command: 'npm run build', names: [`${P}/package.json`], by: 'npm run' },
+  { command: 'npm test ', names: [`${P}/**(*.config.js,*.config.cjs,*.config.mjs,*.config.ts,*.config.cts,*.config.mts,.babelrc.js,.babelrc.cjs,.mocharc.js,.mocharc.cjs,.eslintrc.js,.eslintrc.cjs)`] },
   { command: 'npm install', names: [`${P}/package.json`, `${P}/node_modules/**`] },
   { command: 'npm --prefix web start', names: [`${P}/web/package.json`] },
   { command: 'npm ls', names: [], not: [`${P}/package.json`] },
@@ -234,8 +235,9 @@ describe('what a command line writes, through the analyzer', () => {
     expect(await writes('cp -t sub x.py')).toEqual([join(root, 'sub', 'x.py')]);
   });
 
-  it('a copy of a glob into a folder stands for the whole folder', async () => {
+  it('a copy of a glob into a folder stands for the whole folder, and so does an rsync into one', async () => {
     expect(await writes('cp stuff/* sub')).toEqual([join(root, 'sub')]);
+    expect(await writes('rsync -a template/ sub/')).toEqual([join(root, 'sub')]);
   });
 
   it('a write through a link is a write of the file it leads to', async () => {
