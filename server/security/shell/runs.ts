@@ -12,7 +12,7 @@
 import { lstatSync } from 'node:fs';
 import { posix } from 'node:path';
 import type { RunFile } from '../../decision.js';
-import type { Script } from './context.js';
+import type { LineReader, Script } from './context.js';
 import { realPath } from './outside.js';
 import { normalizeAbsolute } from './paths.js';
 import { scanOptions, type OptionGrammar } from './options.js';
@@ -20,14 +20,20 @@ import type { Word } from './words.js';
 
 /** Folders above a command's folder that upward searches look in: deep enough for any real tree. */
 const MAX_LEVELS = 40;
-/** Run files kept for one command line: a line built to list thousands adds nothing the first ones do not show. */
+/** Run files followed for one command line; past this, everything under the folders it runs in counts instead. */
 const MAX_RUNS = 2000;
 
 type Values = (string | undefined)[];
 
+/** Files one command names at most (`pytest t1 … t9999`); past it, everything under its folder counts instead. */
+const MAX_FOUND = 1000;
+
 /** Collects the files one program invocation runs, from each folder it may start in. */
 class Found {
   readonly files: RunFile[] = [];
+  readonly #keys = new Set<string>();
+  /** More than MAX_FOUND files were named. */
+  overflow = false;
   constructor(
     readonly by: string,
     readonly home: string,
@@ -41,21 +47,39 @@ class Found {
   }
 
   file(path: string, by = this.by): void {
-    this.files.push({ path, by });
+    this.#add({ path, by });
   }
 
   tree(path: string, names?: string[], by = this.by): void {
-    this.files.push({ path, by, tree: true, ...(names ? { names } : {}) });
+    this.#add({ path, by, tree: true, ...(names ? { names } : {}) });
+  }
+
+  /** What another collector (one labelled differently: `npm test`, `git commit`) found. */
+  take(other: Found): void {
+    for (const file of other.files) this.#add(file);
+    if (other.overflow) this.overflow = true;
+  }
+
+  #add(file: RunFile): void {
+    if (this.overflow) return;
+    const key = runKey(file);
+    if (this.#keys.has(key)) return;
+    if (this.files.length >= MAX_FOUND) {
+      this.overflow = true;
+      return;
+    }
+    this.#keys.add(key);
+    this.files.push(file);
   }
 
   /** `names` in `dir`. */
   names(dir: string, names: readonly string[]): void {
-    for (const name of names) this.file(posix.join(dir, name));
+    for (const name of names) if (!this.overflow) this.file(posix.join(dir, name));
   }
 
   /** `names` in `dir` and in every folder above it (what a tool finds by searching upwards). */
   upwards(dir: string, names: readonly string[]): void {
-    for (const folder of upFrom(dir)) this.names(folder, names);
+    for (const folder of upFrom(dir)) if (!this.overflow) this.names(folder, names);
   }
 }
 
@@ -87,17 +111,34 @@ export function runsOf(program: string, args: readonly Word[], bases: readonly s
     const handler = HANDLERS.get(name) ?? HANDLERS.get(name.replace(/[0-9.]+$/, ''));
     handler?.(found, base, args, values);
     out.push(...found.files);
+    if (found.overflow) out.push({ path: base, by: name, tree: true });
   }
   return uniqueRuns(out);
 }
 
-/** Notes, for the line being read, what one of its simple commands runs. */
+/** The run files already noted for a line (before links are followed), to follow each one once. */
+const noted = new WeakMap<LineReader, Set<string>>();
+
+/**
+ * Notes, for the line being read, what one of its simple commands runs. Security: a line built to name more files
+ * than are followed (`make -C a1; … make -C a5000; make`) does not push the real one off the list: past the limit,
+ * anything under the folders it runs in counts as what it runs.
+ */
 export function noteRuns(script: Script, program: string, args: readonly Word[]): void {
-  const runs = script.reader.runs;
-  if (runs.length >= MAX_RUNS) return;
+  const reader = script.reader;
+  let seen = noted.get(reader);
+  if (!seen) noted.set(reader, (seen = new Set()));
   const found = runsOf(program, args, script.bases, script.paths.home);
   if (found.length === 0) return;
-  runs.push(...realRuns(found).slice(0, MAX_RUNS - runs.length));
+  const everything = script.bases.map((base): RunFile => ({ path: base, by: 'the command', tree: true }));
+  const add = (files: readonly RunFile[]) => {
+    const unseen = files.filter((file) => !seen.has(runKey(file)));
+    for (const file of unseen) seen.add(runKey(file));
+    reader.runs.push(...realRuns(unseen));
+  };
+  const over = seen.size > MAX_RUNS;
+  add(over ? everything : found);
+  if (!over && seen.size > MAX_RUNS) add(everything);
 }
 
 /** Each run file with symlinks followed, and a link itself too (a client may have written either). */
@@ -121,11 +162,15 @@ export function realRuns(files: readonly RunFile[]): RunFile[] {
   return uniqueRuns(out);
 }
 
+function runKey(file: RunFile): string {
+  return `${file.tree ? 'tree' : 'file'}\0${file.path}\0${file.names?.join('\0') ?? ''}`;
+}
+
 /** One entry per file (the first command that runs it names it). */
 export function uniqueRuns(files: readonly RunFile[]): RunFile[] {
   const seen = new Map<string, RunFile>();
   for (const file of files) {
-    const key = `${file.tree ? 'tree' : 'file'}\0${file.path}\0${file.names?.join('\0') ?? ''}`;
+    const key = runKey(file);
     if (!seen.has(key)) seen.set(key, file);
   }
   return [...seen.values()];
@@ -327,7 +372,7 @@ function packageManager(found: Found, base: string, args: readonly Word[], value
     const file = sub === 'run' ? values[at + 1] : sub;
     if (file !== undefined && /\.[cm]?[jt]sx?$/.test(file)) by.file(by.at(dir, file));
   }
-  found.files.push(...by.files);
+  found.take(by);
 }
 
 const DENO_RUN: OptionGrammar = { short: 'c', long: ['config', 'import-map', 'env-file', 'location', 'seed', 'v8-flags'] };
@@ -339,7 +384,7 @@ function deno(found: Found, base: string, args: readonly Word[], values: Values)
   const by = new Found(`deno ${sub}`, found.home);
   by.upwards(base, ['deno.json', 'deno.jsonc', 'package.json']);
   if (sub === 'run') scriptOperand(by, base, args.slice(at + 1), DENO_RUN, ['--eval']);
-  found.files.push(...by.files);
+  found.take(by);
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -360,6 +405,7 @@ function pytest(found: Found, base: string, args: readonly Word[]): void {
   const { options, positionals } = scanOptions(args, PYTEST);
   const tests = positionals.map((w) => w.value).filter((v): v is string => v !== undefined && v !== '');
   for (const test of tests.length > 0 ? tests : ['.']) {
+    if (by.overflow) break;
     const path = by.at(base, test.replace(/::.*$/, ''));
     const folder = /\.py$/.test(path) ? posix.dirname(path) : path;
     // pytest loads every conftest.py from the root down to the tests, and those in the folders it collects.
@@ -375,7 +421,7 @@ function pytest(found: Found, base: string, args: readonly Word[]): void {
     // `-p name` imports the module `name` from the folder pytest runs in.
     else if (option.flag === '-p' && /^[A-Za-z_][\w.]*$/.test(value)) by.names(base, modulePaths(value));
   }
-  found.files.push(...by.files);
+  found.take(by);
 }
 
 /** Where `import a.b` finds a local module: a/b.py or a/b/__init__.py. */
@@ -425,7 +471,7 @@ function pip(found: Found, base: string, args: readonly Word[], values: Values):
     if (option.flag === '-e' || option.flag === '--editable') localProject(by, base, value);
   }
   for (const word of positionals) if (word.value !== undefined) localProject(by, base, word.value);
-  found.files.push(...by.files);
+  found.take(by);
 }
 
 /** A requirement that is a local folder (`.`, `./lib`, `file:../x`): its build files run when it is installed. */
@@ -451,7 +497,7 @@ function uv(found: Found, base: string, args: readonly Word[], values: Values): 
     const by = new Found(`uv ${sub}`, found.home);
     by.upwards(base, ['pyproject.toml', 'uv.toml', 'setup.py', 'setup.cfg']);
     if (sub === 'run') scriptOperand(by, base, args.slice(at + 1), { short: 'p', long: ['python', 'with', 'from', 'group', 'extra', 'package', 'env-file'] });
-    found.files.push(...by.files);
+    found.take(by);
   }
 }
 
@@ -509,7 +555,7 @@ function pythonModule(found: Found, base: string, module: string, args: readonly
   if (handler) {
     const by = new Found(module, found.home);
     handler(by, base, args, values);
-    found.files.push(...by.files);
+    found.take(by);
     return;
   }
   if (module === 'build') {
@@ -548,7 +594,7 @@ function cargo(found: Found, base: string, args: readonly Word[], values: Values
   for (const folder of upFrom(crate)) by.names(folder, ['Cargo.toml', 'rust-toolchain.toml', 'rust-toolchain']);
   // cargo reads .cargo/config.toml from where it runs upwards: runners, linkers and wrappers are programs it runs.
   for (const folder of upFrom(dir)) by.names(folder, ['.cargo/config.toml', '.cargo/config']);
-  found.files.push(...by.files);
+  found.take(by);
 }
 
 function go(found: Found, base: string, _args: readonly Word[], values: Values): void {
@@ -596,7 +642,7 @@ function git(found: Found, base: string, args: readonly Word[], values: Values):
     const hooks = /^core\.hookspath=(.+)$/i.exec(setting)?.[1];
     if (hooks !== undefined) by.tree(by.at(dir, hooks));
   }
-  found.files.push(...by.files);
+  found.take(by);
 }
 
 function direnv(found: Found, base: string, _args: readonly Word[], values: Values): void {
@@ -631,7 +677,7 @@ function docker(found: Found, base: string, args: readonly Word[], values: Value
     if (files.length > 0) for (const file of files) by.file(by.at(base, file));
     else by.names(dir, ['Dockerfile', 'Containerfile', 'dockerfile']);
     by.names(dir, ['.dockerignore']);
-    found.files.push(...by.files);
+    found.take(by);
   } else if (sub === 'compose') {
     compose(found, base, rest, rest.map((w) => w.value), `${found.by} compose`);
   }
@@ -653,7 +699,7 @@ function compose(found: Found, base: string, args: readonly Word[], values: Valu
     }
   }
   by.tree(dir, ['Dockerfile', 'Containerfile', '*.Dockerfile', 'Dockerfile.*']);
-  found.files.push(...by.files);
+  found.take(by);
 }
 
 const ACT: OptionGrammar = { short: 'WCejsPa', long: ['workflows', 'directory', 'eventpath', 'job', 'secret', 'secret-file', 'var-file', 'env-file', 'platform', 'actor', 'input', 'input-file', 'container-options', 'env'] };

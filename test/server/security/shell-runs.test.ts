@@ -252,3 +252,21 @@ describe('what a command line writes, through the analyzer', () => {
     expect(await writes('make > /dev/null 2>&1 < input.txt')).toEqual([]);
   });
 });
+
+describe('a line built to name more files than are followed', () => {
+  it('pytest with thousands of test paths: everything under its folder counts instead', () => {
+    const args = Array.from({ length: 5000 }, (_, i) => `t${i}`).join(' ');
+    const found = runs(`pytest ${args}`);
+    expect(found.length).toBeLessThan(1100);
+    expect(found).toContainEqual({ path: P, by: 'pytest', tree: true });
+  });
+
+  it('thousands of make -C before the real make do not push its Makefile off the list', async () => {
+    const stuffing = Array.from({ length: 800 }, (_, i) => `make -C d${i}`).join('; ');
+    const s = await subject(`${stuffing}; make`);
+    const found = s.runs ?? [];
+    // Past the limit the whole folder the line runs in counts: a Makefile a client wrote there is still found.
+    expect(found.some((r) => r.path === join(root, 'Makefile') || (r.tree === true && r.path === root))).toBe(true);
+    expect(found.length).toBeLessThan(2100);
+  });
+});
