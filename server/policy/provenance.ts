@@ -113,8 +113,11 @@ export class FileProvenance {
    */
   changedSince(subject: Subject | undefined): GatewayError | undefined {
     if (!subject?.runs?.length) return undefined;
-    const shown = new Set((subject.provenance ?? []).map((p) => `${p.path}\0${p.call_id}`));
-    const fresh = this.of(subject).filter((p) => !shown.has(`${p.path}\0${p.call_id}`));
+    const seen = subject.provenance ?? [];
+    const shown = new Set(seen.map((p) => `${p.path}\0${p.call_id}`));
+    // A card shows the newest MAX_SHOWN: what it left out is older than all it shows, never new.
+    const oldest = seen.length >= MAX_SHOWN ? Math.min(...seen.map((p) => Date.parse(p.at))) : -Infinity;
+    const fresh = this.of(subject).filter((p) => !shown.has(`${p.path}\0${p.call_id}`) && Date.parse(p.at) > oldest);
     if (fresh.length === 0) return undefined;
     return new GatewayError(
       'FILES_CHANGED',

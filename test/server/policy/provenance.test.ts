@@ -164,6 +164,20 @@ describe('what the policy makes of it', () => {
     expect(provenance.judge(asked)).toMatchObject({ decision: 'ask', rule: 'shell:interpreter', subject: { provenance: [{ client: 'cursor' }] } });
   });
 
+  it('files left off a long card are not taken for changes; a new write still is', () => {
+    const many: Subject = { runs: Array.from({ length: 30 }, (_, i) => ({ path: `/p/f${i}`, by: 'make' })) };
+    for (let i = 0; i < 30; i++) {
+      now += 1000;
+      note({ id: `c_${i}`, result: { root: '/p', path: `f${i}` } }, undefined);
+    }
+    const seen = provenance.judge({ ...asked, subject: many }).subject;
+    expect(seen?.provenance).toHaveLength(20);
+    expect(provenance.changedSince(seen)).toBeUndefined();
+    now += 1000;
+    note({ id: 'c_late', result: { root: '/p', path: 'f3' } }, undefined);
+    expect(provenance.changedSince(seen)?.details.provenance).toMatchObject([{ call_id: 'c_late', path: '/p/f3' }]);
+  });
+
   it('a write after the judgement is a change; one the judgement saw is not', () => {
     expect(provenance.changedSince(make)).toBeUndefined();
     note({}, undefined);
