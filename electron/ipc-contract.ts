@@ -32,6 +32,23 @@ export interface ApprovalView {
   sandbox?: string | null;
   /** Where the tool comes from: `builtin`, `plugin:<name>`, `mcp:<server>`. */
   source?: string;
+  /** Files the call runs that a client wrote recently (a Makefile for `make`), newest first. */
+  provenance?: ProvenanceView[];
+}
+
+/** A file a command runs and the client call that wrote it. */
+export interface ProvenanceView {
+  /** The file (absolute). */
+  path: string;
+  /** The command that runs or reads it (`make`, `npm test`). */
+  by: string;
+  client: string;
+  tool: string;
+  call_id: string;
+  /** When it was written (ISO 8601). */
+  at: string;
+  /** The folder the call copied files into, when it could not tell which. */
+  folder?: string;
 }
 
 /** The owner's answer, as `POST /approvals/{id}` takes it (the main process validates it with the same parser). */

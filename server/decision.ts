@@ -26,6 +26,34 @@ export interface OutsidePath {
   folder: string;
 }
 
+/** A file a command runs, or one that decides what it runs (the Makefile of `make`, package.json of `npm test`). */
+export interface RunFile {
+  /** Absolute path (symlinks followed); a folder when `tree` is set. */
+  path: string;
+  /** The command that runs or reads it (`make`, `npm test`, `./build.sh`). */
+  by: string;
+  /** A folder: every file under it counts (`.github/workflows` for `act`), or those whose names match `names`. */
+  tree?: boolean;
+  /** Name patterns (`conftest.py`, `*.go`) a file under a `tree` folder must match. */
+  names?: string[];
+}
+
+/** A file a command runs that a client wrote through Pincer not long before. */
+export interface Provenance {
+  /** The file the command runs or reads. */
+  path: string;
+  /** The command that runs or reads it. */
+  by: string;
+  /** The client whose call wrote it, the tool and the call. */
+  client: string;
+  tool: string;
+  call_id: string;
+  /** When that call wrote it (ISO 8601). */
+  at: string;
+  /** The folder that call wrote into, when it could not tell which files (a copy of a glob into it). */
+  folder?: string;
+}
+
 /** What a call touches, for rules scoped to a folder, a host or a command prefix. */
 export interface Subject {
   /** Resolved absolute path (file tools) or working folder (run_shell). */
@@ -44,6 +72,12 @@ export interface Subject {
    * the OS sandbox, and the approval says so.
    */
   reach?: 'known' | 'unknown';
+  /** run_shell: the files the command runs or that decide what it runs, as far as its text says. */
+  runs?: RunFile[];
+  /** run_shell: the files the command writes, as far as its text says (real paths). */
+  writes?: string[];
+  /** Files it runs that a client wrote recently (for the approval card; such a call is never allowed unasked). */
+  provenance?: Provenance[];
 }
 
 const SEVERITY: Record<Decision, number> = { allow: 0, ask: 1, deny: 2 };

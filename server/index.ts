@@ -27,6 +27,7 @@ import { ClientAccess } from './policy/access.js';
 import { RuleBook } from './policy/rules.js';
 import { ensurePrivateDir } from './auth/secrets.js';
 import { PolicyEngine } from './policy/engine.js';
+import { FileProvenance } from './policy/provenance.js';
 import type { DesktopBridge } from './desktop.js';
 import { ToolRegistry } from './tools/registry.js';
 import { NetGuard } from './security/net.js';
@@ -167,6 +168,8 @@ export function createGateway(options: GatewayOptions): Gateway {
       timeoutMs: config.approvalTimeoutS * 1000,
       maxPendingPerClient: MAX_PENDING_APPROVALS_PER_CLIENT,
     });
+    // Which client wrote the files a command runs, for its approval card (and so it never runs unasked).
+    const provenance = new FileProvenance(store);
     const executor = new Executor({
       registry,
       store,
@@ -174,7 +177,8 @@ export function createGateway(options: GatewayOptions): Gateway {
       approvals,
       rules,
       access,
-      policy: options.policy ?? new PolicyEngine(builtins.analyzers, rules),
+      policy: options.policy ?? new PolicyEngine(builtins.analyzers, rules, provenance),
+      provenance,
       sandboxAvailable: builtins.sandbox.kind !== 'none',
       defaultTimeoutMs: config.toolTimeoutMs,
       maxOutputBytes: config.maxOutputBytes,

@@ -131,7 +131,7 @@ export class ApprovalPopups {
     if (!Notification.isSupported()) return undefined;
     const notification = new Notification({
       title: `Pincer: ${plainText(approval.client, 60)} asks to run ${plainText(approval.tool, 64)}`,
-      body: plainText(approval.reason, 180),
+      body: plainText(`${writtenBy(approval)}${approval.reason}`, 180),
       urgency: 'critical',
       timeoutType: 'never',
     });
@@ -151,4 +151,13 @@ export class ApprovalPopups {
       y: area.y + 16 + offset,
     };
   }
+}
+
+/** "Runs Makefile, written by client cursor. ": the first thing to know when a client wrote what the command runs. */
+function writtenBy(approval: PendingApproval): string {
+  const first = approval.provenance?.[0];
+  if (!first) return '';
+  const name = first.path.slice(first.path.lastIndexOf('/') + 1) || first.path;
+  const more = approval.provenance.length > 1 ? ` (and ${approval.provenance.length - 1} more)` : '';
+  return `Runs ${name}${more}, written by client ${first.client}. `;
 }

@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { dirname } from 'node:path';
 import { GatewayError, refuse } from '../errors.js';
-import type { PolicyDecision, Subject } from '../decision.js';
+import type { PolicyDecision, Provenance, Subject } from '../decision.js';
 import type { RuleBook } from '../policy/rules.js';
+import { redactSecrets } from '../util/redact.js';
 import type { ApprovalDecision, ApprovalRecord, Rule, RuleScope, Store } from '../store/index.js';
 
 /** How a wait for the owner ended. */
@@ -45,6 +46,11 @@ export interface PendingApproval extends ApprovalRecord {
   sandbox: string | null;
   /** Where the tool comes from (`builtin`, `plugin:<name>`…): the owner should know whose code asks. */
   source: string;
+  /**
+   * Files the call runs (a Makefile for `make`, package.json for `npm test`) that a client wrote recently, newest
+   * first: the owner should know whose instructions "make" follows.
+   */
+  provenance: Provenance[];
 }
 
 interface Waiting {
@@ -130,6 +136,7 @@ export class ApprovalBroker {
       scopes: scopesFor(request),
       sandbox: request.sandbox ?? null,
       source: request.source ?? 'builtin',
+      provenance: redactSecrets(request.subject.provenance ?? []) as Provenance[],
     };
     this.options.store.approvals.save(approval);
     const settled = new Promise<Resolution>((resolve) => {

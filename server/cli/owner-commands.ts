@@ -38,7 +38,8 @@ export async function approvals(args: string[], out: Out): Promise<number> {
     const { status, json } = await ownerRequest(config, 'GET', '/approvals');
     if (status !== 200) return failed(json, out);
     if (values.json) return printJson(json, out);
-    type Row = { id: string; tool: string; client: string; rule: string; expires_at: string; arguments: unknown };
+    type Written = { path: string; by: string; client: string; tool: string; call_id: string; at: string; folder?: string };
+    type Row = { id: string; tool: string; client: string; rule: string; expires_at: string; arguments: unknown; provenance?: Written[] };
     const rows = (json as { approvals: Row[] }).approvals;
     if (rows.length === 0) {
       out.log('No pending approvals.');
@@ -50,6 +51,11 @@ export async function approvals(args: string[], out: Out): Promise<number> {
         rows.map((a) => [a.id, a.tool, a.client, a.rule, a.expires_at, shorten(JSON.stringify(a.arguments ?? null), 60)]),
       ),
     );
+    // What a command runs that a client wrote is the first thing to know before allowing it.
+    const written = rows.flatMap((a) =>
+      (a.provenance ?? []).map((p) => `${a.id} runs ${p.path} (${p.by}), ${p.folder ? `copied into ${p.folder}` : 'written'} by client ${p.client} at ${p.at} (${p.tool}, call ${p.call_id})`),
+    );
+    if (written.length > 0) out.log(['', 'Files a client wrote that these calls run:', ...written].join('\n'));
     return 0;
   }
   if (!id || extra.length > 0) throw new UsageError(`usage: ${APPROVALS_USAGE}`);

@@ -9,6 +9,7 @@ import type { SandboxGrant } from '../tools/types.js';
 import type { ApprovalBroker } from '../approvals/broker.js';
 import type { ClientAccess } from '../policy/access.js';
 import type { RuleBook } from '../policy/rules.js';
+import type { FileProvenance } from '../policy/provenance.js';
 import { redactSecrets } from '../util/redact.js';
 import { callKey } from '../util/call-key.js';
 import { ResultCache } from './cache.js';
@@ -61,6 +62,8 @@ export interface ExecutorOptions {
   access?: ClientAccess;
   /** Whether sandboxed tools really run in an OS sandbox here (for what their approvals say). */
   sandboxAvailable?: boolean;
+  /** Which client wrote the files a command runs: told what each call wrote, asked before each runs. */
+  provenance?: FileProvenance;
 }
 
 /** Calls still running after this long are written to history as running. */
@@ -147,11 +150,16 @@ export class Executor {
       const approved = await this.#askOwner(tool, args, record, request, t0, decision);
       if (approved) return approved;
     }
+    // Security: a client wrote a file this command runs after it was judged (while the owner read the card).
+    const changed = this.options.provenance?.changedSince(decision.subject);
+    if (changed) return this.#refuse(record, t0, changed, 'denied');
     // The owner or a standing rule said yes to what this call reaches: the sandbox is widened to exactly that.
     const widened = decision.decision === 'ask' || decision.rule.startsWith('rule:');
     const grant = tool.definition.sandboxed && widened ? grantFor(decision.subject) : undefined;
 
-    return this.#run(tool, args, record, request, performance.now(), grant);
+    const outcome = await this.#run(tool, args, record, request, performance.now(), grant);
+    this.options.provenance?.noteRan(record, tool.source, request.owner === true, decision.subject);
+    return outcome;
   }
 
   /**

@@ -3,7 +3,7 @@ import { isAbsolute, resolve, sep } from 'node:path';
 import { GatewayError } from '../errors.js';
 import { callKey } from '../util/call-key.js';
 import { RULE_EFFECTS, RULE_SCOPES, type Rule, type RuleEffect, type RuleScope, type Store } from '../store/index.js';
-import { allow, ask, deny, type PolicyDecision, type Subject } from '../decision.js';
+import { allow, ask, deny, type PolicyDecision, type Provenance, type Subject } from '../decision.js';
 
 export interface RuleChange {
   change: 'added' | 'removed';
@@ -54,9 +54,19 @@ export class RuleBook {
     if (base.decision === 'deny') return base;
     const askRule = matching.find((r) => r.effect === 'ask');
     if (askRule && base.decision === 'allow') return ask(`rule:${askRule.id}`, `Your rule ${describe(askRule)} asks before such calls.`);
-    const allowRule = matching.find((r) => r.effect === 'allow');
+    const allowRules = matching.filter((r) => r.effect === 'allow');
+    const allowRule = allowRules.find((r) => !writtenSince(r, base.subject));
     if (allowRule && base.decision === 'ask') {
       return allow(`rule:${allowRule.id}`, `Your rule ${describe(allowRule)} allows this (it would otherwise ask: ${base.reason})`);
+    }
+    // Security: a grant for `make` vouched for the Makefile as it was; one a client rewrote since is a new question.
+    const stale = allowRules[0];
+    const rewritten = stale ? writtenSince(stale, base.subject) : undefined;
+    if (stale && rewritten && base.decision === 'ask') {
+      return ask(
+        'provenance:client-written',
+        `${base.reason} Your rule ${describe(stale)} would allow it, but client "${rewritten.client}" wrote ${rewritten.path} after you made the rule.`,
+      );
     }
     return base;
   }
@@ -190,6 +200,12 @@ function matches(rule: Rule, tool: string, args: Record<string, unknown>, subjec
     case 'host':
       return subject.host !== undefined && subject.host === rule.pattern;
   }
+}
+
+/** A file the call runs that a client wrote after the rule was made, if any. */
+function writtenSince(rule: Rule, subject: Subject | undefined): Provenance | undefined {
+  const made = Date.parse(rule.created_at);
+  return subject?.provenance?.find((p) => Date.parse(p.at) > made);
 }
 
 function describe(rule: Rule): string {

@@ -9,6 +9,7 @@ import { PluginStore } from './plugins.js';
 import { RuleStore } from './rules.js';
 import { MemoryStore } from './memories.js';
 import { ConversationStore } from './conversations.js';
+import { FileWriteStore } from './file-writes.js';
 
 export type { CallRecord, CallStatus, CallFilter, ToolStats, ClientStats, TimeBucket, PruneLimits } from './calls.js';
 export { CALL_STATUSES } from './calls.js';
@@ -21,6 +22,7 @@ export type { ClientProfile } from './profiles.js';
 export type { PluginAcceptance } from './plugins.js';
 export type { Memory, MemoryFilter } from './memories.js';
 export type { ConversationSummary, StoredMessage } from './conversations.js';
+export type { FileWrite } from './file-writes.js';
 
 const CHECKPOINT_INTERVAL_MS = 1000;
 
@@ -37,6 +39,8 @@ export interface Store {
   memories: MemoryStore;
   plugins: PluginStore;
   conversations: ConversationStore;
+  /** Which client last wrote which file (for the approval card's provenance). */
+  fileWrites: FileWriteStore;
   close(): void;
 }
 
@@ -60,6 +64,7 @@ export function openStore(file: string, options: OpenDatabaseOptions = {}): Stor
     memories: new MemoryStore(db),
     plugins: new PluginStore(db),
     conversations: new ConversationStore(db),
+    fileWrites: new FileWriteStore(db),
     close: () => {
       clearInterval(checkpoints);
       calls.flush();

@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, realpathSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -245,6 +245,17 @@ describe('approval popups', () => {
     expect(notification.options.title).toBe('Pincer: default asks to run run_shell');
     notification.emit('click');
     expect(popup.focused).toBe(true);
+  });
+
+  it('the notification starts with the client-written file a command runs (a Makefile before make)', async () => {
+    mkdirSync(join(workspace, 'web'));
+    const wrote = (await (await api('/tools/file_write/execute', { json: { path: 'web/Makefile', content: 'all:\n\tid\n' } })).json()) as { success: boolean };
+    expect(wrote.success).toBe(true);
+    void api('/tools/run_shell/execute', { json: { command: 'make', cwd: 'web' } }).catch(() => undefined);
+    const notification = await until(() => FakeNotification.all.find((n) => n.shown), 'the notification');
+    expect(notification.options.body).toMatch(/^Runs Makefile, written by client default\. /);
+    const view = (await until(() => desktop.gateway.approvals.pending()[0], 'the approval')).provenance;
+    expect(view).toMatchObject([{ path: join(realpathSync(workspace), 'web', 'Makefile'), client: 'default', tool: 'file_write' }]);
   });
 
   it('Allow from the popup (over IPC) lets the waiting HTTP call finish, and the popup closes', async () => {

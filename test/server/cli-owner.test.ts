@@ -159,6 +159,16 @@ describe('pincer owner commands', () => {
       decision: 'allow',
     });
 
+    // A command that runs a file a client wrote says which and who, under the table.
+    const wrote = await client('POST', '/tools/file_write/execute', { path: join(workspace, 'Makefile'), content: 'all:\n\tid\n' });
+    expect(wrote.json.success).toBe(true);
+    const make = await askingCall('run_shell', { command: 'make', cwd: workspace });
+    const withFiles = await pincer('approvals');
+    expect(withFiles.stdout).toContain('Files a client wrote that these calls run:');
+    expect(withFiles.stdout).toContain(`${make.approval_id} runs ${join(workspace, 'Makefile')} (make), written by client default at `);
+    expect(withFiles.stdout).toContain(`(file_write, call ${wrote.json.call_id})`);
+    expect((await pincer('approvals', 'deny', make.approval_id)).code).toBe(0);
+
     // A client can read its own approvals but never decide one.
     const pending = await askingCall('run_shell', { command: 'rm nothing.txt' });
     expect((await client('POST', `/approvals/${pending.approval_id}`, { decision: 'allow_once' })).status).toBe(403);

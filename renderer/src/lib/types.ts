@@ -1,4 +1,4 @@
-import type { ApprovalView } from '../../../electron/ipc-contract';
+import type { ApprovalView, ProvenanceView } from '../../../electron/ipc-contract';
 
 // The gateway's JSON as the dashboard reads it (SPEC §3). The renderer reaches the gateway only over HTTP/SSE, so
 // these mirror the wire, not the server's modules.
@@ -63,6 +63,8 @@ export type RuleEffect = 'allow' | 'ask' | 'deny';
  * shell checks against the gateway's own type at compile time, so the dashboard and the popup read one shape.
  */
 export type Approval = ApprovalView;
+/** A file a command runs and the client call that wrote it. */
+export type Provenance = ProvenanceView;
 
 /** `GET /approvals`: what waits for the owner, oldest first. */
 export interface ApprovalList {

@@ -7,6 +7,7 @@ import { loadBashParser } from './parser.js';
 import { isWithin, normalizeAbsolute, type ShellPaths } from './paths.js';
 import { Reader } from './reader.js';
 import { realPath } from './outside.js';
+import { uniqueRuns } from './runs.js';
 import { askRule, denyPincerCode } from './rules.js';
 
 export interface ShellAnalyzerOptions {
@@ -65,7 +66,9 @@ export class ShellAnalyzer {
     const outside = [...reader.outside.values()];
     const otherwise: Decision = verdict.decision === 'deny' ? 'deny' : reader.otherConcerns ? 'ask' : 'allow';
     const reach = reader.unknownReach ? 'unknown' : 'known';
-    return { ...verdict, subject: { command, ...(cwd ? { path: cwd } : {}), outside, otherwise, network: reader.network, reach } };
+    const runs = uniqueRuns(reader.runs);
+    const files = { ...(runs.length > 0 ? { runs } : {}), ...(reader.writes.size > 0 ? { writes: [...reader.writes] } : {}) };
+    return { ...verdict, subject: { command, ...(cwd ? { path: cwd } : {}), outside, otherwise, network: reader.network, reach, ...files } };
   }
 }
 

@@ -4,7 +4,7 @@
  * wrapped.ts, nested.ts and reach.ts take it as their first argument, so none of them imports the walk.
  */
 import type { Node } from 'web-tree-sitter';
-import type { OutsidePath, PolicyDecision } from '../../decision.js';
+import type { OutsidePath, PolicyDecision, RunFile } from '../../decision.js';
 import type { Facts, Result, Stdin } from './facts.js';
 import type { ShellPaths } from './paths.js';
 import type { Word, WordScope } from './words.js';
@@ -26,6 +26,10 @@ export interface LineReader {
   network: boolean;
   /** Whether a word of it leads into Pincer's own code (read-only folders). */
   namesCode: boolean;
+  /** Files the command runs or takes its instructions from (a Makefile, package.json, the script itself). */
+  readonly runs: RunFile[];
+  /** Files it writes (real paths), as far as its text says. */
+  readonly writes: Set<string>;
   /** Analyzes a script nested `depth` levels deep. */
   script(source: string, depth: number): Result;
 }

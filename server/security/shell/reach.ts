@@ -11,8 +11,8 @@ import { absoluteFrom, isFolder, judgeWord, linksOut, lookalikeEscape, placeOf, 
 import { isWithin, namesProtectedPath, normalizeAbsolute, secretIn, trustFile, trustFileGlob } from './paths.js';
 import { short } from './programs.js';
 import { askRule, denyLookalike, denyPincerCode, denyPincerData, denyRule } from './rules.js';
-import { literalWord, type Word } from './words.js';
-import { writesOf } from './writes.js';
+import { hasGlob, literalWord, type Word } from './words.js';
+import { REWRITES_CONTENT, writesOf } from './writes.js';
 
 /** Secrets and Pincer's folder named where no command reads them yet (loop lists, here-strings). */
 export function mentioned(script: Script, word: Word, what: string): void {
@@ -141,6 +141,8 @@ export function trustWrites(script: Script, program: string, args: Word[]): void
     const judged = trustWrite(script, program, target, writes.sourceNames);
     // Noted (not asked for: writing asks anyway) so that an approved write outside the roots gets exactly that path.
     if (judged !== 'too-many') for (const { real, place } of judged) if (place === 'outside') outsidePath(script, real, 'write', program);
+    // rsync copies a folder's contents (`src/`) into the target itself: the whole target stands for what it wrote.
+    if (REWRITES_CONTENT.has(program)) noteWrites(script, judged, program === 'rsync' ? [] : writes.sourceNames);
   }
   if (!writes.known) script.reader.unknownReach = true;
 }
@@ -170,6 +172,20 @@ export function codeWrite(script: Script, program: string, target: Word, sourceN
     }
   }
   return false;
+}
+
+/**
+ * Notes what a command writes, for the record of which client wrote the files a later command runs: a folder a
+ * copy goes into stands for the names copied there, or for everything in it when the names are a glob.
+ */
+export function noteWrites(script: Script, judged: Judged[] | 'too-many', sourceNames: readonly string[]): void {
+  if (judged === 'too-many') return;
+  for (const { real, place } of judged) {
+    if (place === 'protected') continue;
+    const names = isFolder(real) ? sourceNames : [];
+    if (names.length === 0 || names.some((name) => hasGlob(name))) script.reader.writes.add(real);
+    else for (const name of names) script.reader.writes.add(posix.join(real, name));
+  }
 }
 
 /**

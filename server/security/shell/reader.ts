@@ -1,5 +1,5 @@
 import type { Node, Parser } from 'web-tree-sitter';
-import { strictest, type OutsidePath } from '../../decision.js';
+import { strictest, type OutsidePath, type RunFile } from '../../decision.js';
 import type { LineReader } from './context.js';
 import { merge, noFacts, type Result } from './facts.js';
 import { joinLineContinuations } from './parser.js';
@@ -20,6 +20,8 @@ export class Reader implements LineReader {
   unknownReach = false;
   network = false;
   namesCode = false;
+  readonly runs: RunFile[] = [];
+  readonly writes = new Set<string>();
 
   constructor(
     readonly parser: Parser,

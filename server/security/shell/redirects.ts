@@ -7,7 +7,7 @@ import type { Script } from './context.js';
 import { merge, noFacts, type Facts, type Stdin } from './facts.js';
 import { isBlockDevice, namesProtectedPath, normalizeAbsolute, secretIn, secretInText } from './paths.js';
 import { short } from './programs.js';
-import { codeWrite, lookalike, mentioned, namesFromListing, operand, pincerData, trustWrite } from './reach.js';
+import { codeWrite, lookalike, mentioned, namesFromListing, noteWrites, operand, pincerData, trustWrite } from './reach.js';
 import { askRule, denyPincerData, denyRule } from './rules.js';
 import { evaluateWord, literalWord, type Word } from './words.js';
 
@@ -154,7 +154,7 @@ export function redirect(script: Script, node: Node, commandFacts: Facts): Facts
   }
   // Everything else writes: > >> >| &> &>> <> and >& to a file name.
   if (codeWrite(script, 'The command', word, [], false)) return facts;
-  trustWrite(script, 'The command', word, []);
+  const judged = trustWrite(script, 'The command', word, []);
   if (value !== undefined) operand(script, word, 'write', 'The command');
   if (value === undefined) {
     script.reader.unknownReach = true;
@@ -166,6 +166,7 @@ export function redirect(script: Script, node: Node, commandFacts: Facts): Facts
   } else if (value === '/proc/sysrq-trigger') {
     script.push(denyRule('shutdown', "The command writes to the kernel's emergency trigger (reboot, power off, crash)"));
   } else {
+    noteWrites(script, judged, []);
     script.push(askRule('write-redirect', `The command writes to ${short(word.text, 60)} (${operator})`));
   }
   return facts;

@@ -34,6 +34,7 @@ import {
   short,
 } from './programs.js';
 import { codeNamed, gitConfig, lookalike, mentioned, pincerData, readsOutside, trustWrites } from './reach.js';
+import { noteRuns } from './runs.js';
 import { output, pipeline, redirect, redirected } from './redirects.js';
 import { ASK_PRIORITY, askRule, denyRule, readOnly } from './rules.js';
 import { arithmetic, assignment, declaration, expansion, testCommand, unset } from './variables.js';
@@ -311,6 +312,7 @@ export class ScriptWalker implements Script {
     }
     const value = name.value;
     const program = posix.basename(value);
+    noteRuns(this, value, args);
     const trusted =
       !value.includes('/') ||
       (SYSTEM_BIN.has(posix.dirname(normalizeAbsolute(value.startsWith('/') ? value : `/${value}`))) && value.startsWith('/'));

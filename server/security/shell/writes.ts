@@ -22,6 +22,14 @@ export interface Writes {
   known: boolean;
 }
 
+/**
+ * Writers whose targets then say something else (a copy, a move, a link, an edit in place): what a later command
+ * reads from such a file is theirs. Not rm, chmod, touch and the like: they change no file's instructions.
+ */
+export const REWRITES_CONTENT = new Set([
+  'cp', 'mv', 'ln', 'install', 'rsync', 'dd', 'tee', 'sponge', 'truncate', 'sed', 'perl', 'awk', 'gawk',
+]);
+
 /** Programs whose whole purpose is to rewrite /etc/passwd, /etc/shadow, /etc/group or /etc/sudoers. */
 const ACCOUNT_TOOLS = new Set([
   'useradd', 'usermod', 'userdel', 'adduser', 'deluser', 'passwd', 'chpasswd', 'chsh', 'chfn', 'gpasswd', 'groupadd',
