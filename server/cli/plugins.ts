@@ -30,7 +30,8 @@ export async function plugin(args: string[], out: Out): Promise<number> {
       const { dir, tools } = writeSkeleton(pluginsDir, name);
       // The owner wrote it: it counts as accepted as written, so it loads with its tool on.
       const manifest = readManifest(dir, name);
-      withCredentials(config, ({ store }) => store.plugins.accept({ name, hash: hashPluginFolder(dir).hash, tools, permissions: manifest.permissions }, 'owner'));
+      const { hash, files } = hashPluginFolder(dir);
+      withCredentials(config, ({ store }) => store.plugins.accept({ name, hash, tools: manifest.tools, permissions: manifest.permissions, files }, 'owner'));
       out.log(`Wrote the plugin ${name} in ${dir}`);
       out.log(`Its tool ${tools[0]!.name} is on once a running gateway picks the folder up (at once) or at the next start.`);
       out.log(`Run its tests with: cd ${JSON.stringify(dir)} && node --test`);
