@@ -23,6 +23,7 @@ const LOADERS: Record<string, Loader> = {
 };
 const TYPED_LOADERS: Record<string, Loader> = { text: 'text', json: 'json', bytes: 'binary' };
 const BUILTINS = new Set(builtinModules);
+const MAX_ERRORS_SHOWN = 5;
 
 /** Where a plugin's build goes: `<user plugins>/.build/<name>/`. */
 export function buildDir(userDir: string, name: string): string {
@@ -65,10 +66,9 @@ export async function buildEntry(found: FoundPlugin, manifest: PluginManifest, u
     outputs = result.outputFiles;
   } catch (error) {
     const errors = (error as { errors?: { text: string; location?: { file: string; line: number; column: number } | null }[] }).errors ?? [];
-    const first = errors[0];
-    const where = first?.location ? ` (${first.location.file}:${first.location.line}:${first.location.column})` : '';
-    const others = errors.length > 1 ? ` (and ${errors.length - 1} more error${errors.length > 2 ? 's' : ''})` : '';
-    throw new Error(`its TypeScript entry does not build: ${first?.text ?? (error as Error).message}${where}${others}`);
+    const shown = errors.slice(0, MAX_ERRORS_SHOWN).map((e) => `${e.text}${e.location ? ` (${e.location.file}:${e.location.line}:${e.location.column})` : ''}`);
+    const others = errors.length > MAX_ERRORS_SHOWN ? ` (and ${errors.length - MAX_ERRORS_SHOWN} more)` : '';
+    throw new Error(`its TypeScript entry does not build: ${shown.join('; ') || (error as Error).message}${others}`);
   }
   writePrivately(outDir, outputs);
   return { file: join(outDir, 'index.mjs'), reads: [`${outDir}/*`], outDir };

@@ -109,6 +109,8 @@ export class PluginManager {
   #timer: NodeJS.Timeout | undefined;
   #closed = false;
   #scan: Promise<void> = Promise.resolve();
+  /** The last status and reason logged of each plugin. */
+  readonly #logged = new Map<string, string>();
 
   constructor(private readonly options: PluginManagerOptions) {
     this.userDir = join(options.dataDir, 'plugins');
@@ -386,7 +388,7 @@ export class PluginManager {
           : 'Pincer was built without this plugin';
       return { status: 'changed', reason: `${why}: its tools stay off until the owner accepts it.` };
     }
-    if (accepted) return { status: 'changed', reason: 'Its files changed since the owner accepted it: its tools stay off until the owner accepts the change.' };
+    if (accepted) return { status: 'changed', reason: CHANGED };
     return { status: 'new', reason: 'A new plugin: none of its code runs, and its tools stay off, until the owner accepts it.' };
   }
 
@@ -397,7 +399,7 @@ export class PluginManager {
   #readyToStart(plugin: Loaded): string | null {
     if (plugin.found.origin === 'user') writeApiShim(this.userDir);
     if (this.#hashNow(plugin.found) !== plugin.view.hash) {
-      return 'Its files changed since the owner accepted them: its tools stay off until the owner accepts the change.';
+      return CHANGED;
     }
     return this.#buildProblem(plugin);
   }
@@ -534,7 +536,10 @@ export class PluginManager {
     if (this.#plugins.get(plugin.found.name) !== plugin) return;
     plugin.view.status = status;
     plugin.view.reason = reason;
-    if (status === 'failed' || status === 'crashed') this.options.log(`pincer: plugin ${plugin.found.name} ${status}: ${reason}`);
+    // Said once: a folder that stays broken is reloaded at every rescan, and would repeat itself each time.
+    const said = `${status}: ${reason}`;
+    if ((status === 'failed' || status === 'crashed') && this.#logged.get(plugin.found.name) !== said) this.options.log(`pincer: plugin ${plugin.found.name} ${said}`);
+    this.#logged.set(plugin.found.name, said);
     this.options.onChange(plugin.view);
   }
 }
@@ -555,6 +560,8 @@ export function allowedHosts(manifest: PluginManifest, settings: Record<string, 
   }
   return hosts;
 }
+
+const CHANGED = 'Its files changed since the owner accepted it: its tools stay off until the owner accepts the change.';
 
 /** Who "accepted" a bundled plugin that ran as built: kept so it can be disabled; never the owner's acceptance. */
 const BUNDLED_BY = 'bundled';

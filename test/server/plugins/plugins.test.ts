@@ -84,6 +84,18 @@ describe('loading and trust', () => {
     expect((await call('changing_two')).body.result).toBe(3);
   });
 
+  it('a file changed under its node_modules is seen by the folder watcher too, and holds the plugin', async () => {
+    const dep = join(pluginsDir, 'deps', 'node_modules', 'dep');
+    mkdirSync(dep, { recursive: true });
+    writeFileSync(join(dep, 'index.js'), "module.exports = 'as accepted';\n");
+    await installed('deps', { deps_value: { body: 'return dep;' } }, {}, "import dep from 'dep/index.js';");
+    expect((await call('deps_value')).body.result).toBe('as accepted');
+    writeFileSync(join(dep, 'index.js'), "module.exports = 'swapped';\n");
+    const changed = await settled('deps', 'changed');
+    expect(changed.changes?.files?.changed).toEqual(['node_modules/dep/index.js']);
+    expect((await call('deps_value')).body).toMatchObject({ error: { name: 'TOOL_HELD' } });
+  });
+
   it('a syntax error fails that plugin with the reason once accepted; the others load', async () => {
     writePlugin(pluginsDir, 'broken', { 'index.js': 'export default definePlugin({ tools: [ }' });
     await tg.gateway.plugins.rescan();
