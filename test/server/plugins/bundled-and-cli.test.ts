@@ -145,6 +145,10 @@ describe('pincer plugin new', () => {
       expect(answer).toMatchObject({ success: true, result: { greeting: 'Bonjour, Ada!' } });
       const listed = await runPincer(['plugin', 'list', '--data-dir', dataDir, '--port', String(tg.port)]);
       expect(listed.stdout).toMatch(/weather-desk\s+user\s+0\.1\.0\s+running\s+weather_desk_greet/);
+      const shown = await runPincer(['plugin', 'show', 'weather-desk', '--data-dir', dataDir, '--port', String(tg.port)]);
+      expect(shown.stdout).toContain('weather-desk 0.1.0 (your plugin): running');
+      expect(shown.stdout).toMatch(/tools \(1\):\n\s+weather_desk_greet \[safe\] Greets someone/);
+      expect(shown.stdout).toMatch(/files \(5, \d+ bytes\):\n\s+index\.js\s+\d+/);
     } finally {
       await tg.close();
     }
