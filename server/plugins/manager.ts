@@ -1,4 +1,4 @@
-import { mkdirSync, readdirSync, rmSync, statSync, watch, type FSWatcher } from 'node:fs';
+import { chmodSync, lstatSync, mkdirSync, readdirSync, rmSync, statSync, watch, type FSWatcher } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { GatewayError } from '../errors.js';
@@ -122,6 +122,9 @@ export class PluginManager {
   start(): Promise<void> {
     mkdirSync(this.userDir, { recursive: true });
     writeApiShim(this.userDir);
+    // Builds can inline what a plugin reads: only this user may look inside, older builds included.
+    const builds = join(this.userDir, '.build');
+    if (lstatSync(builds, { throwIfNoEntry: false })?.isDirectory()) chmodSync(builds, 0o700);
     for (const dir of [this.userDir, this.#bundledDir]) {
       if (!dir) continue;
       try {
