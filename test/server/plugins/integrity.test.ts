@@ -114,7 +114,8 @@ describe('a link or hard link out of the plugin folder makes it invalid, saying 
     writeFileSync(join(dir, '.git', 'payload.js'), "export default 'from .git';\n");
     await tg.gateway.plugins.rescan();
     expect(view('gitty')!.status).toBe('running');
-    expect((await call('gitty_load')).body.result).toBe('ERR_ACCESS_DENIED');
+    // Refused by the permission model (or, in the OS sandbox, not there at all): never loaded.
+    expect((await call('gitty_load')).body.result).toMatch(/^ERR_(ACCESS_DENIED|MODULE_NOT_FOUND)$/);
   });
 });
 
