@@ -27,6 +27,7 @@ Usage:
                                           the memory store (as the owner); export/import stream JSONL
   pincer plugin new <name>                write a working plugin skeleton into the plugins folder
   pincer plugin [list] [--json]           plugins, their status and tools
+  pincer plugin show <name> [--json]      what accepting a plugin lets run: manifest, permissions, tools, files
   pincer plugin accept|disable|enable|rm <name>
                                           accept a new or changed plugin, turn one off or on, remove one
   pincer mcp                              MCP over stdio, forwarded to the running gateway (or starting it)

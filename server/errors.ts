@@ -18,6 +18,7 @@ export const ERROR_CODES = {
   APPROVAL_TIMEOUT: 608,
   OUTPUT_TOO_LARGE: 609,
   CALL_CANCELLED: 610,
+  TOOL_HELD: 611,
   FILES_CHANGED: 670,
   INVALID_JSON: 400,
   INVALID_REQUEST: 400,
@@ -88,6 +89,8 @@ export function errorBody(name: ErrorName, message: string, details: Record<stri
 export const refuse = {
   toolNotFound: (name: string) =>
     new GatewayError('TOOL_NOT_FOUND', 404, `There is no tool named "${name}". List the available tools with GET /tools.`),
+  /** A plugin's or imported server's tool waiting for the owner's acceptance; the holder's message says what releases it. */
+  toolHeld: (name: string, message: string, source: string) => new GatewayError('TOOL_HELD', 409, message, { tool: name, source }),
   toolDisabled: (name: string) =>
     new GatewayError('TOOL_DISABLED', 409, `The tool "${name}" is turned off by the owner; use another tool or ask them to enable it.`),
   notFound: (what: string) => new GatewayError('NOT_FOUND', 404, `${what} does not exist.`),

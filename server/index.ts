@@ -72,6 +72,10 @@ export interface GatewayOptions {
   streamLimits?: Partial<StreamLimits>;
   /** Where bundled plugins are; null for none. Default: the `plugins/` folder shipped with this package. */
   bundledPluginsDir?: string | null;
+  /** The bundled plugins' hashes recorded by the build. Default: the record inside this package. */
+  bundledPluginsRecord?: string;
+  /** Quiet period before a change in a plugin folder is acted on (tests set a long one to see the start checks alone). */
+  pluginDebounceMs?: number;
   /** false: load no plugin (a gateway started for one CLI command that does not need them). Default true. */
   loadPlugins?: boolean;
   /** How often an MCP call waiting for approval reports progress (tests set a short one). */
@@ -223,6 +227,8 @@ export function createGateway(options: GatewayOptions): Gateway {
     const plugins = new PluginManager({
       dataDir: config.dataDir,
       bundledDir: options.bundledPluginsDir,
+      ...(options.bundledPluginsRecord !== undefined && { bundledRecord: options.bundledPluginsRecord }),
+      ...(options.pluginDebounceMs !== undefined && { debounceMs: options.pluginDebounceMs }),
       registry,
       store,
       runner: processes,

@@ -256,7 +256,10 @@ export class Executor {
   /** Resolve and validate: the steps before policy, shared by real calls and dry runs. */
   #prepare(request: CallRequest): { tool: RegisteredTool; args: Record<string, unknown> } | GatewayError {
     const tool = this.options.registry.get(request.tool);
-    if (!tool) return refuse.toolNotFound(request.tool);
+    if (!tool) {
+      const held = this.options.registry.held(request.tool);
+      return held ? refuse.toolHeld(request.tool, held.message, held.source) : refuse.toolNotFound(request.tool);
+    }
     if (!this.options.registry.isEnabled(tool.definition.name)) return refuse.toolDisabled(request.tool);
     const denied = this.options.access?.refusal(request.client, tool.definition.name, request.owner === true);
     if (denied) return denied;

@@ -43,7 +43,7 @@ const INSTRUCTIONS =
   'Pincer runs these tools on the user\'s machine behind a policy. Some calls wait for the user to approve them: ' +
   'the call stays open (with progress notifications) until they answer. A refused call comes back as an error ' +
   'result whose text starts with the reason\'s name (POLICY_DENIED, APPROVAL_DENIED, APPROVAL_TIMEOUT, ' +
-  'INVALID_ARGUMENTS, TOOL_DISABLED…) and says what can be done about it.';
+  'INVALID_ARGUMENTS, TOOL_DISABLED, TOOL_HELD…) and says what can be done about it.';
 
 /**
  * One MCP server (the SDK's low-level Server, so tools keep their JSON Schemas and errors keep the spec's shapes)
@@ -62,8 +62,9 @@ export function createMcpServer(deps: McpServerDeps, identity: McpIdentity, cont
 
   server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
     const name = request.params.name;
-    // Protocol error, not a result: the model asked for a tool that does not exist (2025-11-25: -32602).
-    if (!deps.registry.get(name)) {
+    // Protocol error, not a result: the model asked for a tool that does not exist (2025-11-25: -32602). A tool held
+    // back for the owner exists: the executor answers it as an error result the model can read (TOOL_HELD).
+    if (!deps.registry.get(name) && !deps.registry.held(name)) {
       throw new McpError(ErrorCode.InvalidParams, `Unknown tool: "${name}". Call tools/list for the tools available.`);
     }
     const hangup = context.hangup(extra.requestId);

@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { builtPath, packagePath } from '../util/package-files.js';
@@ -41,14 +41,32 @@ export function findPlugins(roots: { dir: string; origin: PluginOrigin }[]): Fou
 
 /**
  * Makes `import … from 'pincer/plugin'` resolve for plugins in the user's folder: a small package in its
- * node_modules that re-exports the API this gateway ships, rewritten at each start so it follows upgrades.
- * Bundled plugins resolve it through this package's own `exports`.
+ * node_modules that re-exports the API this gateway ships, written at each start (so it follows upgrades) and
+ * before each plugin process starts. Security: every plugin imports it, and it is not part of any plugin's hash, so
+ * it is never trusted as found: what differs from the gateway's text is written again. Bundled plugins resolve it
+ * through the package's own `plugins/node_modules/pincer`.
  */
 export function writeApiShim(userDir: string): string {
   const shim = join(userDir, 'node_modules', 'pincer');
+  const isLink = (path: string) => lstatSync(path, { throwIfNoEntry: false })?.isSymbolicLink() === true;
+  // A link in its place would have the text written (and later read) elsewhere.
+  for (const path of [join(userDir, 'node_modules'), shim]) if (isLink(path)) rmSync(path);
   mkdirSync(shim, { recursive: true });
   const api = pathToFileURL(pluginApiFile()).href;
-  writeFileSync(join(shim, 'package.json'), `${JSON.stringify({ name: 'pincer', private: true, type: 'module', exports: { './plugin': './plugin.js' } }, null, 2)}\n`);
-  writeFileSync(join(shim, 'plugin.js'), `// Written by Pincer at start: the plugin API of the running gateway.\nexport * from ${JSON.stringify(api)};\n`);
+  const files = {
+    'package.json': `${JSON.stringify({ name: 'pincer', private: true, type: 'module', exports: { './plugin': './plugin.js' } }, null, 2)}\n`,
+    'plugin.js': `// Written by Pincer at start: the plugin API of the running gateway.\nexport * from ${JSON.stringify(api)};\n`,
+  };
+  for (const [name, text] of Object.entries(files)) {
+    const file = join(shim, name);
+    if (isLink(file)) rmSync(file);
+    let now: string | undefined;
+    try {
+      now = readFileSync(file, 'utf8');
+    } catch {
+      now = undefined;
+    }
+    if (now !== text) writeFileSync(file, text);
+  }
   return shim;
 }

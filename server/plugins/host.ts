@@ -97,6 +97,11 @@ export interface HostDeps {
   onCrash(reason: string, delayMs: number): void;
   /** It is back after a crash. */
   onRestarted(): void;
+  /**
+   * Asked before a restart after a crash: why it must not start again (its files no longer hash as accepted), or
+   * null. A refusal leaves the process down; the caller decides what becomes of the plugin.
+   */
+  beforeRestart?(): string | null;
 }
 
 export class PluginCallError extends Error {
@@ -379,6 +384,8 @@ export class PluginHost {
     this.deps.onCrash(reason, delayMs);
     this.#restartTimer = setTimeout(() => {
       if (this.#stopped) return;
+      const refused = this.deps.beforeRestart?.() ?? null;
+      if (refused) return this.deps.log('error', `not restarted: ${refused}`);
       this.start().then(
         () => this.deps.onRestarted(),
         (error: Error) => this.deps.log('error', `restart failed: ${error.message}`),

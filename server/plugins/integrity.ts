@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
-import { lstatSync, readdirSync, readFileSync, readlinkSync } from 'node:fs';
-import { join, relative, sep } from 'node:path';
+import { lstatSync, readdirSync, readFileSync, readlinkSync, realpathSync, statSync } from 'node:fs';
+import { dirname, join, relative, resolve, sep } from 'node:path';
 
 /** A plugin bigger than this is refused rather than hashed: a plugin is code, not a data store. */
 const MAX_FILES = 5_000;
@@ -10,46 +10,128 @@ export class IntegrityError extends Error {
   override readonly name = 'IntegrityError';
 }
 
+/** One file of a plugin as hashed: its path in the folder (`/`-separated), size and content hash. */
+export interface HashedFile {
+  path: string;
+  size: number;
+  sha256: string;
+  /** A symbolic link: where it points, relative to the folder (its content is the target's). */
+  link?: string;
+}
+
+export interface FolderHash {
+  hash: string;
+  files: HashedFile[];
+  bytes: number;
+}
+
+export interface HashOptions {
+  /**
+   * Files no plugin may hold a hard link to (the data directory's secrets): a hard link is a regular file here, so
+   * only its inode gives it away.
+   */
+  protectedFiles?: readonly string[];
+}
+
 /**
  * One hash over every file of a plugin folder (relative path and content, in a fixed order), so any change — code,
- * manifest, a dependency under node_modules, a file added or removed — shows as a new hash. Symbolic links are
- * hashed as their target path, not followed: a link cannot make the plugin's trust depend on files outside it.
+ * manifest, a dependency under node_modules, a file added or removed — shows as a new hash. Only the folder's own
+ * `.git` is left out (it is not code the plugin loads, and the plugin is not let read it).
+ *
+ * Security: a symbolic link is followed only to check that it stays inside: one pointing out of the folder (to the
+ * owner secret, say) makes the folder invalid, since Node's permission model would let the plugin read through it.
+ * A link inside is hashed as its target path and the target's content.
  */
-export function hashPluginFolder(dir: string): { hash: string; files: number; bytes: number } {
+export function hashPluginFolder(dir: string, options: HashOptions = {}): FolderHash {
   const hash = createHash('sha256');
-  let files = 0;
+  const files: HashedFile[] = [];
   let bytes = 0;
+  const real = realpathSync(dir);
+  const guarded = protectedInodes(options.protectedFiles ?? []);
+  const count = () => {
+    if (files.length > MAX_FILES) throw new IntegrityError(`the folder holds more than ${MAX_FILES} files`);
+  };
+  const addBytes = (size: number) => {
+    bytes += size;
+    if (bytes > MAX_BYTES) throw new IntegrityError(`the folder holds more than ${MAX_BYTES / 1024 / 1024} MiB`);
+  };
   const walk = (folder: string) => {
     for (const name of readdirSync(folder).sort()) {
-      if (name === '.git') continue;
       const path = join(folder, name);
-      const rel = relative(dir, path).split(sep).join('/');
+      if (folder === dir && name === '.git') continue;
+      const rel = toSlashes(relative(dir, path));
       const stat = lstatSync(path);
       if (stat.isDirectory()) {
         walk(path);
         continue;
       }
-      files += 1;
-      if (files > MAX_FILES) throw new IntegrityError(`the folder holds more than ${MAX_FILES} files`);
       hash.update(`${rel}\0`);
       if (stat.isSymbolicLink()) {
-        hash.update(`link\0${readlinkSafe(path)}\0`);
+        const target = linkTarget(real, path, rel);
+        hash.update(`link\0${target.rel}\0`);
+        if (target.file) {
+          const content = readFileSync(path);
+          addBytes(content.length);
+          hash.update(content).update('\0');
+          files.push({ path: rel, size: content.length, sha256: sha256(content), link: target.rel });
+        } else {
+          files.push({ path: rel, size: 0, sha256: '', link: target.rel });
+        }
       } else if (stat.isFile()) {
-        bytes += stat.size;
-        if (bytes > MAX_BYTES) throw new IntegrityError(`the folder holds more than ${MAX_BYTES / 1024 / 1024} MiB`);
-        hash.update(readFileSync(path)).update('\0');
+        const owned = guarded.get(`${stat.dev}:${stat.ino}`);
+        if (owned) throw new IntegrityError(`${rel} is a hard link to ${owned}, outside the plugin folder: remove it`);
+        addBytes(stat.size);
+        const content = readFileSync(path);
+        hash.update(content).update('\0');
+        files.push({ path: rel, size: content.length, sha256: sha256(content) });
+      } else {
+        throw new IntegrityError(`${rel} is not a file, a folder or a link (a socket or device cannot be part of a plugin): remove it`);
       }
+      count();
     }
   };
   walk(dir);
   return { hash: hash.digest('hex'), files, bytes };
 }
 
-function readlinkSafe(path: string): string {
+/** Where a link inside the plugin points, relative to the folder; throws when that is outside it or nowhere. */
+function linkTarget(realDir: string, path: string, rel: string): { rel: string; file: boolean } {
+  let text = '';
   try {
-    return readlinkSync(path);
+    text = readlinkSync(path);
   } catch {
-    return '';
+    // Unreadable: reported below as pointing nowhere.
   }
+  let target: string;
+  try {
+    target = realpathSync(path);
+  } catch {
+    throw new IntegrityError(`${rel} is a link to ${resolve(dirname(path), text)}, which does not exist: remove it or make it point inside the plugin folder`);
+  }
+  const inside = relative(realDir, target);
+  if (inside === '' || inside.startsWith('..') || inside.startsWith(sep) || resolve(realDir, inside) !== target) {
+    throw new IntegrityError(`${rel} is a link to ${target}, outside the plugin folder: a plugin may only hold its own files (remove the link or copy the file in)`);
+  }
+  const insideRel = toSlashes(inside);
+  if (insideRel === '.git' || insideRel.startsWith('.git/')) {
+    throw new IntegrityError(`${rel} is a link into .git, which is not part of the plugin Pincer checks: remove it`);
+  }
+  return { rel: insideRel, file: statSync(target).isFile() };
 }
 
+function protectedInodes(paths: readonly string[]): Map<string, string> {
+  const inodes = new Map<string, string>();
+  for (const path of paths) {
+    const stat = statSync(path, { throwIfNoEntry: false });
+    if (stat?.isFile()) inodes.set(`${stat.dev}:${stat.ino}`, path);
+  }
+  return inodes;
+}
+
+function sha256(content: Buffer): string {
+  return createHash('sha256').update(content).digest('hex');
+}
+
+function toSlashes(path: string): string {
+  return path.split(sep).join('/');
+}

@@ -1,4 +1,4 @@
-import { mkdirSync, rmSync, watch, type FSWatcher } from 'node:fs';
+import { chmodSync, lstatSync, mkdirSync, readdirSync, rmSync, statSync, watch, type FSWatcher } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { GatewayError } from '../errors.js';
@@ -10,18 +10,19 @@ import type { ToolRegistry } from '../tools/registry.js';
 import { bundledPluginsDir, findPlugins, pluginApiFile, writeApiShim, type FoundPlugin, type PluginOrigin } from './discover.js';
 import { packagePath } from '../util/package-files.js';
 import { buildEntry } from './build.js';
+import { bundledRecordFile, readBundledRecord, type BundledRecord } from './bundled.js';
 import { PluginHost, childScript, pluginSandbox, type PluginSandboxView } from './host.js';
-import { hashPluginFolder } from './integrity.js';
-import { readManifest, type PluginManifest } from './manifest.js';
+import { hashPluginFolder, type FolderHash, type HashedFile } from './integrity.js';
+import { readManifest, type ManifestTool, type PluginManifest } from './manifest.js';
 import { ownFolders } from '../config/own-folders.js';
 import type { DeclaredTool } from './protocol.js';
-import { declaredToolProblem, effectiveRisk, pluginTool } from './tools.js';
-import { diffTools, type ToolChanges } from './diff.js';
+import { declaredToolProblem, effectiveRisk, pluginTool, toolMismatch } from './tools.js';
+import { diffPlugin, ownFirst, type ToolChanges } from './diff.js';
 
 /**
- * running: its tools are registered. new / changed: held back until the owner accepts it (its tools are listed, not
- * registered). disabled: the owner turned it off. failed: it could not load (the reason says why). crashed: its
- * process ended and is being restarted.
+ * running: its tools are registered. new / changed: held back until the owner accepts it (the tools its manifest
+ * declares are listed, not registered, and none of its code runs). disabled: the owner turned it off. failed: it
+ * could not load, or is invalid (the reason says why). crashed: its process ended and is being restarted.
  */
 export type PluginStatus = 'loading' | 'running' | 'new' | 'changed' | 'disabled' | 'failed' | 'crashed';
 
@@ -34,9 +35,19 @@ export interface PluginView {
   reason: string | null;
   version: string | null;
   description: string | null;
+  /** The module its process imports, relative to its folder. */
+  entry: string | null;
   hash: string | null;
   permissions: PluginManifest['permissions'] | null;
+  /**
+   * Held back: the tools its manifest declares (what accepting turns on). Running: those its code defines, which
+   * match them.
+   */
   tools: { name: string; description: string; risk: string; declared_risk: string; raised_because: string[]; registered: boolean }[];
+  /** Its files as hashed (the plugin's own before its dependencies', at most MAX_VIEW_FILES), with their sizes. */
+  files: { path: string; size: number; link?: string }[];
+  file_count: number;
+  file_bytes: number;
   /** For a changed plugin: what differs from what the owner accepted. */
   changes: ToolChanges | null;
   accepted_at: string | null;
@@ -58,6 +69,8 @@ export interface PluginManagerOptions {
   dataDir: string;
   /** Bundled plugins' folder; null for none (most tests). Default: the one shipped with this package. */
   bundledDir?: string | null;
+  /** The bundled plugins' hashes as built (bundled.ts). Default: the one the build wrote into this package. */
+  bundledRecord?: string;
   registry: ToolRegistry;
   store: Store;
   runner: ProcessRunner;
@@ -78,8 +91,11 @@ interface Loaded {
   found: FoundPlugin;
   view: PluginView;
   manifest?: PluginManifest;
+  /** Its files as hashed when it was loaded. */
+  scan?: FolderHash;
   host?: PluginHost;
-  declared: DeclaredTool[];
+  /** A TypeScript entry's build: where, and its hash as written. */
+  build?: { dir: string; hash: string };
   /** Bumped on each (re)load: a slow load that was overtaken by a newer one drops its result. */
   generation: number;
   /** Aborted when the plugin is unloaded: its HTTP requests end with it. */
@@ -87,6 +103,7 @@ interface Loaded {
 }
 
 const MAX_LOG_LINES = 20;
+const MAX_VIEW_FILES = 200;
 
 /** Finds, checks, pins, runs and reloads plugins, and keeps their tools in the registry while they may run. */
 export class PluginManager {
@@ -94,6 +111,7 @@ export class PluginManager {
   readonly #bundledDir: string | null;
   /** Pincer's package, bundled plugins and data folder: no plugin's write permission may reach them. */
   readonly #ownFolders: string[];
+  readonly #bundledRecord: BundledRecord | null;
   #ignored: IgnoredPluginFolder[] = [];
   readonly #plugins = new Map<string, Loaded>();
   #watchers: FSWatcher[] = [];
@@ -101,23 +119,31 @@ export class PluginManager {
   #closed = false;
   #scan: Promise<void> = Promise.resolve();
   readonly #sandbox: Sandbox;
+  /** The last status and reason logged of each plugin. */
+  readonly #logged = new Map<string, string>();
 
   constructor(private readonly options: PluginManagerOptions) {
     this.userDir = join(options.dataDir, 'plugins');
     this.#bundledDir = options.bundledDir === undefined ? bundledPluginsDir() : options.bundledDir;
     this.#sandbox = options.sandbox ?? new Sandbox(sandboxSupport());
     this.#ownFolders = ownFolders(options.dataDir, this.#bundledDir).map((folder) => folder.path);
+    this.#bundledRecord = this.#bundledDir ? readBundledRecord(options.bundledRecord ?? bundledRecordFile()) : null;
   }
 
   /** Loads every plugin (in the background: the gateway answers meanwhile) and follows the folders for changes. */
   start(): Promise<void> {
     mkdirSync(this.userDir, { recursive: true });
     writeApiShim(this.userDir);
+    // Builds can inline what a plugin reads: only this user may look inside, older builds included.
+    const builds = join(this.userDir, '.build');
+    if (lstatSync(builds, { throwIfNoEntry: false })?.isDirectory()) chmodSync(builds, 0o700);
     for (const dir of [this.userDir, this.#bundledDir]) {
       if (!dir) continue;
       try {
+        // node_modules and builds too: a file swapped there must hold its plugin as soon as it is seen. Only the
+        // plugins' own .git folders (not part of what is hashed) and the shim the gateway writes are left out.
         const watcher = watch(dir, { recursive: true }, (_event, file) => {
-          if (file && /(^|[\\/])(node_modules|\.build)([\\/]|$)/.test(String(file))) return;
+          if (file && /^(node_modules([\\/]|$)|[^\\/]+[\\/]\.git([\\/]|$))/.test(String(file))) return;
           this.#scheduleRescan();
         });
         watcher.on('error', (error) => this.options.log(`pincer: stopped watching ${dir} for plugin changes: ${error.message}`));
@@ -148,12 +174,22 @@ export class PluginManager {
     return this.#scan;
   }
 
-  /** The owner accepts the plugin as it is on disk now (its files, tools and permissions); it starts at once. */
-  async accept(name: string, by: string): Promise<PluginView> {
+  /**
+   * The owner accepts the plugin as it is on disk now (its files, tools and permissions); it starts at once. With
+   * `hash`, only if that is still the plugin's hash: what the owner looked at is what they accept.
+   */
+  async accept(name: string, by: string, hash?: string): Promise<PluginView> {
     const plugin = this.#require(name);
+    if (hash !== undefined && hash !== plugin.view.hash) throw changedSinceShown(name);
     if (plugin.view.status === 'running' || plugin.view.status === 'disabled') return plugin.view;
-    if (!plugin.manifest || plugin.view.hash === null) throw new GatewayError('PLUGIN_STATE', 409, `"${name}" cannot be accepted: ${plugin.view.reason ?? 'it did not load'}.`);
-    this.options.store.plugins.accept({ name, hash: plugin.view.hash, tools: plugin.declared, permissions: plugin.manifest.permissions }, by);
+    const { manifest, scan } = plugin;
+    if (!manifest || !scan) throw new GatewayError('PLUGIN_STATE', 409, `"${name}" cannot be accepted: ${plugin.view.reason ?? 'it did not load'}.`);
+    // Security: the files must still be those shown; a change in between is shown first, never accepted unseen.
+    if (this.#hashNow(plugin.found) !== scan.hash) {
+      void this.rescan();
+      throw changedSinceShown(name);
+    }
+    this.options.store.plugins.accept({ name, hash: scan.hash, tools: manifest.tools, permissions: manifest.permissions, files: scan.files }, by);
     await this.#reload(plugin.found);
     return this.#require(name).view;
   }
@@ -217,7 +253,11 @@ export class PluginManager {
     for (const name of [...this.#plugins.keys()]) if (!found.has(name)) await this.#unload(name);
     for (const plugin of found.values()) {
       const loaded = this.#plugins.get(plugin.name);
-      if (loaded && loaded.view.hash !== null && loaded.view.hash === safeHash(plugin.dir)) continue;
+      if (loaded && loaded.view.hash !== null && loaded.view.hash === this.#hashNow(plugin)) {
+        const tampered = loaded.host ? this.#buildProblem(loaded) : null;
+        if (tampered) await this.#hold(loaded, tampered);
+        continue;
+      }
       await this.#reload(plugin);
     }
   }
@@ -234,16 +274,20 @@ export class PluginManager {
       reason: null,
       version: null,
       description: null,
+      entry: null,
       hash: null,
       permissions: null,
       tools: [],
+      files: [],
+      file_count: 0,
+      file_bytes: 0,
       changes: null,
       accepted_at: null,
       restarts: 0,
       log: [],
       sandbox: pluginSandbox(this.#sandbox.support),
     };
-    const plugin: Loaded = { found, view, declared: [], generation, requests: new AbortController() };
+    const plugin: Loaded = { found, view, generation, requests: new AbortController() };
     this.#plugins.set(found.name, plugin);
     try {
       await this.#load(plugin);
@@ -254,33 +298,58 @@ export class PluginManager {
     }
   }
 
+  /**
+   * Security: until the owner accepted these very files, nothing of the plugin runs — not its entry, not a
+   * top-level statement, not a build. Its folder is only read: hashed, and its manifest parsed.
+   */
   async #load(plugin: Loaded): Promise<void> {
     const { found, view } = plugin;
+    const scan = hashPluginFolder(found.dir, { protectedFiles: this.#protectedFiles() });
+    plugin.scan = scan;
+    Object.assign(view, {
+      hash: scan.hash,
+      files: ownFirst(scan.files).slice(0, MAX_VIEW_FILES).map((f) => ({ path: f.path, size: f.size, ...(f.link !== undefined && { link: f.link }) })),
+      file_count: scan.files.length,
+      file_bytes: scan.bytes,
+    });
     const manifest = readManifest(found.dir, found.name, this.#ownFolders);
     plugin.manifest = manifest;
-    Object.assign(view, { version: manifest.version, description: manifest.description, permissions: manifest.permissions });
-    view.hash = hashPluginFolder(found.dir).hash;
+    Object.assign(view, { version: manifest.version, description: manifest.description, entry: manifest.entry, permissions: manifest.permissions });
     const accepted = this.options.store.plugins.get(found.name);
     view.accepted_at = accepted?.accepted_at ?? null;
-    // Bundled plugins are trusted as shipped; a user's plugin runs only as the owner accepted it.
-    const trusted = found.origin === 'bundled' || accepted?.hash === view.hash;
     if (accepted?.disabled) {
-      view.tools = (accepted.tools as DeclaredTool[]).map((t) => this.#toolView(t, manifest, false));
+      view.tools = manifest.tools.map((t) => this.#toolView(t, manifest, false));
       return this.#set(plugin, 'disabled', 'The owner disabled this plugin.');
     }
-    const entry = await buildEntry(found, manifest, this.userDir);
-    // Held back, it runs with no permission beyond its own folder: only long enough to say what tools it has.
+    const held = this.#heldBecause(found, scan.hash);
+    if (held) {
+      view.tools = manifest.tools.map((t) => this.#toolView(t, manifest, false));
+      if (accepted) {
+        view.changes = diffPlugin(
+          { tools: accepted.tools as ManifestTool[], permissions: accepted.permissions, files: accepted.files as HashedFile[] | null },
+          { tools: manifest.tools, permissions: manifest.permissions, files: scan.files },
+        );
+      }
+      this.#holdTools(plugin, held.status);
+      return this.#set(plugin, held.status, held.reason);
+    }
+
+    const entry = await buildEntry(found, manifest, this.userDir, scan);
+    if (this.#plugins.get(found.name) !== plugin) return;
+    if (entry.outDir) plugin.build = { dir: entry.outDir, hash: hashPluginFolder(entry.outDir).hash };
+    const problem = this.#readyToStart(plugin);
+    if (problem) return this.#hold(plugin, problem);
     const host = new PluginHost(
       {
         name: found.name,
         dir: found.dir,
         entryUrl: pathToFileURL(entry.file).href,
-        code: [...new Set([...this.#codeReads(found), ...entry.reads])],
-        read: trusted ? manifest.permissions.read : [],
-        write: trusted ? manifest.permissions.write : [],
-        childProcess: trusted && manifest.permissions.childProcess,
-        workers: trusted && manifest.permissions.workers,
-        addons: trusted && manifest.permissions.addons,
+        code: [...new Set([...this.#codeReads(found, scan), ...entry.reads])],
+        read: manifest.permissions.read,
+        write: manifest.permissions.write,
+        childProcess: manifest.permissions.childProcess,
+        workers: manifest.permissions.workers,
+        addons: manifest.permissions.addons,
         hidden: [this.options.dataDir],
         config: this.options.settings(found.name),
       },
@@ -296,6 +365,12 @@ export class PluginManager {
           this.#set(plugin, 'crashed', `${reason}; restarting in ${Math.round(delayMs / 1000)} s`);
         },
         onRestarted: () => this.#set(plugin, 'running', null),
+        beforeRestart: () => {
+          const refused = this.#readyToStart(plugin);
+          // Held, not restarted; a rescan then shows what changed.
+          if (refused) void this.#hold(plugin, refused).then(() => this.rescan());
+          return refused;
+        },
       },
     );
     plugin.host = host;
@@ -305,24 +380,103 @@ export class PluginManager {
       const problem = declaredToolProblem(tool);
       if (problem) throw new Error(problem);
     }
-    plugin.declared = declared;
-    if (!trusted) {
-      await host.stop();
-      plugin.host = undefined;
-      view.tools = declared.map((t) => this.#toolView(t, manifest, false));
-      if (accepted) {
-        view.changes = diffTools(accepted.tools as DeclaredTool[], declared, accepted.permissions, manifest.permissions);
-        return this.#set(plugin, 'changed', 'Its files changed since the owner accepted it: its tools stay off until the owner accepts the change.');
-      }
-      return this.#set(plugin, 'new', 'A new plugin: its tools stay off until the owner accepts it.');
-    }
+    const mismatch = toolMismatch(manifest.tools, declared);
+    if (mismatch) throw new Error(mismatch);
     if (found.origin === 'bundled' && accepted?.hash !== view.hash) {
-      this.options.store.plugins.accept({ name: found.name, hash: view.hash, tools: declared, permissions: manifest.permissions }, 'bundled');
+      // What disabling it keeps; never counted as the owner's acceptance.
+      this.options.store.plugins.accept({ name: found.name, hash: scan.hash, tools: manifest.tools, permissions: manifest.permissions, files: scan.files }, BUNDLED_BY);
       view.accepted_at = new Date().toISOString();
     }
     this.#register(plugin, declared, manifest);
     view.tools = declared.map((t) => this.#toolView(t, manifest, true));
     this.#set(plugin, 'running', null);
+  }
+
+  /**
+   * Why the plugin must wait for the owner, or null when it may run: a user's plugin runs only as the owner accepted
+   * it; a bundled one as Pincer was built with it, or as the owner accepted it since.
+   */
+  #heldBecause(found: FoundPlugin, hash: string): { status: 'new' | 'changed'; reason: string } | null {
+    const accepted = this.options.store.plugins.get(found.name);
+    if (accepted && accepted.accepted_by !== BUNDLED_BY && accepted.hash === hash) return null;
+    if (found.origin === 'bundled') {
+      const built = this.#bundledRecord?.plugins[found.name];
+      if (built?.hash === hash) return null;
+      const why = !this.#bundledRecord
+        ? 'Pincer has no record of the files it was built with (run npm run build)'
+        : built
+          ? 'Its files differ from those Pincer was built with'
+          : 'Pincer was built without this plugin';
+      return { status: 'changed', reason: `${why}: its tools stay off until the owner accepts it.` };
+    }
+    if (accepted) return { status: 'changed', reason: CHANGED };
+    return { status: 'new', reason: 'A new plugin: none of its code runs, and its tools stay off, until the owner accepts it.' };
+  }
+
+  /**
+   * Checked right before its process starts (and restarts): its files and build still hash as accepted and built.
+   * Returns why not. The API shim is the gateway's own: it is written again rather than trusted.
+   */
+  #readyToStart(plugin: Loaded): string | null {
+    if (plugin.found.origin === 'user') writeApiShim(this.userDir);
+    if (this.#hashNow(plugin.found) !== plugin.view.hash) {
+      return CHANGED;
+    }
+    return this.#buildProblem(plugin);
+  }
+
+  #buildProblem(plugin: Loaded): string | null {
+    if (!plugin.build) return null;
+    let hash: string | null;
+    try {
+      hash = hashPluginFolder(plugin.build.dir).hash;
+    } catch {
+      hash = null;
+    }
+    if (hash === plugin.build.hash) return null;
+    return `Its build in ${plugin.build.dir} changed after Pincer wrote it: its tools stay off until the owner accepts the plugin again, which builds it afresh.`;
+  }
+
+  /** An accepted plugin whose files no longer check out: stopped, its tools taken away and held, until accepted. */
+  async #hold(plugin: Loaded, reason: string): Promise<void> {
+    if (this.#plugins.get(plugin.found.name) !== plugin) return;
+    const host = plugin.host;
+    plugin.host = undefined;
+    this.#unregisterTools(plugin.found.name);
+    await host?.stop();
+    if (plugin.manifest) plugin.view.tools = plugin.manifest.tools.map((t) => this.#toolView(t, plugin.manifest!, false));
+    this.#holdTools(plugin, 'changed');
+    this.#set(plugin, 'changed', reason);
+  }
+
+  /** The manifest's tools, told apart from unknown ones: a call answers TOOL_HELD with what releases them. */
+  #holdTools(plugin: Loaded, status: 'new' | 'changed'): void {
+    const name = plugin.found.name;
+    const state =
+      plugin.found.origin === 'bundled' ? 'is bundled with Pincer but its files differ from those Pincer was built with' : status === 'new' ? 'is new' : 'changed since the owner accepted it';
+    const message = (tool: string) =>
+      `The tool "${tool}" comes from the plugin "${name}", which ${state}: it stays off until the owner accepts the plugin ` +
+      `(pincer plugin accept ${name}, or Accept in the dashboard's Plugins view). Tell the user; calling it again before then fails the same way.`;
+    this.options.registry.setHeld(`plugin:${name}`, new Map((plugin.manifest?.tools ?? []).map((t) => [t.name, message(t.name)])));
+  }
+
+  #hashNow(found: FoundPlugin): string | null {
+    try {
+      return hashPluginFolder(found.dir, { protectedFiles: this.#protectedFiles() }).hash;
+    } catch {
+      return null;
+    }
+  }
+
+  /** The data directory's own files (owner secret, tokens, database): no plugin may hold a hard link to one. */
+  #protectedFiles(): string[] {
+    try {
+      return readdirSync(this.options.dataDir)
+        .map((name) => join(this.options.dataDir, name))
+        .filter((path) => statSync(path, { throwIfNoEntry: false })?.isFile());
+    } catch {
+      return [];
+    }
   }
 
   /** All of a plugin's tools or none: a name taken by another tool fails the plugin, with the reason. */
@@ -344,15 +498,24 @@ export class PluginManager {
     if (!plugin) return;
     this.#plugins.delete(name);
     plugin.requests.abort(new Error(`the plugin ${name} stopped`));
-    for (const tool of this.options.registry.list()) if (tool.source === `plugin:${name}`) this.options.registry.unregister(tool.definition.name);
+    this.#unregisterTools(name);
+    this.options.registry.setHeld(`plugin:${name}`, new Map());
     await plugin.host?.stop();
   }
 
-  /** What the plugin's process must read to run at all: this gateway's child script, the API and how it resolves. */
-  #codeReads(found: FoundPlugin): string[] {
+  #unregisterTools(name: string): void {
+    for (const tool of this.options.registry.list()) if (tool.source === `plugin:${name}`) this.options.registry.unregister(tool.definition.name);
+  }
+
+  /**
+   * What the plugin's process must read to run at all: its own files (each top-level entry that was hashed, so not
+   * its .git), this gateway's child script, the API and how it resolves.
+   */
+  #codeReads(found: FoundPlugin, scan: FolderHash): string[] {
     const api = pluginApiFile();
+    const own = [...new Set(scan.files.map((f) => f.path.split('/')[0]!))].map((entry) => join(found.dir, entry));
     return [
-      `${found.dir}/*`,
+      ...own,
       `${dirname(childScript())}/*`,
       // The package's own package.json: it makes the child script an ES module.
       packagePath('package.json'),
@@ -391,16 +554,19 @@ export class PluginManager {
     plugin.view.log = [...plugin.view.log, { at: new Date().toISOString(), level, message: message.slice(0, 2000) }].slice(-MAX_LOG_LINES);
   }
 
-  #toolView(tool: DeclaredTool, manifest: PluginManifest, registered: boolean): PluginView['tools'][number] {
+  #toolView(tool: DeclaredTool | ManifestTool, manifest: PluginManifest, registered: boolean): PluginView['tools'][number] {
     const { risk, why } = effectiveRisk(tool, manifest);
-    return { name: tool.name, description: tool.description, risk, declared_risk: tool.risk, raised_because: why, registered };
+    return { name: tool.name, description: tool.description ?? '', risk, declared_risk: tool.risk, raised_because: why, registered };
   }
 
   #set(plugin: Loaded, status: PluginStatus, reason: string | null): void {
     if (this.#plugins.get(plugin.found.name) !== plugin) return;
     plugin.view.status = status;
     plugin.view.reason = reason;
-    if (status === 'failed' || status === 'crashed') this.options.log(`pincer: plugin ${plugin.found.name} ${status}: ${reason}`);
+    // Said once: a folder that stays broken is reloaded at every rescan, and would repeat itself each time.
+    const said = `${status}: ${reason}`;
+    if ((status === 'failed' || status === 'crashed') && this.#logged.get(plugin.found.name) !== said) this.options.log(`pincer: plugin ${plugin.found.name} ${said}`);
+    this.#logged.set(plugin.found.name, said);
     this.options.onChange(plugin.view);
   }
 }
@@ -422,11 +588,11 @@ export function allowedHosts(manifest: PluginManifest, settings: Record<string, 
   return hosts;
 }
 
+const CHANGED = 'Its files changed since the owner accepted it: its tools stay off until the owner accepts the change.';
 
-function safeHash(dir: string): string | null {
-  try {
-    return hashPluginFolder(dir).hash;
-  } catch {
-    return null;
-  }
+/** Who "accepted" a bundled plugin that ran as built: kept so it can be disabled; never the owner's acceptance. */
+const BUNDLED_BY = 'bundled';
+
+function changedSinceShown(name: string): GatewayError {
+  return new GatewayError('PLUGIN_STATE', 409, `"${name}" changed since it was shown to you: look at it again (GET /plugins/${name}) before accepting it.`);
 }

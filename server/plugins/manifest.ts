@@ -1,14 +1,19 @@
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { closeSync, constants, existsSync, fstatSync, openSync, readSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { isAbsolute, join, relative, resolve } from 'node:path';
 import { isWithin } from '../security/paths.js';
 import { realPath } from '../security/shell/outside.js';
+import { RESERVED_TOOL_NAMES, TOOL_NAME_PATTERN } from '../tools/registry.js';
+import { RISKS, type Risk } from '../tools/types.js';
 
 export const MANIFEST_FILE = 'plugin.json';
 export const PLUGIN_NAME_PATTERN = /^[a-z0-9][a-z0-9_-]{0,39}$/;
 const HOST_PATTERN = /^(?=.{1,253}$)(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)*[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
 const ENTRY_PATTERN = /\.(?:js|mjs|ts|mts)$/;
-const KEYS = ['name', 'version', 'description', 'entry', 'permissions'];
+const KEYS = ['name', 'version', 'description', 'entry', 'permissions', 'tools'];
+const TOOL_KEYS = ['name', 'risk', 'description'];
+const MAX_TOOLS = 200;
+const MAX_MANIFEST_BYTES = 256 * 1024;
 const PERMISSION_KEYS = ['hosts', 'read', 'write', 'childProcess', 'workers', 'addons'];
 
 /** What a plugin may do beyond reading its own folder; enforced by Node's permission model and the gateway's fetch. */
@@ -24,6 +29,16 @@ export interface PluginPermissions {
   addons: boolean;
 }
 
+/**
+ * A tool as the manifest declares it: what the owner accepts before any of the plugin's code runs. The code's own
+ * tools must match once it loads (the same names, no lower risk).
+ */
+export interface ManifestTool {
+  name: string;
+  risk: Risk;
+  description?: string;
+}
+
 export interface PluginManifest {
   name: string;
   version: string;
@@ -31,6 +46,8 @@ export interface PluginManifest {
   /** Relative to the plugin's folder. */
   entry: string;
   permissions: PluginPermissions;
+  /** Absent in plugin.json: the plugin defines no tools. */
+  tools: ManifestTool[];
 }
 
 export class ManifestError extends Error {
@@ -46,8 +63,9 @@ export function readManifest(dir: string, folderName: string, unwritable: readon
   if (!existsSync(file)) throw new ManifestError(`no ${MANIFEST_FILE} in the folder`);
   let raw: unknown;
   try {
-    raw = JSON.parse(readFileSync(file, 'utf8'));
+    raw = JSON.parse(readOwnFile(file));
   } catch (error) {
+    if (error instanceof ManifestError) throw error;
     throw new ManifestError(`${MANIFEST_FILE} is not valid JSON: ${(error as Error).message}`);
   }
   const problems: string[] = [];
@@ -65,8 +83,64 @@ export function readManifest(dir: string, folderName: string, unwritable: readon
   else if (isAbsolute(entry) || relative(dir, resolve(dir, entry)).startsWith('..')) problems.push('entry must lie inside the plugin folder');
   else if (!existsSync(join(dir, entry)) || !statSync(join(dir, entry)).isFile()) problems.push(`entry "${entry}" does not exist`);
   const permissions = readPermissions(m.permissions, problems, unwritable);
+  const tools = readTools(m.tools, problems);
   if (problems.length > 0) throw new ManifestError(`${MANIFEST_FILE}: ${problems.join('; ')}`);
-  return { name: m.name as string, version: m.version as string, description: m.description as string, entry, permissions };
+  return { name: m.name as string, version: m.version as string, description: m.description as string, entry, permissions, tools };
+}
+
+/**
+ * The manifest's text. Security: never through a link (the gateway itself reads it: a link to the owner secret
+ * would put its text in a parse error shown to any client), and never more than a manifest needs.
+ */
+function readOwnFile(file: string): string {
+  let fd: number;
+  try {
+    fd = openSync(file, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0));
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ELOOP') throw new ManifestError(`${MANIFEST_FILE} must be a file of its own, not a link`);
+    throw new ManifestError(`${MANIFEST_FILE} cannot be read: ${(error as Error).message}`);
+  }
+  try {
+    const size = fstatSync(fd).size;
+    if (size > MAX_MANIFEST_BYTES) throw new ManifestError(`${MANIFEST_FILE} is larger than ${MAX_MANIFEST_BYTES / 1024} KiB`);
+    const buffer = Buffer.alloc(size);
+    let read = 0;
+    while (read < size) {
+      const n = readSync(fd, buffer, read, size - read, read);
+      if (n === 0) break;
+      read += n;
+    }
+    return buffer.subarray(0, read).toString('utf8');
+  } finally {
+    closeSync(fd);
+  }
+}
+
+function readTools(value: unknown, problems: string[]): ManifestTool[] {
+  if (value === undefined) return [];
+  if (!Array.isArray(value) || value.length > MAX_TOOLS) {
+    problems.push(`tools must be a list of at most ${MAX_TOOLS} tools, each {"name", "risk", "description"?}`);
+    return [];
+  }
+  const tools: ManifestTool[] = [];
+  const seen = new Set<string>();
+  value.forEach((item: unknown, i) => {
+    const where = `tools[${i}]`;
+    if (!item || typeof item !== 'object' || Array.isArray(item)) return void problems.push(`${where} must be an object {"name", "risk", "description"?}`);
+    const t = item as Record<string, unknown>;
+    const label = typeof t.name === 'string' ? `${where} ("${t.name}")` : where;
+    const before = problems.length;
+    for (const key of Object.keys(t)) if (!TOOL_KEYS.includes(key)) problems.push(`${label}: unknown field "${key}" (a tool is declared with name, risk and description)`);
+    if (typeof t.name !== 'string' || !TOOL_NAME_PATTERN.test(t.name)) problems.push(`${where}: name must be 1–64 letters, digits, "_" or "-"`);
+    else if (RESERVED_TOOL_NAMES.has(t.name.toLowerCase())) problems.push(`${label}: "${t.name}" is a reserved name`);
+    else if (seen.has(t.name)) problems.push(`${label}: declared twice`);
+    if (!RISKS.includes(t.risk as Risk)) problems.push(`${label}: risk must be ${RISKS.join(', ')}`);
+    if (t.description !== undefined && (typeof t.description !== 'string' || t.description.length > 1000)) problems.push(`${label}: description must be a string of at most 1000 characters`);
+    if (problems.length > before) return;
+    seen.add(t.name as string);
+    tools.push({ name: t.name as string, risk: t.risk as Risk, ...(typeof t.description === 'string' && t.description.trim() !== '' && { description: t.description }) });
+  });
+  return tools;
 }
 
 function readPermissions(value: unknown, problems: string[], unwritable: readonly string[]): PluginPermissions {

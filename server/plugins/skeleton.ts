@@ -29,7 +29,19 @@ export function writeSkeleton(pluginsDir: string, name: string): { dir: string; 
   };
   mkdirSync(dir, { recursive: true });
   const files: Record<string, string> = {
-    'plugin.json': `${JSON.stringify({ name, version: '0.1.0', description: `The ${name} plugin.`, entry: 'index.js', permissions: { hosts: [] } }, null, 2)}\n`,
+    // Its tools are declared here too: the owner accepts a plugin by what its manifest says, before its code runs.
+    'plugin.json': `${JSON.stringify(
+      {
+        name,
+        version: '0.1.0',
+        description: `The ${name} plugin.`,
+        entry: 'index.js',
+        permissions: { hosts: [] },
+        tools: [{ name: tool.name, risk: tool.risk, description: tool.description }],
+      },
+      null,
+      2,
+    )}\n`,
     'package.json': `${JSON.stringify({ name: `pincer-plugin-${name}`, private: true, type: 'module', scripts: { test: 'node --test' } }, null, 2)}\n`,
     'index.js': `// @ts-check
 import { definePlugin, defineTool } from 'pincer/plugin';
@@ -75,9 +87,10 @@ test('greets in English by default, and in French', async () => {
     'README.md': `# ${name}
 
 A Pincer plugin. \`index.js\` defines its tools with \`definePlugin\` and \`defineTool\` from \`pincer/plugin\`;
-\`plugin.json\` says what it is and what it may reach (\`permissions.hosts\`, \`read\`, \`write\`). Run its tests with
-\`npm test\` (or \`node --test\`) in this folder. Pincer reloads the plugin when a file changes; a change made by
-anyone but you shows in the dashboard, and its tools stay off until you accept it (\`pincer plugin accept ${name}\`).
+\`plugin.json\` says what it is, what it may reach (\`permissions.hosts\`, \`read\`, \`write\`) and which tools it
+defines (\`tools\`: each tool's name and risk; add a tool there when you add one to \`index.js\`). Run its tests with
+\`npm test\` (or \`node --test\`) in this folder. Pincer reloads the plugin when a file changes; once a file changes,
+none of its code runs and its tools stay off until you accept it again (\`pincer plugin accept ${name}\`).
 `,
   };
   for (const [file, text] of Object.entries(files)) writeFileSync(join(dir, file), text);

@@ -4,7 +4,7 @@ import { RESERVED_TOOL_NAMES, TOOL_NAME_PATTERN } from '../tools/registry.js';
 import type { AnyTool, ToolAnnotations } from '../tools/types.js';
 import type { PluginHost } from './host.js';
 import { PluginCallError } from './host.js';
-import type { PluginManifest } from './manifest.js';
+import type { ManifestTool, PluginManifest } from './manifest.js';
 import type { DeclaredTool } from './protocol.js';
 
 const DEFAULT_TIMEOUT_MS = 30_000;
@@ -17,7 +17,7 @@ const ANNOTATION_KEYS = ['title', 'readOnlyHint', 'destructiveHint', 'idempotent
  * folder or may start processes or load native code. Reaching the hosts its manifest names does not by itself: the
  * owner accepted those hosts with the plugin.
  */
-export function effectiveRisk(tool: DeclaredTool, manifest: PluginManifest): { risk: Risk; why: string[] } {
+export function effectiveRisk(tool: Pick<DeclaredTool, 'risk' | 'annotations'>, manifest: PluginManifest): { risk: Risk; why: string[] } {
   const why: string[] = [];
   let risk: Risk = RISKS.includes(tool.risk) ? tool.risk : 'dangerous';
   const raise = (to: Risk, reason: string) => {
@@ -43,6 +43,26 @@ export function declaredToolProblem(tool: DeclaredTool): string | undefined {
     return `tool "${tool.name}": timeoutMs must be a whole number from 100 to ${MAX_TIMEOUT_MS}`;
   }
   return undefined;
+}
+
+/**
+ * Why the tools a plugin's code defines are not those its manifest declared (what the owner accepted), naming each
+ * difference; undefined when they match. A tool's code may say it is riskier than declared, never less risky.
+ */
+export function toolMismatch(declared: readonly ManifestTool[], code: readonly DeclaredTool[]): string | undefined {
+  const byName = new Map(code.map((t) => [t.name, t]));
+  const problems: string[] = [];
+  for (const tool of declared) {
+    const defined = byName.get(tool.name);
+    if (!defined) problems.push(`plugin.json declares "${tool.name}", which its code does not define`);
+    else if (RISKS.indexOf(defined.risk) < RISKS.indexOf(tool.risk)) {
+      problems.push(`plugin.json declares "${tool.name}" ${tool.risk}, but its code says ${defined.risk}`);
+    }
+  }
+  const names = new Set(declared.map((t) => t.name));
+  for (const tool of code) if (!names.has(tool.name)) problems.push(`its code defines "${tool.name}", which plugin.json does not declare`);
+  if (problems.length === 0) return undefined;
+  return `its tools are not those its plugin.json declares (what the owner accepted): ${problems.join('; ')}. None of its tools were turned on; make the code and plugin.json's "tools" agree.`;
 }
 
 /** The registry's tool for a plugin's declared tool: it runs in the plugin's process, through the executor. */

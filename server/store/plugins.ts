@@ -6,6 +6,8 @@ export interface PluginAcceptance {
   hash: string;
   tools: unknown[];
   permissions: unknown;
+  /** Its files then (path, size, content hash); null for an acceptance recorded before files were kept. */
+  files: unknown[] | null;
   accepted_at: string;
   accepted_by: string;
   disabled: boolean;
@@ -16,6 +18,7 @@ interface Row {
   hash: string;
   tools: string;
   permissions: string;
+  files: string | null;
   accepted_at: number;
   accepted_by: string;
   disabled: number;
@@ -31,6 +34,7 @@ export class PluginStore {
       hash: row.hash,
       tools: JSON.parse(row.tools) as unknown[],
       permissions: JSON.parse(row.permissions) as unknown,
+      files: row.files === null ? null : (JSON.parse(row.files) as unknown[]),
       accepted_at: new Date(row.accepted_at).toISOString(),
       accepted_by: row.accepted_by,
       disabled: row.disabled === 1,
@@ -38,14 +42,22 @@ export class PluginStore {
   }
 
   /** Records the plugin as the owner accepts it now; a disabled plugin stays disabled. */
-  accept(entry: { name: string; hash: string; tools: unknown[]; permissions: unknown }, by: string, now = Date.now()): void {
+  accept(entry: { name: string; hash: string; tools: unknown[]; permissions: unknown; files: unknown[] }, by: string, now = Date.now()): void {
     this.db
       .prepare(
-        `INSERT INTO plugins (name, hash, tools, permissions, accepted_at, accepted_by) VALUES (@name, @hash, @tools, @permissions, @now, @by)
+        `INSERT INTO plugins (name, hash, tools, permissions, files, accepted_at, accepted_by) VALUES (@name, @hash, @tools, @permissions, @files, @now, @by)
          ON CONFLICT (name) DO UPDATE SET hash = excluded.hash, tools = excluded.tools, permissions = excluded.permissions,
-           accepted_at = excluded.accepted_at, accepted_by = excluded.accepted_by`,
+           files = excluded.files, accepted_at = excluded.accepted_at, accepted_by = excluded.accepted_by`,
       )
-      .run({ name: entry.name, hash: entry.hash, tools: JSON.stringify(entry.tools), permissions: JSON.stringify(entry.permissions), now, by });
+      .run({
+        name: entry.name,
+        hash: entry.hash,
+        tools: JSON.stringify(entry.tools),
+        permissions: JSON.stringify(entry.permissions),
+        files: JSON.stringify(entry.files),
+        now,
+        by,
+      });
   }
 
   /** False when the plugin was never accepted (there is nothing to disable or enable). */

@@ -31,6 +31,8 @@ export interface RegistryEvents {
 export class ToolRegistry extends EventEmitter<RegistryEvents> {
   readonly #tools = new Map<string, RegisteredTool>();
   readonly #disabled = new Set<string>();
+  /** By source: names held back until the owner accepts them, each with what tells the caller why. */
+  readonly #held = new Map<string, ReadonlyMap<string, string>>();
 
   register(definition: AnyTool, source = 'builtin'): RegisteredTool {
     const problem = definitionProblem(definition);
@@ -72,6 +74,25 @@ export class ToolRegistry extends EventEmitter<RegistryEvents> {
 
   list(): RegisteredTool[] {
     return [...this.#tools.values()];
+  }
+
+  /**
+   * The tools `source` holds back until the owner accepts them (a new or changed plugin, an imported tool that
+   * changed or looks poisoned), each with the message a caller gets: not listed, not callable, answered TOOL_HELD.
+   * Replaces what the source held before; an empty map releases them all.
+   */
+  setHeld(source: string, held: ReadonlyMap<string, string>): void {
+    if (held.size === 0) this.#held.delete(source);
+    else this.#held.set(source, new Map(held));
+  }
+
+  /** Why a tool that is not registered is held back, and by whom; undefined when no one holds that name. */
+  held(name: string): { source: string; message: string } | undefined {
+    for (const [source, names] of this.#held) {
+      const message = names.get(name);
+      if (message !== undefined) return { source, message };
+    }
+    return undefined;
   }
 
   isEnabled(name: string): boolean {

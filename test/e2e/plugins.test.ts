@@ -1,4 +1,4 @@
-import { existsSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, Locator, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -40,6 +40,11 @@ interface ToolSpec {
   annotations?: Record<string, unknown>;
   /** The handler's body, with `args` and `ctx` in scope. */
   body?: string;
+}
+
+/** The manifest's `tools` for these tools: what a held plugin shows before any of its code runs. */
+function declared(tools: Record<string, ToolSpec>): { name: string; risk: string; description?: string }[] {
+  return Object.entries(tools).map(([name, t]) => ({ name, risk: t.risk ?? 'safe', ...(t.description && { description: t.description }) }));
 }
 
 /** An entry module defining these tools through `pincer/plugin`. */
@@ -124,29 +129,42 @@ describe('plugins view', { timeout: 90_000 }, () => {
     await screenshot(page, 'plugins-running');
   });
 
-  it('a new plugin shows its tools and permissions with Accept; accepting it makes its tool callable', async () => {
+  it('a new plugin shows what accepting it means — manifest, permissions, files with sizes, declared tools — with Accept; accepting it makes its tool callable', async () => {
+    const tools = { greeter_hello: { description: 'Says hello back.', body: "ctx.logger.warn('greeting ' + args.text); return { hi: args.text };" } };
     writePlugin(
       pluginsDir(),
       'greeter',
-      { 'index.js': entry({ greeter_hello: { description: 'Says hello back.', body: "ctx.logger.warn('greeting ' + args.text); return { hi: args.text };" } }) },
-      { permissions: { hosts: ['api.example.com'] } },
+      { 'index.js': entry(tools), 'lib/words.js': 'export const hello = "hi";\n' },
+      { version: '1.2.0', permissions: { hosts: ['api.example.com'] }, tools: declared(tools) },
     );
     await reaches('greeter', 'new');
-    expect((await callTool('greeter_hello', { text: 'x' })).status).toBe(404);
+    expect((await callTool('greeter_hello', { text: 'x' })).body.error?.name).toBe('TOOL_HELD');
 
     const page = await open('plugins');
     const greeter = card(page, 'greeter');
     await greeter.waitFor({ state: 'visible' });
     expect(await statusOf(greeter)).toBe('new');
+    await greeter.getByText('v1.2.0').waitFor();
+    await greeter.getByText('entry index.js').waitFor();
     await greeter.getByText('greeter_hello', { exact: true }).waitFor();
+    await greeter.getByText('Says hello back.').waitFor();
     await greeter.getByText('off until you accept it').waitFor();
+    await greeter.getByText(/Accepting runs its code for the first time, as it is now/).waitFor();
     await greeter.getByText('Accepting lets it').waitFor();
     await greeter.getByText('api.example.com').waitFor();
-    await greeter.getByText(/until the owner accepts it/).waitFor();
+    await greeter.getByText(/none of its code runs, and its tools stay off, until the owner accepts it/).waitFor();
+    const files = greeter.locator('details.files');
+    await files.getByText('Files you accept').waitFor();
+    await files.getByText(/\(4 files, [\d.]+ K?B\)/).waitFor();
+    for (const path of ['index.js', 'lib/words.js', 'package.json', 'plugin.json']) await files.getByText(path, { exact: true }).waitFor();
     // Waiting for the owner: listed before the running ones.
     const names = await page.getByRole('article').evaluateAll((cards) => cards.map((c) => c.querySelector('h2')?.textContent));
     expect(names[0]).toBe('greeter');
     await screenshot(page, 'plugins-new');
+    await page.setViewportSize({ width: 420, height: 900 });
+    await greeter.scrollIntoViewIfNeeded();
+    await screenshot(page, 'plugins-new-narrow');
+    await page.setViewportSize({ width: 1280, height: 800 });
 
     await greeter.getByRole('button', { name: /^Accept/ }).click();
     await becomes(greeter, 'running');
@@ -160,7 +178,7 @@ describe('plugins view', { timeout: 90_000 }, () => {
     await screenshot(page, 'plugins-accepted');
   });
 
-  it('a changed plugin shows the diff of its tools, schemas and permissions, with Accept change and Disable', async () => {
+  it('a changed plugin shows the diff of its declared tools, files and permissions, with Accept change and Disable', async () => {
     const v1 = {
       weather_now: {
         description: 'Current weather for a city.',
@@ -168,7 +186,7 @@ describe('plugins view', { timeout: 90_000 }, () => {
       },
       weather_alerts: { description: 'Weather alerts.' },
     };
-    writePlugin(pluginsDir(), 'weather', { 'index.js': entry(v1) }, { permissions: { hosts: ['api.weather.example'] } });
+    writePlugin(pluginsDir(), 'weather', { 'index.js': entry(v1) }, { permissions: { hosts: ['api.weather.example'] }, tools: declared(v1) });
     await reaches('weather', 'new');
     const page = await open('plugins');
     const weather = card(page, 'weather');
@@ -176,26 +194,20 @@ describe('plugins view', { timeout: 90_000 }, () => {
     await becomes(weather, 'running');
     expect((await callTool('weather_now', { city: 'Oslo' })).status).toBe(200);
 
-    writePlugin(
-      pluginsDir(),
-      'weather',
-      {
-        'index.js': entry({
-          weather_now: {
-            description: 'Current weather for a city, in the units asked for.',
-            parameters: {
-              type: 'object',
-              properties: { city: { type: 'string' }, units: { type: 'string', enum: ['metric', 'imperial'] } },
-              required: ['city', 'units'],
-            },
-          },
-          weather_week: { description: 'A forecast for the week.' },
-        }),
+    const v2 = {
+      weather_now: {
+        description: 'Current weather for a city, in the units asked for.',
+        parameters: {
+          type: 'object',
+          properties: { city: { type: 'string' }, units: { type: 'string', enum: ['metric', 'imperial'] } },
+          required: ['city', 'units'],
+        },
       },
-      { version: '1.1.0', permissions: { hosts: ['api.weather.example', 'tracker.example'] } },
-    );
+      weather_week: { description: 'A forecast for the week.' },
+    };
+    writePlugin(pluginsDir(), 'weather', { 'index.js': entry(v2) }, { version: '1.1.0', permissions: { hosts: ['api.weather.example', 'tracker.example'] }, tools: declared(v2) });
     await reaches('weather', 'changed');
-    expect((await callTool('weather_now', { city: 'Oslo' })).status).toBe(404);
+    expect((await callTool('weather_now', { city: 'Oslo' })).status).toBe(409);
 
     await page.getByRole('button', { name: 'Rescan folders' }).click();
     await becomes(weather, 'changed');
@@ -205,8 +217,7 @@ describe('plugins view', { timeout: 90_000 }, () => {
     expect(text).toMatch(/New tools\s+weather_week/);
     expect(text).toMatch(/Removed tools\s+weather_alerts/);
     expect(text).toContain('Current weather for a city, in the units asked for.');
-    expect(text).toMatch(/properties\.units:\s*\{"type":"string","enum":\["metric","imperial"\]\}/);
-    expect(text).toMatch(/required:\s*units/);
+    expect(text).toMatch(/Changed files\s+index\.js\s+plugin\.json/);
     expect(text).toMatch(/hosts:\s*tracker\.example/);
     await weather.getByRole('button', { name: /^Accept change/ }).waitFor();
     await weather.getByRole('button', { name: /^Disable/ }).waitFor();
@@ -221,7 +232,7 @@ describe('plugins view', { timeout: 90_000 }, () => {
     await becomes(weather, 'disabled');
     await weather.getByRole('button', { name: /^Enable/ }).click();
     await becomes(weather, 'changed');
-    expect((await callTool('weather_week')).status).toBe(404);
+    expect((await callTool('weather_week')).status).toBe(409);
 
     await weather.getByRole('button', { name: /^Accept change/ }).click();
     await becomes(weather, 'running');
@@ -229,13 +240,13 @@ describe('plugins view', { timeout: 90_000 }, () => {
     expect((await callTool('weather_alerts')).status).toBe(404);
   });
 
-  it('a plugin with a syntax error shows as failed with the reason, and can be removed', async () => {
+  it('a plugin with a syntax error shows as failed with the reason once accepted, and can be removed', async () => {
     const dir = writePlugin(pluginsDir(), 'broken', { 'index.js': 'export default definePlugin({ tools: [ }' });
-    await reaches('broken', 'failed');
+    await reaches('broken', 'new');
     const page = await open('plugins');
     const broken = card(page, 'broken');
-    await broken.waitFor({ state: 'visible' });
-    expect(await statusOf(broken)).toBe('failed');
+    await broken.getByRole('button', { name: /^Accept/ }).click();
+    await becomes(broken, 'failed');
     await broken.getByText(/SyntaxError|Unexpected token/).first().waitFor();
     await screenshot(page, 'plugins-failed');
     await page.emulateMedia({ colorScheme: 'dark' });
@@ -249,17 +260,31 @@ describe('plugins view', { timeout: 90_000 }, () => {
     expect(await plugin('broken')).toBeUndefined();
   });
 
+  it('a plugin with a link out of its folder shows as invalid, naming the link, with no Accept', async () => {
+    const dir = writePlugin(pluginsDir(), 'linked', { 'index.js': entry({}) });
+    symlinkSync(join(gateway.dataDir, 'owner-secret'), join(dir, 'readme.txt'));
+    await reaches('linked', 'failed');
+    const page = await open('plugins');
+    const linked = card(page, 'linked');
+    await linked.getByText(`readme.txt is a link to ${join(gateway.dataDir, 'owner-secret')}, outside the plugin folder`, { exact: false }).waitFor();
+    expect(await linked.getByRole('button', { name: /^Accept/ }).count()).toBe(0);
+    await linked.scrollIntoViewIfNeeded();
+    await screenshot(page, 'plugins-invalid-link');
+    rmSync(dir, { recursive: true, force: true });
+    await until(async () => (await plugin('linked')) === undefined, 'the folder gone', 30_000);
+  });
+
   it('a plugin tool whose risk Pincer raised says why, and its approval card names the plugin', async () => {
-    writePlugin(pluginsDir(), 'cleaner', {
-      'index.js': entry({ cleaner_sweep: { description: 'Deletes old build output.', annotations: { destructiveHint: true }, body: 'return { swept: true };' } }),
-    });
+    const tools = { cleaner_sweep: { description: 'Deletes old build output.', annotations: { destructiveHint: true }, body: 'return { swept: true };' } };
+    writePlugin(pluginsDir(), 'cleaner', { 'index.js': entry(tools) }, { tools: declared(tools) });
     await reaches('cleaner', 'new');
     const page = await open('plugins');
     const cleaner = card(page, 'cleaner');
-    await cleaner.getByText('Raised from safe because it is marked destructive.').waitFor();
-    await screenshot(page, 'plugins-raised-risk');
     await cleaner.getByRole('button', { name: /^Accept/ }).click();
     await becomes(cleaner, 'running');
+    // Its code marks it destructive: it asks, though it says it is safe.
+    await cleaner.getByText('Raised from safe because it is marked destructive.').waitFor();
+    await screenshot(page, 'plugins-raised-risk');
 
     const waiting = callTool('cleaner_sweep');
     await page.keyboard.press('2');

@@ -46,6 +46,29 @@ function recordEvents(registry: ToolRegistry): RegistryEvents['changed'][0][] {
   return events;
 }
 
+describe('ToolRegistry held names', () => {
+  it('knows a held name and its holder\'s message, without listing or registering it', () => {
+    const registry = new ToolRegistry();
+    registry.setHeld('plugin:p', new Map([['later', 'Waits for the owner (pincer plugin accept p).']]));
+    expect(registry.held('later')).toEqual({ source: 'plugin:p', message: 'Waits for the owner (pincer plugin accept p).' });
+    expect(registry.get('later')).toBeUndefined();
+    expect(registry.list()).toEqual([]);
+    expect(registry.held('other')).toBeUndefined();
+  });
+
+  it('replaces what a source held with each call, and an empty map releases them', () => {
+    const registry = new ToolRegistry();
+    registry.setHeld('mcp:s', new Map([['s__a', 'a'], ['s__b', 'b']]));
+    registry.setHeld('plugin:p', new Map([['p_x', 'x']]));
+    registry.setHeld('mcp:s', new Map([['s__b', 'b2']]));
+    expect(registry.held('s__a')).toBeUndefined();
+    expect(registry.held('s__b')?.message).toBe('b2');
+    registry.setHeld('mcp:s', new Map());
+    expect(registry.held('s__b')).toBeUndefined();
+    expect(registry.held('p_x')?.source).toBe('plugin:p');
+  });
+});
+
 describe('registry: tool names', () => {
   it.each([
     ['a single letter', 'a'],

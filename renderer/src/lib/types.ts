@@ -281,9 +281,9 @@ export interface MemoryDraft {
 }
 
 /**
- * running: its tools are registered. new / changed: held back until the owner accepts it (its tools are listed, not
- * registered). disabled: the owner turned it off. failed: it could not load. crashed: its process ended and is being
- * restarted.
+ * running: its tools are registered. new / changed: held back until the owner accepts it (none of its code runs; the
+ * tools its manifest declares are listed, not registered). disabled: the owner turned it off. failed: it could not
+ * load, or is not a valid plugin. crashed: its process ended and is being restarted.
  */
 export type PluginStatus = 'loading' | 'running' | 'new' | 'changed' | 'disabled' | 'failed' | 'crashed';
 
@@ -311,12 +311,21 @@ export interface PluginTool {
   registered: boolean;
 }
 
-/** For a changed plugin: what differs from what the owner accepted. */
+/** For a changed plugin: what differs from what the owner accepted (its declared tools, permissions and files). */
 export interface PluginChanges {
   added: string[];
   removed: string[];
   changed: { name: string; fields: { field: string; before: unknown; after: unknown }[] }[];
   permissions: { before: unknown; after: unknown } | null;
+  /** Null when what was accepted did not record its files. */
+  files: { added: string[]; removed: string[]; changed: string[]; more: number } | null;
+}
+
+/** One of a plugin's files as hashed; a link says where it points inside the plugin. */
+export interface PluginFile {
+  path: string;
+  size: number;
+  link?: string;
 }
 
 export interface PluginInfo {
@@ -329,9 +338,16 @@ export interface PluginInfo {
   /** Null when its manifest could not be read. */
   version: string | null;
   description: string | null;
+  /** The module its process imports, relative to its folder. */
+  entry: string | null;
   hash: string | null;
   permissions: PluginPermissions | null;
+  /** Held back: the tools its manifest declares. Running: those its code defines. */
   tools: PluginTool[];
+  /** Its files (its own first, then its dependencies'), capped: `file_count` says how many there are in all. */
+  files: PluginFile[];
+  file_count: number;
+  file_bytes: number;
   changes: PluginChanges | null;
   accepted_at: string | null;
   restarts: number;

@@ -86,7 +86,9 @@ export class PluginBoard {
         await api('DELETE', path);
         this.plugins = this.plugins.filter((p) => p.name !== name);
       } else {
-        const view = await api<PluginInfo>('POST', `${path}/${action}`);
+        // Accepting names the hash the owner was shown: a plugin that changed since is refused, not accepted unseen.
+        const hash = this.plugins.find((p) => p.name === name)?.hash;
+        const view = await api<PluginInfo>('POST', `${path}/${action}`, action === 'accept' && hash ? { hash } : undefined);
         this.plugins = this.plugins.map((p) => (p.name === name ? view : p));
       }
       this.error = null;

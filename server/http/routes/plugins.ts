@@ -25,7 +25,12 @@ export function pluginRoutes(plugins: PluginManager): Router {
     res.json(await run(String(req.params.name), identityOf(res).name));
   };
 
-  router.post('/plugins/:name/accept', requireOwner, action((name, by) => plugins.accept(name, by)));
+  // `{"hash"}` (optional): accept only if the plugin is still what the owner was shown.
+  router.post('/plugins/:name/accept', requireOwner, async (req, res) => {
+    const hash = (req.body as { hash?: unknown } | undefined)?.hash;
+    if (hash !== undefined && typeof hash !== 'string') throw refuse.badRequest('"hash" must be the plugin\'s hash as GET /plugins/{name} shows it.');
+    res.json(await plugins.accept(String(req.params.name), identityOf(res).name, hash));
+  });
   router.post('/plugins/:name/disable', requireOwner, action((name) => plugins.setDisabled(name, true)));
   router.post('/plugins/:name/enable', requireOwner, action((name) => plugins.setDisabled(name, false)));
   router.delete(

@@ -187,6 +187,15 @@ export class McpServerManager {
   }
 }
 
+/** What a call to a held-back imported tool answers (TOOL_HELD): why, and what releases it. */
+function heldMessage(server: string, tool: string, importedAs: string, status: 'changed' | 'flagged'): string {
+  const why = status === 'changed' ? 'its definition changed since the owner accepted it' : 'its description looks like it gives the model instructions';
+  return (
+    `The tool "${importedAs}" of the MCP server "${server}" is held back (${why}): it stays off until the owner reviews and accepts it ` +
+    `(pincer mcp-servers accept ${server} --tool ${tool}, or Accept in the dashboard's MCP servers view). Tell the user; calling it again before then fails the same way.`
+  );
+}
+
 function unknownToolsProblem(server: string, names: string[]): string {
   return `the MCP server "${server}" has no tool named ${names.map((n) => `"${n}"`).join(', ')} (use the names it lists, not <server>__<tool>)`;
 }
@@ -416,9 +425,13 @@ class ServerConnection {
   #apply(announce = true): void {
     const registry = this.options.registry;
     const wanted = new Map<string, RemoteTool>();
+    const held = new Map<string, string>();
     for (const remote of this.#remote.values()) {
-      if (this.#toolStatus(remote) === 'active') wanted.set(remote.importedAs, remote);
+      const status = this.#toolStatus(remote);
+      if (status === 'active') wanted.set(remote.importedAs, remote);
+      if (status === 'changed' || status === 'flagged') held.set(remote.importedAs, heldMessage(this.name, remote.tool.name, remote.importedAs, status));
     }
+    registry.setHeld(`mcp:${this.name}`, held);
     for (const [name, registered] of [...this.#registered]) {
       const existing = registry.get(name);
       const keep = wanted.get(name);
@@ -566,6 +579,7 @@ class ServerConnection {
       if (this.options.registry.get(name)?.source === `mcp:${this.name}`) this.options.registry.unregister(name);
     }
     this.#registered.clear();
+    this.options.registry.setHeld(`mcp:${this.name}`, new Map());
   }
 
   #setError(reason: string): void {

@@ -89,6 +89,9 @@ describe('imported MCP servers', () => {
     expect(poisoned.status).toBe('flagged');
     expect(poisoned.flags.map((f: Json) => f.rule)).toEqual(expect.arrayContaining(['hidden-block', 'secret-read']));
     expect((await tg.api('/tools/stub__add_numbers')).status).toBe(404);
+    const held = await tg.api('/tools/stub__add_numbers/execute', { method: 'POST', json: { a: 2, b: 3 } });
+    expect(held.status).toBe(409);
+    expect(((await held.json()) as Json).error).toMatchObject({ name: 'TOOL_HELD', message: expect.stringContaining('pincer mcp-servers accept stub --tool add_numbers') });
     // Only the owner accepts.
     expect((await tg.api('/mcp-servers/stub/accept', { method: 'POST', json: { tools: ['add_numbers'] } })).status).toBe(403);
     const accepted = (await (await tg.asOwner('/mcp-servers/stub/accept', { json: { tools: ['add_numbers'], risk: 'safe' } })).json()) as Json;
@@ -145,6 +148,8 @@ describe('imported MCP servers', () => {
     expect(echo.status).toBe('changed');
     expect(echo.change[0]).toMatchObject({ field: 'description', before: 'Echoes the text it is given.' });
     expect((await tg.api('/tools/stub__echo')).status).toBe(404);
+    const held = (await (await tg.api('/tools/stub__echo/execute', { method: 'POST', json: { text: 'x' } })).json()) as Json;
+    expect(held.error).toMatchObject({ name: 'TOOL_HELD', message: expect.stringContaining('its definition changed since the owner accepted it') });
     // Tools that did not change stay as the owner accepted them.
     expect(await tool(view, 'fail')).toMatchObject({ status: 'active', risk: 'safe' });
 

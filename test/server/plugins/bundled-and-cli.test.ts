@@ -1,6 +1,11 @@
 import { execFile } from 'node:child_process';
+import { appendFileSync, cpSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
+import { bundledRecordFile, readBundledRecord } from '../../../server/plugins/bundled.js';
+import { pluginApiFile } from '../../../server/plugins/discover.js';
+import { hashPluginFolder } from '../../../server/plugins/integrity.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runPincer } from '../../helpers/cli.js';
 import { readJson, startGateway, tempDir, type TestGateway } from '../../helpers/gateway.js';
@@ -73,6 +78,55 @@ describe('the bundled investment plugin, in a real gateway against a local Sina 
   });
 });
 
+describe('bundled plugins are trusted only as Pincer was built with them', () => {
+  const INVESTMENT_TOOLS = ['stock_quote', 'index_quote', 'search_stock', 'stock_kline'];
+
+  it('the build recorded the bundled folder\'s hash with the gateway\'s own hashing', () => {
+    const record = readBundledRecord(bundledRecordFile());
+    expect(record?.plugins.investment?.hash).toBe(hashPluginFolder(join(BUNDLED, 'investment')).hash);
+  });
+
+  it('a copy of the bundled folder with one file changed is held like a user plugin: TOOL_HELD until the owner accepts it', async () => {
+    const copy = join(tempDir('pincer-bundled-copy-'), 'plugins');
+    cpSync(BUNDLED, copy, { recursive: true });
+    appendFileSync(join(copy, 'investment', 'quotes.js'), "\nconsole.error('changed after the build');\n");
+    // The copy's `pincer/plugin` points at this build's API, so it can run once accepted.
+    writeFileSync(join(copy, 'node_modules', 'pincer', 'plugin.js'), `export * from ${JSON.stringify(pathToFileURL(pluginApiFile()).href)};\n`);
+    const tg = await startGateway({}, { bundledPluginsDir: copy });
+    try {
+      const held = await until(() => {
+        const view = tg.gateway.plugins.get('investment');
+        return view?.status === 'changed' && view;
+      }, 'the copy to be held', 30_000);
+      expect(held.reason).toBe('Its files differ from those Pincer was built with: its tools stay off until the owner accepts it.');
+      expect(held.tools.map((t) => [t.name, t.registered])).toEqual(INVESTMENT_TOOLS.map((name) => [name, false]));
+      const call = await tg.api('/tools/stock_quote/execute', { method: 'POST', json: { codes: ['sh600030'] } });
+      expect(call.status).toBe(409);
+      expect((await readJson(call)).error).toMatchObject({ name: 'TOOL_HELD', message: expect.stringContaining('bundled with Pincer but its files differ from those Pincer was built with') });
+
+      expect((await tg.asOwner('/plugins/investment/accept', { json: { hash: held.hash } })).status).toBe(200);
+      await until(() => tg.gateway.plugins.get('investment')?.status === 'running', 'the accepted copy to run', 30_000);
+      expect(tg.gateway.store.plugins.get('investment')).toMatchObject({ hash: held.hash, accepted_by: 'owner' });
+    } finally {
+      await tg.close();
+    }
+  });
+
+  it('with no record of the build, the bundled plugin is held, saying so', async () => {
+    const tg = await startGateway({}, { bundledPluginsDir: BUNDLED, bundledPluginsRecord: join(tempDir(), 'no-record.json') });
+    try {
+      const held = await until(() => {
+        const view = tg.gateway.plugins.get('investment');
+        return view && view.status !== 'loading' && view;
+      }, 'the bundled plugin to be read', 30_000);
+      expect(held).toMatchObject({ status: 'changed', reason: expect.stringContaining('Pincer has no record of the files it was built with') });
+      expect((await tg.api('/tools/stock_quote/execute', { method: 'POST', json: { codes: ['sh600030'] } })).status).toBe(409);
+    } finally {
+      await tg.close();
+    }
+  });
+});
+
 describe('pincer plugin new', () => {
   it('writes a skeleton whose own test passes and that loads in a running gateway as accepted', async () => {
     const dataDir = tempDir();
@@ -80,6 +134,8 @@ describe('pincer plugin new', () => {
     expect(made.code).toBe(0);
     const dir = join(dataDir, 'plugins', 'weather-desk');
     expect(made.stdout).toContain(dir);
+    // It declares its tool, as every plugin must for the owner to see what it defines before it runs.
+    expect(JSON.parse(readFileSync(join(dir, 'plugin.json'), 'utf8')).tools).toEqual([{ name: 'weather_desk_greet', risk: 'safe', description: expect.stringContaining('Greets someone') }]);
     const tests = await promisify(execFile)(process.execPath, ['--test'], { cwd: dir });
     expect(tests.stdout).toMatch(/# pass 2/);
     const tg = await startGateway({ dataDir }, { bundledPluginsDir: null });
@@ -89,6 +145,10 @@ describe('pincer plugin new', () => {
       expect(answer).toMatchObject({ success: true, result: { greeting: 'Bonjour, Ada!' } });
       const listed = await runPincer(['plugin', 'list', '--data-dir', dataDir, '--port', String(tg.port)]);
       expect(listed.stdout).toMatch(/weather-desk\s+user\s+0\.1\.0\s+running\s+weather_desk_greet/);
+      const shown = await runPincer(['plugin', 'show', 'weather-desk', '--data-dir', dataDir, '--port', String(tg.port)]);
+      expect(shown.stdout).toContain('weather-desk 0.1.0 (your plugin): running');
+      expect(shown.stdout).toMatch(/tools \(1\):\n\s+weather_desk_greet \[safe\] Greets someone/);
+      expect(shown.stdout).toMatch(/files \(5, \d+ bytes\):\n\s+index\.js\s+\d+/);
     } finally {
       await tg.close();
     }

@@ -21,8 +21,16 @@ export function writePlugin(
   return dir;
 }
 
+export interface TestTool {
+  /** The handler's body, with `args` and `ctx` in scope. */
+  body: string;
+  risk?: string;
+  /** More fields of the tool's definition, as source text ending with a comma. */
+  extra?: string;
+}
+
 /** An entry module defining tools from handler bodies (`args` and `ctx` in scope). */
-export function entry(tools: Record<string, { body: string; risk?: string; extra?: string }>, prelude = ''): string {
+export function entry(tools: Record<string, TestTool>, prelude = ''): string {
   const defs = Object.entries(tools).map(
     ([name, t]) => `defineTool({ name: ${JSON.stringify(name)}, description: 'Test tool ${name}.', risk: ${JSON.stringify(t.risk ?? 'safe')},
       parameters: { type: 'object', properties: { text: { type: 'string' } } }, ${t.extra ?? ''}
@@ -65,4 +73,14 @@ export function pluginSteps(tg: TestGateway) {
     return { status: response.status, body: await readJson(response) };
   };
   return { pluginsDir, view, settled, installed, call };
+}
+
+/** The manifest's `tools` list declaring these tools as `entry` defines them. */
+export function declared(tools: Record<string, { risk?: string }>): { name: string; risk: string }[] {
+  return Object.entries(tools).map(([name, t]) => ({ name, risk: t.risk ?? 'safe' }));
+}
+
+/** A plugin whose manifest declares the tools its entry defines: the files and the manifest fields for writePlugin. */
+export function toolPlugin(tools: Record<string, TestTool>, manifest: Record<string, unknown> = {}, prelude = ''): { files: Record<string, string>; manifest: Record<string, unknown> } {
+  return { files: { 'index.js': entry(tools, prelude) }, manifest: { tools: declared(tools), ...manifest } };
 }

@@ -6,12 +6,12 @@ import type { PluginPermissions, PluginStatus } from '../../lib/types';
 /** Colour is never the only signal: each status has its own icon and word. */
 export const STATUS_LOOK: Record<PluginStatus, Look> = {
   running: { icon: '✓', label: 'running', tone: 'ok', hint: 'Its tools are on and can be called' },
-  new: { icon: '+', label: 'new', tone: 'wait', hint: 'Seen for the first time: its tools stay off until you accept it' },
-  changed: { icon: '±', label: 'changed', tone: 'wait', hint: 'Its files changed since you accepted it: its tools stay off until you accept the change' },
+  new: { icon: '+', label: 'new', tone: 'wait', hint: 'Seen for the first time: none of its code runs, and its tools stay off, until you accept it' },
+  changed: { icon: '±', label: 'changed', tone: 'wait', hint: 'Its files changed since you accepted it: none of its code runs until you accept the change' },
   disabled: { icon: '–', label: 'disabled', tone: 'neutral', hint: 'Turned off: its tools cannot be called' },
-  failed: { icon: '✕', label: 'failed', tone: 'fail', hint: 'It could not load: the reason says why' },
+  failed: { icon: '✕', label: 'failed', tone: 'fail', hint: 'It could not load, or is not a valid plugin: the reason says why' },
   crashed: { icon: '↻', label: 'crashed', tone: 'fail', hint: 'Its process ended; Pincer is restarting it' },
-  loading: { icon: '◌', label: 'loading', tone: 'run', hint: 'Starting its process and reading its tools' },
+  loading: { icon: '◌', label: 'loading', tone: 'run', hint: 'Checking its files and starting its process' },
 };
 
 /** Where a tool's code comes from, for the approval card; null for Pincer's own tools. */
@@ -52,6 +52,25 @@ export function permissionLines(p: PluginPermissions): PermissionLine[] {
 /** True when it asks for nothing beyond its own folder. */
 export function confined(p: PluginPermissions): boolean {
   return p.hosts.length + p.read.length + p.write.length === 0 && !p.childProcess && !p.workers && !p.addons;
+}
+
+/** "812 B", "4.2 KB", "12 MB": sizes as a person reads them (powers of 1024, one decimal below 10). */
+export function sizeInWords(bytes: number): string {
+  if (!Number.isFinite(bytes) || bytes < 0) return '—';
+  if (bytes < 1024) return `${bytes} B`;
+  const units = ['KB', 'MB', 'GB'];
+  let value = bytes / 1024;
+  let unit = 0;
+  while (value >= 1024 && unit < units.length - 1) {
+    value /= 1024;
+    unit += 1;
+  }
+  return `${value < 10 ? value.toFixed(1) : Math.round(value)} ${units[unit]}`;
+}
+
+/** "3 files, 4.2 KB" */
+export function filesInWords(count: number, bytes: number): string {
+  return `${count} file${count === 1 ? '' : 's'}, ${sizeInWords(bytes)}`;
 }
 
 /**

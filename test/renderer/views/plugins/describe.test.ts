@@ -2,9 +2,11 @@ import { describe, expect, it } from 'vitest';
 import type { PluginPermissions, PluginStatus } from '../../../../renderer/src/lib/types.js';
 import {
   confined,
+  filesInWords,
   joinReasons,
   newPluginCommand,
   permissionLines,
+  sizeInWords,
   sourceInWords,
   STATUS_LOOK,
 } from '../../../../renderer/src/views/plugins/describe.js';
@@ -75,5 +77,21 @@ describe('newPluginCommand', () => {
     expect(newPluginCommand('/srv/pincer/plugins')).toBe('pincer plugin new my-tools --data-dir /srv/pincer');
     expect(newPluginCommand('/home/me/My Data/plugins/')).toBe("pincer plugin new my-tools --data-dir '/home/me/My Data'");
     expect(newPluginCommand("/tmp/it's/plugins")).toBe("pincer plugin new my-tools --data-dir '/tmp/it'\\''s'");
+  });
+});
+
+describe('sizeInWords and filesInWords', () => {
+  it('reads sizes in bytes, then KB and MB', () => {
+    expect(sizeInWords(0)).toBe('0 B');
+    expect(sizeInWords(812)).toBe('812 B');
+    expect(sizeInWords(4300)).toBe('4.2 KB');
+    expect(sizeInWords(42_646)).toBe('42 KB');
+    expect(sizeInWords(12 * 1024 * 1024)).toBe('12 MB');
+    expect(sizeInWords(-1)).toBe('—');
+  });
+
+  it('counts the files in words', () => {
+    expect(filesInWords(1, 300)).toBe('1 file, 300 B');
+    expect(filesInWords(14, 42_646)).toBe('14 files, 42 KB');
   });
 });
