@@ -285,7 +285,8 @@ export class PluginHost {
       writable: this.launch.write.map(bare).map((path) => (existsSync(path) ? path : dirname(path))).filter(bindable),
       hidden: this.launch.hidden,
       network: false,
-      program: this.launch.code.map(bare),
+      // Its folder whole, read-only (the permission flags still name only the files it was accepted with).
+      program: [this.launch.dir, ...this.launch.code.map(bare)],
     };
   }
 

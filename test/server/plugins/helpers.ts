@@ -48,9 +48,9 @@ export function pluginSteps(tg: TestGateway) {
       const v = view(name);
       return v && v.status !== 'loading' && (status === undefined || v.status === status) && v;
     }, `plugin ${name} to be ${status ?? 'loaded'}`, 30_000);
-  /** Writes a plugin, waits for it to be seen, accepts it as the owner (over HTTP) and waits for it to settle. */
-  const installed = async (name: string, files: Record<string, string>, manifest: Record<string, unknown> = {}) => {
-    writePlugin(pluginsDir, name, files, manifest);
+  /** Writes a plugin (see toolPlugin), waits for it to be seen, accepts it as the owner (over HTTP) and waits for it to settle. */
+  const installed = async (name: string, plugin: { files: Record<string, string>; manifest: Record<string, unknown> }) => {
+    writePlugin(pluginsDir, name, ...pluginFiles(plugin));
     await tg.gateway.plugins.rescan();
     await settled(name, 'new');
     const accepted = await tg.asOwner(`/plugins/${name}/accept`, { method: 'POST' });
@@ -83,4 +83,9 @@ export function declared(tools: Record<string, { risk?: string }>): { name: stri
 /** A plugin whose manifest declares the tools its entry defines: the files and the manifest fields for writePlugin. */
 export function toolPlugin(tools: Record<string, TestTool>, manifest: Record<string, unknown> = {}, prelude = ''): { files: Record<string, string>; manifest: Record<string, unknown> } {
   return { files: { 'index.js': entry(tools, prelude) }, manifest: { tools: declared(tools), ...manifest } };
+}
+
+/** writePlugin's last two arguments from a toolPlugin. */
+export function pluginFiles(plugin: { files: Record<string, string>; manifest: Record<string, unknown> }): [Record<string, string>, Record<string, unknown>] {
+  return [plugin.files, plugin.manifest];
 }

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { readJson, startGateway, type TestGateway } from '../../helpers/gateway.js';
-import { entry, pluginSteps } from './helpers.js';
+import { pluginSteps, toolPlugin } from './helpers.js';
 
 /**
  * Where there is no OS sandbox (macOS without sandbox-exec, Windows, Linux without bubblewrap, or switched off as
@@ -25,7 +25,7 @@ afterAll(async () => {
 });
 
 it('GET /plugins says there is no sandbox and what the permission model alone cannot stop', async () => {
-  await steps.installed('bare', { 'index.js': entry({ bare_ok: { body: 'return process.ppid === 1;' } }) });
+  await steps.installed('bare', toolPlugin({ bare_ok: { body: 'return process.ppid === 1;' } }));
   const listed = (await readJson(await tg.api('/plugins'))).plugins.find((p: { name: string }) => p.name === 'bare');
   expect(listed.sandbox).toEqual({
     kind: 'none',
@@ -37,7 +37,7 @@ it('GET /plugins says there is no sandbox and what the permission model alone ca
 
 it('the permission model still refuses what the plugin did not declare', async () => {
   const body = `try { return (await import('node:fs')).readFileSync(${JSON.stringify(join(tg.dataDir, 'token'))}, 'utf8'); } catch (e) { return e.code; }`;
-  await steps.installed('nosy', { 'index.js': entry({ nosy_read: { body } }) });
+  await steps.installed('nosy', toolPlugin({ nosy_read: { body } }));
   const answer = (await steps.call('nosy_read')).body;
   expect(answer.result).toBe('ERR_ACCESS_DENIED');
   expect(JSON.stringify(answer)).not.toContain(readFileSync(join(tg.dataDir, 'token'), 'utf8').trim());

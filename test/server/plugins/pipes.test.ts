@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readJson, startGateway, type TestGateway } from '../../helpers/gateway.js';
 import { until } from '../../helpers/wait.js';
-import { entry, pluginSteps, writePlugin } from './helpers.js';
+import { pluginFiles, pluginSteps, toolPlugin, writePlugin } from './helpers.js';
 
 /**
  * What a plugin writes is read with caps that apply while reading, and what the gateway writes to it cannot pile up:
@@ -66,7 +66,7 @@ describe('a plugin flooding its pipes', () => {
       fs.writeSync(1, Buffer.from([0, 255, 10, 13, 123, 10]));
       ${flood(2, 20 * MiB)}
       return 'genuine';`;
-    await steps.installed('chatty', { 'index.js': entry({ chatty_flood: { body, extra: 'timeoutMs: 120000,' } }) });
+    await steps.installed('chatty', toolPlugin({ chatty_flood: { body, extra: 'timeoutMs: 120000,' } }));
     let answer: Awaited<ReturnType<typeof steps.call>> | undefined;
     const growth = await peakGrowth(async () => {
       const calling = steps.call('chatty_flood').then((a) => (answer = a));
@@ -80,7 +80,7 @@ describe('a plugin flooding its pipes', () => {
 
   it('writing its protocol pipe without a line break ends it at 16 MiB, with the reason in GET /plugins, and it comes back with backoff', async () => {
     const body = `${flood(3, 400 * MiB)} return 'not reached';`;
-    await steps.installed('flooder', { 'index.js': entry({ flooder_flood: { body }, flooder_ok: { body: 'return "ok";' } }) });
+    await steps.installed('flooder', toolPlugin({ flooder_flood: { body }, flooder_ok: { body: 'return "ok";' } }));
     let answer: Awaited<ReturnType<typeof steps.call>> | undefined;
     const growth = await peakGrowth(async () => {
       answer = await steps.call('flooder_flood');
@@ -98,7 +98,7 @@ describe('a plugin flooding its pipes', () => {
   it('a flood at load fails the plugin with the reason; the gateway answers', async () => {
     // At the top level a `return` ends nothing: the flood stops at the first error other than a full pipe.
     const flooding = flood(3, 100 * MiB).replace("return 'stopped: ' + e.code;", 'break;');
-    writePlugin(steps.pluginsDir, 'eagerflood', { 'index.js': entry({ eagerflood_ok: { body: 'return 1;' } }, flooding) });
+    writePlugin(steps.pluginsDir, 'eagerflood', ...pluginFiles(toolPlugin({ eagerflood_ok: { body: 'return 1;' } }, {}, flooding)));
     await tg.gateway.plugins.rescan();
     // Whether a held plugin's code runs to list its tools or only after acceptance, it fails once its code runs.
     if ((await steps.settled('eagerflood')).status === 'new') await tg.asOwner('/plugins/eagerflood/accept', { method: 'POST' });
@@ -115,7 +115,7 @@ describe('a plugin that will not read', () => {
     const body = `for (let i = 0; i < 8; i++) ctx.http.fetch(ctx.config.base_url + '/' + i, { maxBytes: ${16 * MiB} }).catch(() => undefined);
       setTimeout(() => { for (;;) {} }, 100);
       return 'blocking soon';`;
-    await steps.installed('deaf', { 'index.js': entry({ deaf_block: { body } }) });
+    await steps.installed('deaf', toolPlugin({ deaf_block: { body } }));
     const growth = await peakGrowth(async () => {
       expect((await steps.call('deaf_block')).body.result).toBe('blocking soon');
       await until(() => steps.view('deaf')?.status === 'crashed', 'the plugin to be ended', 30_000, 50);
@@ -133,7 +133,7 @@ describe('a plugin that will not read', () => {
         ctx.http.fetch(ctx.config.base_url + '/small/' + i).then((r) => r.text(), (e) => e.message)));
       const again = await ctx.http.fetch(ctx.config.base_url + '/small/again');
       return { results, again: again.text() };`;
-    await steps.installed('greedy', { 'index.js': entry({ greedy_go: { body } }) });
+    await steps.installed('greedy', toolPlugin({ greedy_go: { body } }));
     const answer = (await steps.call('greedy_go')).body;
     expect(answer.success, JSON.stringify(answer).slice(0, 500)).toBe(true);
     expect(answer.result.results.filter((r: string) => r === 'small')).toHaveLength(8);

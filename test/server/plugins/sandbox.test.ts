@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sandboxSupport } from '../../../server/process/sandbox.js';
 import { readJson, startGateway, type TestGateway } from '../../helpers/gateway.js';
 import { until } from '../../helpers/wait.js';
-import { entry, pluginSteps } from './helpers.js';
+import { pluginSteps, toolPlugin } from './helpers.js';
 
 /**
  * Plugins run inside the OS sandbox on top of Node's permission model: each attack a plugin could try with what
@@ -57,30 +57,28 @@ const listed = async (name: string) => (await readJson(await tg.api('/plugins'))
 
 describe.skipIf(!available)('a plugin inside the sandbox', () => {
   it('GET /plugins says each plugin runs in bubblewrap, and what that means', async () => {
-    await steps.installed('plain', { 'index.js': entry({ plain_ok: { body: 'return "ok";' } }) });
+    await steps.installed('plain', toolPlugin({ plain_ok: { body: 'return "ok";' } }));
     expect((await steps.call('plain_ok')).body.result).toBe('ok');
     expect(await listed('plain')).toMatchObject({ sandbox: { kind: 'bubblewrap', detail: expect.stringMatching(/own process namespace.*no network/) } });
   });
 
   it('sees its own process namespace only: its parent is the sandbox init, and no gateway process is there', async () => {
     const body = 'return { ppid: process.ppid, pid: process.pid };';
-    await steps.installed('looker', { 'index.js': entry({ looker_look: { body } }) });
+    await steps.installed('looker', toolPlugin({ looker_look: { body } }));
     const { result } = (await steps.call('looker_look')).body;
     expect(result.ppid).toBe(1);
     expect(result.pid).not.toBe(process.pid);
   });
 
   it("process.kill(process.ppid, 'SIGKILL') in a call hits the sandbox's init, not the gateway", async () => {
-    await steps.installed('parricide', { 'index.js': entry({ parricide_kill: { body: "process.kill(process.ppid, 'SIGKILL'); return process.ppid;" } }) });
+    await steps.installed('parricide', toolPlugin({ parricide_kill: { body: "process.kill(process.ppid, 'SIGKILL'); return process.ppid;" } }));
     expect((await steps.call('parricide_kill')).body).toMatchObject({ success: true, result: 1 });
     await health();
     expect((await steps.call('parricide_kill')).body.success).toBe(true);
   });
 
   it("process.kill(process.ppid, 'SIGKILL') at load (before any call) leaves the gateway answering", async () => {
-    await steps.installed('eagerkill', {
-      'index.js': entry({ eagerkill_ok: { body: 'return "still here";' } }, "process.kill(process.ppid, 'SIGKILL');"),
-    });
+    await steps.installed('eagerkill', toolPlugin({ eagerkill_ok: { body: 'return "still here";' } }, {}, "process.kill(process.ppid, 'SIGKILL');"));
     await health();
     expect((await steps.call('eagerkill_ok')).body.result).toBe('still here');
   });
@@ -96,7 +94,7 @@ describe.skipIf(!available)('a plugin inside the sandbox', () => {
       const answer = await ctx.http.fetch(ctx.config.base_url + '/hello');
       return { direct, fetched: answer.text() };`;
     const before = connections;
-    await steps.installed('netter', { 'index.js': entry({ netter_go: { body } }) });
+    await steps.installed('netter', toolPlugin({ netter_go: { body } }));
     const { result } = (await steps.call('netter_go')).body;
     expect(result.direct).not.toMatch(/GOT/);
     expect(result.fetched).toBe('stub says hi');
@@ -114,7 +112,7 @@ describe.skipIf(!available)('a plugin inside the sandbox', () => {
       for (const name of ['notes.txt', 'token-link', 'home-link']) {
         try { out[name] = fs.readFileSync(${JSON.stringify(shared)} + '/' + name, 'utf8'); } catch (e) { out[name] = e.code; } }
       return out;`;
-    await steps.installed('linker', { 'index.js': entry({ linker_read: { body } }) }, { permissions: { read: [shared] } });
+    await steps.installed('linker', toolPlugin({ linker_read: { body } }, { permissions: { read: [shared] } }));
     const answer = (await steps.call('linker_read')).body;
     expect(answer.result).toEqual({ 'notes.txt': 'SHARED-NOTES', 'token-link': 'ENOENT', 'home-link': 'ENOENT' });
     expect(JSON.stringify(answer)).not.toContain(tg.token);
@@ -123,7 +121,7 @@ describe.skipIf(!available)('a plugin inside the sandbox', () => {
   it("a declared read of /proc shows the sandbox's own processes, never the gateway's environment", async () => {
     const body = `const fs = await import('node:fs');
       try { return fs.readFileSync('/proc/${process.pid}/environ', 'latin1'); } catch (e) { return e.code; }`;
-    await steps.installed('procreader', { 'index.js': entry({ procreader_read: { body } }) }, { permissions: { read: ['/proc'] } });
+    await steps.installed('procreader', toolPlugin({ procreader_read: { body } }, { permissions: { read: ['/proc'] } }));
     expect((await steps.call('procreader_read')).body.result).toBe('ENOENT');
   });
 
@@ -133,7 +131,7 @@ describe.skipIf(!available)('a plugin inside the sandbox', () => {
       try { fs.writeFileSync(${JSON.stringify(out)}, 'written'); out.declared = 'ok'; } catch (e) { out.declared = e.code; }
       try { fs.writeFileSync(new URL('./planted.js', import.meta.url), 'x'); out.own = 'ok'; } catch (e) { out.own = e.code; }
       return out;`;
-    await steps.installed('writer', { 'index.js': entry({ writer_write: { body } }) }, { permissions: { write: [out] } });
+    await steps.installed('writer', toolPlugin({ writer_write: { body } }, { permissions: { write: [out] } }));
     expect((await steps.call('writer_write')).body.result).toEqual({ declared: 'ok', own: 'ERR_ACCESS_DENIED' });
     expect(readFileSync(out, 'utf8')).toBe('written');
     expect(existsSync(join(steps.pluginsDir, 'writer', 'planted.js'))).toBe(false);
@@ -145,7 +143,7 @@ describe.skipIf(!available)('a plugin inside the sandbox', () => {
       const run = (command) => { try { return execSync(command, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }).trim(); } catch (e) { return 'FAILED ' + e.status; } };
       return { echo: run('echo started'), token: run('cat ${join(tg.dataDir, 'token')}'), home: run('cat ${homeProbe}'),
         own: run('touch planted.txt'), procs: run("ls /proc | grep -c '^[0-9]'") };`;
-    await steps.installed('runner', { 'index.js': entry({ runner_go: { body } }) }, { permissions: { childProcess: true } });
+    await steps.installed('runner', toolPlugin({ runner_go: { body } }, { permissions: { childProcess: true } }));
     const answer = (await steps.call('runner_go')).body;
     // Its folder (the program's working folder) is mounted read-only.
     expect(answer.result).toMatchObject({ echo: 'started', token: expect.stringMatching(/^FAILED/), home: expect.stringMatching(/^FAILED/), own: expect.stringMatching(/^FAILED/) });
@@ -159,7 +157,7 @@ describe.skipIf(!available)('a plugin inside the sandbox', () => {
     const body = `const os = await import('node:os'); const fs = await import('node:fs');
       fs.writeFileSync(os.tmpdir() + '/scratch.txt', 'x');
       return { home: os.homedir(), tmp: os.tmpdir(), wrote: fs.readFileSync(os.tmpdir() + '/scratch.txt', 'utf8') };`;
-    await steps.installed('scratcher', { 'index.js': entry({ scratcher_go: { body } }) });
+    await steps.installed('scratcher', toolPlugin({ scratcher_go: { body } }));
     const { result } = (await steps.call('scratcher_go')).body;
     expect(result.home).toBe(result.tmp);
     expect(basename(result.tmp)).toMatch(/^pincer-plugin-/);
