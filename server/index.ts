@@ -35,6 +35,7 @@ import { McpServerManager } from './mcp/client/servers.js';
 import { McpPins } from './mcp/client/pins.js';
 import type { AnyTool } from './tools/types.js';
 import { VERSION } from './version.js';
+import { Redactor } from './util/redact.js';
 import { LlmBridge, type BridgeOptions } from './llm/bridge.js';
 
 export { loadConfig, resolveDataDir, ConfigError, type PincerConfig, type ConfigFlags } from './config/config.js';
@@ -149,10 +150,15 @@ export function createGateway(options: GatewayOptions): Gateway {
     store.approvals.cancelOpen();
     const rules = new RuleBook(store, (change) => events.emit('rules', change));
     const access = new ClientAccess(store, (profile) => events.emit('tools', { reason: `client:${profile.name}`, names: profile.tools ?? [] }));
+    // Secrets Pincer holds, redacted by value wherever they show up: read each time, so a changed LLM key or an
+    // imported server added while running is covered at once.
+    let mcpSecrets: () => readonly string[] = () => [];
+    const redactor = new Redactor(() => [config.llmApiKey, ...credentials.knownSecrets(), ...mcpSecrets()]);
     const approvals = new ApprovalBroker({
       store,
       events,
       rules,
+      redactor,
       timeoutMs: config.approvalTimeoutS * 1000,
       maxPendingPerClient: MAX_PENDING_APPROVALS_PER_CLIENT,
     });
@@ -168,6 +174,7 @@ export function createGateway(options: GatewayOptions): Gateway {
       defaultTimeoutMs: config.toolTimeoutMs,
       maxOutputBytes: config.maxOutputBytes,
       cache: new ResultCache(config.cacheMaxEntries),
+      redactor,
     });
     const stopSweeping = executor.cache.sweepEvery(CACHE_SWEEP_INTERVAL_MS);
     const retention = new HistoryRetention(store.calls, store.settings, config.history, { conversations: store.conversations, ...options.retention });
@@ -239,6 +246,7 @@ export function createGateway(options: GatewayOptions): Gateway {
       onChange: (change) => events.emit('mcp_servers', change),
       ...(options.mcpBackoffMs && { backoffMs: options.mcpBackoffMs }),
     });
+    mcpSecrets = () => mcpServers.secretValues();
     // Like plugins, they start processes: a gateway started for one CLI command starts them only when asked to.
     if (options.loadPlugins !== false) mcpServers.start();
     const streams = new EventStreams(events, options.streamLimits);
