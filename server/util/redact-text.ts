@@ -267,9 +267,8 @@ const userOptionRule: Rule = {
  * spaces alone. Where the value would start, and whether an operator was there; undefined for anything else.
  */
 function separatorAt(text: string, at: number): { to: number; operator: boolean } | undefined {
-  let i = at;
-  if (text.charCodeAt(i) === 92 && (text.charCodeAt(i + 1) === 34 || text.charCodeAt(i + 1) === 39)) i += 2;
-  else if (text.charCodeAt(i) === 34 || text.charCodeAt(i) === 39) i++;
+  const quoted = afterQuote(text, at);
+  let i = quoted < 0 ? at : quoted;
   const spaces = (from: number) => {
     let j = from;
     while (j - from < 8 && (text.charCodeAt(j) === 32 || text.charCodeAt(j) === 9)) j++;
@@ -284,8 +283,17 @@ function separatorAt(text: string, at: number): { to: number; operator: boolean 
   return i > at ? { to: i, operator: false } : undefined;
 }
 
-const DOUBLE_QUOTED = /\\?"((?:[^"\\\r\n]|\\[^"\r\n]){0,4096})/y;
-const SINGLE_QUOTED = /\\?'((?:[^'\\\r\n]|\\[^'\r\n]){0,4096})/y;
+/** A quote, escaped any number of times (`"`, `\\"`, `\\\\\\"` in JSON text inside JSON text): where it ends, or -1. */
+function afterQuote(text: string, at: number): number {
+  let i = at;
+  while (i - at < 16 && text.charCodeAt(i) === 92) i++;
+  const code = text.charCodeAt(i);
+  return code === 34 || code === 39 ? i + 1 : -1;
+}
+
+/** A quoted value's text: up to its closing quote, an escaped one included, at most 4096 characters. */
+const DOUBLE_QUOTED = /(?:[^"\\\r\n]|\\[^"\r\n]){0,4096}/y;
+const SINGLE_QUOTED = /(?:[^'\\\r\n]|\\[^'\r\n]){0,4096}/y;
 const BARE_VALUE = /[^\s"'`,;&<>(){}[\]\\]{1,4096}/y;
 /** A cookie header's value is the whole rest of its line: `Cookie: a=1; session=…`. */
 const LINE_VALUE = /[^\r\n"'\\]{1,8192}/y;
@@ -315,6 +323,8 @@ const keyValueRule: Rule = {
     if (!isSecretName(name)) return end;
     const spacesOnly = !separator.operator;
     const at = separator.to;
+    // `$TOKEN`, `${TOKEN}`, `$(cat token)`: the name of a secret kept elsewhere, shown as it is.
+    if (text.charCodeAt(at) === 36) return at;
 
     const value = readValue(text, at, /cookie/i.test(name));
     if (!value || (spacesOnly && text[value.from] === '-')) return end;
@@ -356,13 +366,13 @@ function walkBackOverKey(text: string, start: number): number {
 }
 
 function readValue(text: string, at: number, wholeLine: boolean): { from: number; to: number; quoted: boolean } | undefined {
-  const quote = text[at] === '\\' ? text[at + 1] : text[at];
-  if (quote === '"' || quote === "'") {
-    const found = readAt(quote === '"' ? DOUBLE_QUOTED : SINGLE_QUOTED, text, at)!;
-    const content = found[1]!;
-    if (content === '') return undefined;
-    const to = at + found[0].length;
-    return { from: to - content.length, to, quoted: true };
+  const from = afterQuote(text, at);
+  if (from >= 0) {
+    const length = runAt(text[from - 1] === '"' ? DOUBLE_QUOTED : SINGLE_QUOTED, text, from);
+    // A value that ends in escaped backslashes before its quote (`\\\"` in JSON text inside JSON text) keeps them.
+    let to = from + length;
+    while (to > from && text.charCodeAt(to - 1) === 92) to--;
+    return to === from ? undefined : { from, to, quoted: true };
   }
   const found = readAt(wholeLine ? LINE_VALUE : BARE_VALUE, text, at);
   if (!found) return undefined;
