@@ -23,7 +23,7 @@ import { Memories } from './memory/memories.js';
 import { createBuiltins } from './builtins.js';
 import { ApprovalBroker } from './approvals/broker.js';
 import { ClientAccess } from './policy/access.js';
-import { RuleBook } from './policy/rules.js';
+import { RuleBook, shownRule } from './policy/rules.js';
 import { ensurePrivateDir } from './auth/secrets.js';
 import { PolicyEngine } from './policy/engine.js';
 import type { DesktopBridge } from './desktop.js';
@@ -148,12 +148,12 @@ export function createGateway(options: GatewayOptions): Gateway {
 
     // Approvals from a previous run can never be answered: their calls are gone.
     store.approvals.cancelOpen();
-    const rules = new RuleBook(store, (change) => events.emit('rules', change));
-    const access = new ClientAccess(store, (profile) => events.emit('tools', { reason: `client:${profile.name}`, names: profile.tools ?? [] }));
     // Secrets Pincer holds, redacted by value wherever they show up: read each time, so a changed LLM key or an
     // imported server added while running is covered at once.
     let mcpSecrets: () => readonly string[] = () => [];
     const redactor = new Redactor(() => [config.llmApiKey, ...credentials.knownSecrets(), ...mcpSecrets()]);
+    const rules = new RuleBook(store, (change) => events.emit('rules', { ...change, rule: shownRule(change.rule, redactor) }));
+    const access = new ClientAccess(store, (profile) => events.emit('tools', { reason: `client:${profile.name}`, names: profile.tools ?? [] }));
     const approvals = new ApprovalBroker({
       store,
       events,

@@ -109,7 +109,7 @@ export function createHttpApp(deps: HttpDeps): express.Express {
   app.use(executeRoutes(deps.executor, deps.jsonMaxDepth));
   app.use(toolRoutes(deps.registry, deps.access));
   app.use(approvalRoutes(deps.approvals));
-  app.use(ruleRoutes(deps.rules));
+  app.use(ruleRoutes(deps.rules, deps.executor.redactor));
   app.use(clientRoutes(deps));
   app.use(settingsRoutes(deps.settings));
   app.use(policyRoutes(deps.executor));

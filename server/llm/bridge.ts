@@ -105,10 +105,10 @@ export class LlmBridge {
     const model = await this.model(provider, input.model ?? existing?.model, options.signal);
     const history: ChatMessage[] = existing ? store.messages(existing.id).map((m) => m.message as unknown as ChatMessage) : [];
     const id = existing?.id ?? `cv_${Date.now().toString(36)}${randomUUID().slice(0, 8)}`;
-    if (!existing) store.create({ id, client: asker.client, title: titleOf(input.message), model });
-    const user: ChatMessage = { role: 'user', content: input.message };
     // What is kept of a conversation is redacted like the history; the model is sent this turn whole (see runCall).
     const redactor = this.options.executor.redactor;
+    if (!existing) store.create({ id, client: asker.client, title: titleOf(redactor.text(input.message)), model });
+    const user: ChatMessage = { role: 'user', content: input.message };
     store.append(id, model, [{ message: redactor.redact(user) }]);
     listener.onStart?.({ conversation_id: id, model });
 
