@@ -269,18 +269,20 @@ const userOptionRule: Rule = {
 function separatorAt(text: string, at: number): { to: number; operator: boolean } | undefined {
   const quoted = afterQuote(text, at);
   let i = quoted < 0 ? at : quoted;
-  const spaces = (from: number) => {
-    let j = from;
-    while (j - from < 8 && (text.charCodeAt(j) === 32 || text.charCodeAt(j) === 9)) j++;
-    return j;
-  };
-  i = spaces(i);
+  i = afterSpaces(text, i);
   const code = text.charCodeAt(i);
   if (code === 61 || code === 58) {
     i += text.charCodeAt(i + 1) === (code === 61 ? 62 : 61) ? 2 : 1; // "=>" or ":="
-    return { to: spaces(i), operator: true };
+    return { to: afterSpaces(text, i), operator: true };
   }
   return i > at ? { to: i, operator: false } : undefined;
+}
+
+/** Past up to 8 spaces or tabs. */
+function afterSpaces(text: string, from: number): number {
+  let i = from;
+  while (i - from < 8 && (text.charCodeAt(i) === 32 || text.charCodeAt(i) === 9)) i++;
+  return i;
 }
 
 /** A quote, escaped any number of times (`"`, `\\"`, `\\\\\\"` in JSON text inside JSON text): where it ends, or -1. */
@@ -300,13 +302,20 @@ const LINE_VALUE = /[^\r\n"'\\]{1,8192}/y;
 const SCHEME = /^(?:bearer|basic|token|digest|bot|negotiate)(?:[ \t]+|$)/i;
 const TOKEN_AFTER_SCHEME = /[ \t]+[^\s"'`,;&<>(){}[\]\\]{1,4096}/y;
 
-const KEY_TAIL = /[A-Za-z0-9_.-]*/y;
+/** Letters, digits, "_", "." and "-": what a key is made of. */
+function isKeyChar(code: number): boolean {
+  return isWordChar(code) || code === 95 || code === 46 || code === 45;
+}
+
+/** Each keyword alone as a key: most keys are just the word ("token", "key"), which need no other look-up. */
+const BARE_WORD_IS_SECRET = new Map(KEY_WORDS.map((word) => [word, isSecretName(word)]));
 
 const keyValueRule: Rule = {
   starts: KEY_WORDS,
   handle(scan, start, word) {
     const text = scan.text;
-    const end = start + word.length + runAt(KEY_TAIL, text, start + word.length);
+    let end = start + word.length;
+    while (end < text.length && isKeyChar(text.charCodeAt(end))) end++;
     // Most words like these are followed by neither a separator nor a quote: the cheap test first.
     const after = text.charCodeAt(end);
     if (!(after === 61 || after === 58 || after === 32 || after === 9 || after === 34 || after === 39 || after === 92)) return end;
@@ -320,7 +329,7 @@ const keyValueRule: Rule = {
     let nameStart = keyStart;
     while (text.charCodeAt(nameStart) === 45) nameStart++;
     const name = text.slice(nameStart, end);
-    if (!isSecretName(name)) return end;
+    if (!(nameStart === start && end === start + word.length ? BARE_WORD_IS_SECRET.get(word)! : isSecretName(name))) return end;
     const spacesOnly = !separator.operator;
     const at = separator.to;
     // `$TOKEN`, `${TOKEN}`, `$(cat token)`: the name of a secret kept elsewhere, shown as it is.
@@ -356,8 +365,7 @@ function isBlank(text: string, from: number, to: number): boolean {
 function walkBackOverKey(text: string, start: number): number {
   let at = start;
   while (at > 0 && start - at < 64) {
-    const code = text.charCodeAt(at - 1);
-    if (!(isWordChar(code) || code === 95 || code === 46 || code === 45)) break;
+    if (!isKeyChar(text.charCodeAt(at - 1))) break;
     // "\npassword=…" in JSON text: the "n" belongs to the escape, not to the key.
     if (at >= 2 && text.charCodeAt(at - 2) === 92 && /[nrt]/.test(text[at - 1]!)) break;
     at--;
