@@ -243,7 +243,8 @@ export function createGateway(options: GatewayOptions): Gateway {
       version: VERSION,
       log,
       dataDir: config.dataDir,
-      onChange: (change) => events.emit('mcp_servers', change),
+      // Every viewer hears of it: an error that quotes a URL with its token is redacted.
+      onChange: (change) => events.emit('mcp_servers', { ...change, last_error: change.last_error === null ? null : redactor.text(change.last_error) }),
       ...(options.mcpBackoffMs && { backoffMs: options.mcpBackoffMs }),
     });
     mcpSecrets = () => mcpServers.secretValues();

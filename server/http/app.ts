@@ -119,7 +119,7 @@ export function createHttpApp(deps: HttpDeps): express.Express {
   app.use(cacheRoutes(deps.executor.cache, deps.registry));
   app.use(memoryRoutes(deps.memories));
   app.use(pluginRoutes(deps.plugins));
-  if (deps.mcpServers) app.use(mcpServerRoutes(deps.mcpServers));
+  if (deps.mcpServers) app.use(mcpServerRoutes(deps.mcpServers, deps.executor.redactor));
   app.use(openApiRoutes(deps.registry, deps.access, deps.version));
   app.use(chatRoutes(deps.llm, deps.chatBodyLimitBytes, deps.jsonMaxDepth));
   app.use(openAIProxyRoutes(deps.llm, deps.chatBodyLimitBytes, deps.jsonMaxDepth));

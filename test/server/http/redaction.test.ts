@@ -1,4 +1,6 @@
 import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { finishedCall } from '../../helpers/calls.js';
@@ -209,6 +211,34 @@ describe('secrets Pincer knows, redacted by value', () => {
     expect(res.status, await res.clone().text()).toBeLessThan(300);
     const { shown } = await readBack(tg, `value ${added}`);
     expectNoSecret(shown, 'history', { added });
+  });
+});
+
+describe("an imported server's error", () => {
+  it('that quotes a token is shown to clients and in the event stream redacted (the owner reads it whole)', async () => {
+    // A protocol-faithful enough server that refuses the connection and echoes a token in its error body.
+    const server = createServer((req, res) => {
+      req.resume();
+      res.writeHead(401, { 'content-type': 'application/json' }).end(JSON.stringify({ error: `token ${githubToken} was revoked` }));
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const tg = await startGateway({ mcpServers: { remote: { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp` } } });
+    const stream = await EventStream.open(tg);
+    try {
+      const failed = await until(async () => {
+        const view = await readJson(await tg.api('/mcp-servers/remote'));
+        return view.last_error ? view : undefined;
+      }, 'the server to fail');
+      expect(failed.last_error).toContain('[REDACTED]');
+      expectNoSecret(JSON.stringify(failed), 'GET /mcp-servers/remote', { githubToken });
+      expect((await readJson(await tg.asOwner('/mcp-servers/remote'))).last_error).toContain(githubToken);
+      await stream.next((e) => e.event === 'mcp_servers' && e.data.last_error !== null);
+      expectNoSecret(JSON.stringify(stream.events), 'GET /events', { githubToken });
+    } finally {
+      await stream.close();
+      await tg.close();
+      await new Promise((resolve) => server.close(resolve));
+    }
   });
 });
 
