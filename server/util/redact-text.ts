@@ -14,7 +14,7 @@ export const REDACTED = '[REDACTED]';
  * looks up each position's two characters in a table of those literals, and only where one starts does its rule read
  * on, with sticky expressions that are bounded or a single greedy run of one class (nothing to backtrack into). The
  * scan resumes past what the rule read, so every character is read a bounded number of times. (One regular
- * expression of all the rules does the same work three to four times slower in V8; re2js is fifty times slower.)
+ * expression of all the rules did the same work two to four times slower in V8; re2js was fifty times slower.)
  */
 
 /** Words found in secret-looking keys, as written in code and headers; the whole key is then judged by isSecretName. */
@@ -293,7 +293,10 @@ function afterQuote(text: string, at: number): number {
   return code === 34 || code === 39 ? i + 1 : -1;
 }
 
-/** A quoted value's text: up to its closing quote, an escaped one included, at most 4096 characters. */
+/**
+ * A quoted value's text, at most 4096 characters: up to its quote, or to an escaped quote (which closes it in JSON
+ * text inside a string); other backslash escapes are read as a pair.
+ */
 const DOUBLE_QUOTED = /(?:[^"\\\r\n]|\\[^"\r\n]){0,4096}/y;
 const SINGLE_QUOTED = /(?:[^'\\\r\n]|\\[^'\r\n]){0,4096}/y;
 const BARE_VALUE = /[^\s"'`,;&<>(){}[\]\\]{1,4096}/y;
@@ -323,7 +326,7 @@ const keyValueRule: Rule = {
     if (!separator) return end;
     const keyStart = walkBackOverKey(text, start);
     // Without `=` or `:`, only a long option takes the next word as its value ("--password hunter2"); in prose
-    // ("reset your password now") the next word is no value. A quote must be followed by one or the other.
+    // ("reset your password now") the next word is no value, nor after a closing quote ("'token' is").
     const flag = text.startsWith('--', keyStart);
     if (!separator.operator && !(flag && isBlank(text, end, separator.to))) return end;
     let nameStart = keyStart;
