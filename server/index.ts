@@ -24,7 +24,7 @@ import { Memories } from './memory/memories.js';
 import { createBuiltins } from './builtins.js';
 import { ApprovalBroker } from './approvals/broker.js';
 import { ClientAccess } from './policy/access.js';
-import { RuleBook } from './policy/rules.js';
+import { RuleBook, shownRule } from './policy/rules.js';
 import { ensurePrivateDir } from './auth/secrets.js';
 import { PolicyEngine } from './policy/engine.js';
 import { FileProvenance } from './policy/provenance.js';
@@ -37,6 +37,7 @@ import { McpServerManager } from './mcp/client/servers.js';
 import { McpPins } from './mcp/client/pins.js';
 import type { AnyTool } from './tools/types.js';
 import { VERSION } from './version.js';
+import { Redactor } from './util/redact.js';
 import { LlmBridge, type BridgeOptions } from './llm/bridge.js';
 
 export { loadConfig, resolveDataDir, ConfigError, type PincerConfig, type ConfigFlags } from './config/config.js';
@@ -163,12 +164,17 @@ export function createGateway(options: GatewayOptions): Gateway {
 
     // Approvals from a previous run can never be answered: their calls are gone.
     store.approvals.cancelOpen();
-    const rules = new RuleBook(store, (change) => events.emit('rules', change));
+    // Secrets Pincer holds, redacted by value wherever they show up: read each time, so a changed LLM key or an
+    // imported server added while running is covered at once.
+    let mcpSecrets: () => readonly string[] = () => [];
+    const redactor = new Redactor(() => [config.llmApiKey, ...credentials.knownSecrets(), ...mcpSecrets()]);
+    const rules = new RuleBook(store, (change) => events.emit('rules', { ...change, rule: shownRule(change.rule, redactor) }));
     const access = new ClientAccess(store, (profile) => events.emit('tools', { reason: `client:${profile.name}`, names: profile.tools ?? [] }));
     const approvals = new ApprovalBroker({
       store,
       events,
       rules,
+      redactor,
       timeoutMs: config.approvalTimeoutS * 1000,
       maxPendingPerClient: MAX_PENDING_APPROVALS_PER_CLIENT,
     });
@@ -187,6 +193,7 @@ export function createGateway(options: GatewayOptions): Gateway {
       defaultTimeoutMs: config.toolTimeoutMs,
       maxOutputBytes: config.maxOutputBytes,
       cache: new ResultCache(config.cacheMaxEntries),
+      redactor,
     });
     const stopSweeping = executor.cache.sweepEvery(CACHE_SWEEP_INTERVAL_MS);
     const retention = new HistoryRetention(store.calls, store.settings, config.history, { conversations: store.conversations, ...options.retention });
@@ -257,9 +264,11 @@ export function createGateway(options: GatewayOptions): Gateway {
       version: VERSION,
       log,
       dataDir: config.dataDir,
-      onChange: (change) => events.emit('mcp_servers', change),
+      // Every viewer hears of it: an error that quotes a URL with its token is redacted.
+      onChange: (change) => events.emit('mcp_servers', { ...change, last_error: change.last_error === null ? null : redactor.text(change.last_error) }),
       ...(options.mcpBackoffMs && { backoffMs: options.mcpBackoffMs }),
     });
+    mcpSecrets = () => mcpServers.secretValues();
     // Like plugins, they start processes: a gateway started for one CLI command starts them only when asked to.
     if (options.loadPlugins !== false) mcpServers.start();
     const streams = new EventStreams(events, options.streamLimits);

@@ -5,6 +5,7 @@ import type { PolicyDecision, Provenance, Subject } from '../decision.js';
 import type { RuleBook } from '../policy/rules.js';
 import { redactSecrets } from '../util/redact.js';
 import type { ApprovalDecision, ApprovalRecord, Rule, RuleScope, Store } from '../store/index.js';
+import type { Redactor } from '../util/redact.js';
 
 /** How a wait for the owner ended. */
 export type Resolution =
@@ -17,7 +18,7 @@ export interface ApprovalRequest {
   callId: string;
   tool: string;
   client: string;
-  /** Redacted, as shown to the owner. */
+  /** Redacted, as shown to the owner (like `decision.reason` and `sandbox`). */
   arguments: unknown;
   /** Unredacted, for building an exact rule. */
   rawArguments: Record<string, unknown>;
@@ -56,6 +57,8 @@ export interface PendingApproval extends ApprovalRecord {
 interface Waiting {
   approval: PendingApproval;
   request: ApprovalRequest;
+  /** The scopes as offered, unredacted: an "always allow" takes its pattern from here, the card shows them redacted. */
+  scopes: PendingApproval['scopes'];
   resolve: (resolution: Resolution) => void;
   timer: NodeJS.Timeout;
 }
@@ -78,6 +81,8 @@ export interface BrokerOptions {
   timeoutMs: number;
   /** Pending approvals one client may have at once; beyond it new asks are refused (a flood of asks). */
   maxPendingPerClient: number;
+  /** Applied to the scopes a card offers (a prefix can hold a secret: `OPENAI_API_KEY=sk-… python`). */
+  redactor?: Redactor;
 }
 
 /**
@@ -116,6 +121,8 @@ export class ApprovalBroker {
     }
     const now = Date.now();
     const timeoutMs = this.#timeoutMs;
+    const scopes = scopesFor(request);
+    const redactor = this.options.redactor;
     const approval: PendingApproval = {
       id: `a_${randomUUID().slice(0, 12)}`,
       call_id: request.callId,
@@ -133,7 +140,9 @@ export class ApprovalBroker {
       expires_at: new Date(now + timeoutMs).toISOString(),
       decided_at: null,
       decided_by: null,
-      scopes: scopesFor(request),
+      scopes: redactor
+        ? scopes.map((s) => ({ ...s, pattern: s.pattern === null ? null : redactor.text(s.pattern), label: redactor.text(s.label) }))
+        : scopes,
       sandbox: request.sandbox ?? null,
       source: request.source ?? 'builtin',
       provenance: redactSecrets(request.subject.provenance ?? []) as Provenance[],
@@ -141,7 +150,7 @@ export class ApprovalBroker {
     this.options.store.approvals.save(approval);
     const settled = new Promise<Resolution>((resolve) => {
       const timer = setTimeout(() => this.#end(approval.id, 'expired', { outcome: 'expired' }), timeoutMs);
-      this.#waiting.set(approval.id, { approval, request, resolve, timer });
+      this.#waiting.set(approval.id, { approval, request, scopes, resolve, timer });
     });
     this.#announce('requested', approval);
     return { approval, settled };
@@ -160,16 +169,16 @@ export class ApprovalBroker {
   decide(id: string, answer: OwnerDecision, by: string): ApprovalRecord {
     const waiting = this.#waiting.get(id);
     if (!waiting) throw refuse.notFound(`A pending approval "${id}"`);
-    const { approval, request } = waiting;
+    const { request, scopes } = waiting;
     if (answer.decision === 'deny') {
       return this.#end(id, 'denied', { outcome: 'denied', message: answer.message ?? null, rule: `approval:${id}` }, answer, by);
     }
     let granted: Rule | undefined;
     if (answer.decision === 'allow_always') {
       const scope = answer.scope ?? 'exact';
-      const offered = approval.scopes.find((s) => s.scope === scope);
+      const offered = scopes.find((s) => s.scope === scope);
       if (!offered) {
-        throw refuse.badRequest(`"${scope}" is not a scope for this call; choose one of ${approval.scopes.map((s) => s.scope).join(', ')}.`);
+        throw refuse.badRequest(`"${scope}" is not a scope for this call; choose one of ${scopes.map((s) => s.scope).join(', ')}.`);
       }
       try {
         granted = this.options.rules.add(

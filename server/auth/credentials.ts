@@ -47,6 +47,7 @@ export class Credentials {
   readonly defaultTokenSource: { kind: 'env' } | { kind: 'file'; file: string };
   readonly #defaultTokenHash: Buffer;
   readonly #ownerSecret: Buffer;
+  readonly #knownSecrets: readonly string[];
   readonly #store: Store;
   readonly #lastTouched = new Map<string, number>();
 
@@ -57,10 +58,17 @@ export class Credentials {
     this.defaultToken = options.token ?? loadOrCreateSecret(tokenFile, generateToken);
     this.defaultTokenSource = options.token !== undefined ? { kind: 'env' } : { kind: 'file', file: tokenFile };
     this.#defaultTokenHash = createHash('sha256').update(this.defaultToken).digest();
-    this.#ownerSecret = Buffer.from(
-      loadOrCreateSecret(join(options.dataDir, 'owner-secret'), () => randomBytes(32).toString('hex')),
-      'hex',
-    );
+    const ownerSecret = loadOrCreateSecret(join(options.dataDir, 'owner-secret'), () => randomBytes(32).toString('hex'));
+    this.#ownerSecret = Buffer.from(ownerSecret, 'hex');
+    this.#knownSecrets = [this.defaultToken, ownerSecret];
+  }
+
+  /**
+   * The secrets held here in the clear, for redaction by value: the default token (PINCER_TOKEN can be any text) and
+   * the owner secret. Named tokens are kept as hashes only; they are found by their `pk_` shape.
+   */
+  knownSecrets(): readonly string[] {
+    return this.#knownSecrets;
   }
 
   /** The client a presented token belongs to, or undefined. */

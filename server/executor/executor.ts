@@ -10,7 +10,7 @@ import type { ApprovalBroker } from '../approvals/broker.js';
 import type { ClientAccess } from '../policy/access.js';
 import type { RuleBook } from '../policy/rules.js';
 import type { FileProvenance } from '../policy/provenance.js';
-import { redactSecrets } from '../util/redact.js';
+import { Redactor } from '../util/redact.js';
 import { callKey } from '../util/call-key.js';
 import { ResultCache } from './cache.js';
 import { Cancellation, type CallerSignal } from './cancellation.js';
@@ -64,6 +64,8 @@ export interface ExecutorOptions {
   sandboxAvailable?: boolean;
   /** Which client wrote the files a command runs: told what each call wrote, asked before each runs. */
   provenance?: FileProvenance;
+  /** What history, events and approval cards show of a call (default: secrets found by key name and shape). */
+  redactor?: Redactor;
 }
 
 /** Calls still running after this long are written to history as running. */
@@ -85,6 +87,8 @@ export function newCallId(now = Date.now()): string {
  */
 export class Executor {
   readonly cache: ResultCache;
+  /** Applied to everything about a call that is recorded or shown; the caller's own answer is left whole. */
+  readonly redactor: Redactor;
   readonly #inFlight = new Map<string, { record: CallRecord; cancellation: Cancellation; completion: Promise<CallOutcome> }>();
   /** Every call between arrival and answer, waiting for approval included: shutdown waits for all of them. */
   readonly #calls = new Set<Promise<CallOutcome>>();
@@ -92,6 +96,7 @@ export class Executor {
 
   constructor(private readonly options: ExecutorOptions) {
     this.cache = options.cache ?? new ResultCache();
+    this.redactor = options.redactor ?? new Redactor();
   }
 
   /** Runs one call to completion; never throws for anything a caller did. */
@@ -185,13 +190,13 @@ export class Executor {
         callId: record.id,
         tool: tool.definition.name,
         client: record.client,
-        arguments: redactSecrets(args),
+        arguments: this.redactor.record(record).arguments,
         rawArguments: args,
         risk: tool.definition.risk,
         source: tool.source,
-        decision: { decision: 'ask', rule: record.rule!, reason: record.reason! },
+        decision: { decision: 'ask', rule: record.rule!, reason: this.redactor.text(record.reason!) },
         subject: decision.subject ?? {},
-        ...(tool.definition.sandboxed ? { sandbox: sandboxNote(decision.subject, this.options.sandboxAvailable === true) } : {}),
+        ...(tool.definition.sandboxed ? { sandbox: this.redactor.text(sandboxNote(decision.subject, this.options.sandboxAvailable === true)) } : {}),
       });
     } catch (error) {
       if (error instanceof GatewayError) return this.#refuse(record, t0, error, 'denied');
@@ -303,7 +308,7 @@ export class Executor {
   /** A call still running, for `GET /calls/{id}` before it is recorded. */
   inFlight(id: string): CallRecord | undefined {
     const entry = this.#inFlight.get(id);
-    return entry ? publicRecord(entry.record) : undefined;
+    return entry ? this.redactor.record(entry.record) : undefined;
   }
 
   get inFlightCount(): number {
@@ -349,6 +354,8 @@ export class Executor {
     }
 
     const cancellation = new Cancellation();
+    // Live output is shown to every viewer of the event stream: redacted, a line at a time.
+    const liveOutput = this.redactor.stream();
     const timeoutMs = def.timeoutMs ?? this.options.defaultTimeoutMs;
     const timer = setTimeout(() => cancellation.cancel(new CallTimeout()), timeoutMs);
     const onCallerGone = () => cancellation.cancel(new CallCancelled('caller went away'));
@@ -367,7 +374,7 @@ export class Executor {
           },
           callId: record.id,
           client: record.client,
-          output: (chunk) => this.#emitOutput(record.id, def.name, chunk),
+          output: (chunk) => this.#emitOutput(record.id, def.name, liveOutput.push(chunk)),
           ...(grant ? { grant } : {}),
         });
       }),
@@ -388,6 +395,7 @@ export class Executor {
         clearTimeout(timer);
         clearTimeout(persistRunning);
         callerSignal?.removeEventListener('abort', onCallerGone);
+        this.#emitOutput(record.id, def.name, liveOutput.end());
       }
       const answer = await this.#finish(record, t0, outcome);
       this.#inFlight.delete(record.id);
@@ -451,7 +459,7 @@ export class Executor {
 
   /** Commits the finished call (redacted) to history, then announces it: the caller hears only of what is kept. */
   async #record(record: CallRecord): Promise<void> {
-    const stored = publicRecord(record);
+    const stored = this.redactor.record(record);
     try {
       await this.options.store.calls.saveSoon(stored);
     } catch (error) {
@@ -464,13 +472,14 @@ export class Executor {
   /** Writes a call still running to history, so it shows there and a crash leaves a trace of it. */
   #saveRunning(record: CallRecord): void {
     try {
-      this.options.store.calls.save(publicRecord(record));
+      this.options.store.calls.save(this.redactor.record(record));
     } catch (error) {
       console.error(`pincer: could not record running call ${record.id}: ${(error as Error).message}`);
     }
   }
 
   #emitOutput(callId: string, tool: string, chunk: string): void {
+    if (chunk === '') return;
     try {
       this.options.events.emit('output', { call_id: callId, tool, chunk });
     } catch (error) {
@@ -482,7 +491,7 @@ export class Executor {
   #emit(phase: CallPhase, record: CallRecord, redacted?: CallRecord): void {
     if (this.options.events.listenerCount('call') === 0) return;
     try {
-      this.options.events.emit('call', { phase, call: redacted ?? publicRecord(record) });
+      this.options.events.emit('call', { phase, call: redacted ?? this.redactor.record(record) });
     } catch (error) {
       console.error(`pincer: an event listener failed on call ${record.id}: ${(error as Error).message}`);
     }
@@ -520,11 +529,6 @@ function describeFailure(error: unknown, tool: string, timeoutMs: number): Omit<
 
 function refusalMessage(decision: PolicyDecision): string {
   return `Refused by rule ${decision.rule}: ${decision.reason}`;
-}
-
-/** What leaves the executor (history, events): secrets redacted. */
-function publicRecord(record: CallRecord): CallRecord {
-  return { ...record, arguments: redactSecrets(record.arguments), result: redactSecrets(record.result) };
 }
 
 function round(ms: number): number {

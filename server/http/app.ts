@@ -106,7 +106,7 @@ export function createHttpApp(deps: HttpDeps): express.Express {
   app.use(executeRoutes(deps.executor, deps.jsonMaxDepth));
   app.use(toolRoutes(deps.registry, deps.access));
   app.use(approvalRoutes(deps.approvals));
-  app.use(ruleRoutes(deps.rules));
+  app.use(ruleRoutes(deps.rules, deps.executor.redactor));
   app.use(clientRoutes(deps));
   app.use(settingsRoutes(deps.settings));
   app.use(policyRoutes(deps.executor));
@@ -116,7 +116,7 @@ export function createHttpApp(deps: HttpDeps): express.Express {
   app.use(cacheRoutes(deps.executor.cache, deps.registry));
   app.use(memoryRoutes(deps.memories));
   app.use(pluginRoutes(deps.plugins));
-  if (deps.mcpServers) app.use(mcpServerRoutes(deps.mcpServers));
+  if (deps.mcpServers) app.use(mcpServerRoutes(deps.mcpServers, deps.executor.redactor));
   app.use(openApiRoutes(deps.registry, deps.access, deps.version));
   app.use(chatRoutes(deps.llm));
   app.use(openAIProxyRoutes(deps.llm));

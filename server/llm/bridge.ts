@@ -6,7 +6,6 @@ import type { ClientAccess } from '../policy/access.js';
 import type { ConversationSummary, Store, StoredMessage } from '../store/index.js';
 import { toOpenAITool } from '../tools/formats.js';
 import type { ToolRegistry } from '../tools/registry.js';
-import { redactSecrets } from '../util/redact.js';
 import { noModel } from './errors.js';
 import { DEFAULT_UPSTREAM, type UpstreamOptions } from './http.js';
 import { runToolLoop, type LoopListener, type LoopResult, type Step } from './loop.js';
@@ -106,9 +105,11 @@ export class LlmBridge {
     const model = await this.model(provider, input.model ?? existing?.model, options.signal);
     const history: ChatMessage[] = existing ? store.messages(existing.id).map((m) => m.message as unknown as ChatMessage) : [];
     const id = existing?.id ?? `cv_${Date.now().toString(36)}${randomUUID().slice(0, 8)}`;
-    if (!existing) store.create({ id, client: asker.client, title: titleOf(input.message), model });
+    // What is kept of a conversation is redacted like the history; the model is sent this turn whole (see runCall).
+    const redactor = this.options.executor.redactor;
+    if (!existing) store.create({ id, client: asker.client, title: titleOf(redactor.text(input.message)), model });
     const user: ChatMessage = { role: 'user', content: input.message };
-    store.append(id, model, [{ message: redactSecrets(user) }]);
+    store.append(id, model, [{ message: redactor.redact(user) }]);
     listener.onStart?.({ conversation_id: id, model });
 
     const result = await runToolLoop({
@@ -135,7 +136,7 @@ export class LlmBridge {
     store.append(
       id,
       model,
-      result.added.map((message, i) => ({ message: redactSecrets(message), ...(i === result.added.length - 1 && { meta: redactSecrets(meta) }) })),
+      result.added.map((message, i) => ({ message: redactor.redact(message), ...(i === result.added.length - 1 && { meta: redactor.redact(meta) }) })),
     );
     return answer;
   }

@@ -172,5 +172,8 @@ async function runCall(call: ToolCall, options: LoopOptions, steps: Step[]): Pro
   };
   steps.push(step);
   listener?.onStep?.(step);
+  // The model asked for this call, so it reads the answer whole, as any caller does: with secrets redacted it would
+  // write "[REDACTED]" back over the real values of a file it edits. What is kept of the turn is redacted (the
+  // executor's history, the bridge's stored conversation); a later turn, read back from storage, sees it redacted.
   return { role: 'tool', tool_call_id: call.id, tool_name: call.name, content: JSON.stringify(envelope) };
 }

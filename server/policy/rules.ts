@@ -2,8 +2,17 @@ import { randomUUID } from 'node:crypto';
 import { isAbsolute, resolve, sep } from 'node:path';
 import { GatewayError } from '../errors.js';
 import { callKey } from '../util/call-key.js';
+import type { Redactor } from '../util/redact.js';
 import { RULE_EFFECTS, RULE_SCOPES, type Rule, type RuleEffect, type RuleScope, type Store } from '../store/index.js';
 import { allow, ask, deny, type PolicyDecision, type Provenance, type Subject } from '../decision.js';
+
+/**
+ * A rule as it is shown to anyone who reads rules (GET /rules, the event stream). Security: an exact rule's pattern
+ * is the approved call's real arguments, secrets included; matching uses the rule book's own copy.
+ */
+export function shownRule(rule: Rule, redactor: Redactor): Rule {
+  return { ...rule, pattern: rule.pattern === null ? null : redactor.text(rule.pattern), note: rule.note === null ? null : redactor.text(rule.note) };
+}
 
 export interface RuleChange {
   change: 'added' | 'removed';

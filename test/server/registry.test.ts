@@ -388,11 +388,11 @@ describe('redactSecrets', () => {
     });
   });
 
-  it('redacts "Bearer …" and "Basic …" values wherever they are', () => {
+  it('redacts "Bearer …" and "Basic …" values wherever they are, keeping the scheme', () => {
     expect(
       redactSecrets({ header: 'Bearer eyJhbGciOiJIUzI1NiJ9.payload', list: ['ok', 'basic dXNlcjpwYXNzd29yZA=='], short: 'Bearer x' }),
-    ).toEqual({ header: REDACTED, list: ['ok', REDACTED], short: 'Bearer x' });
-    expect(redactSecrets('Bearer abcdefghijkl')).toBe(REDACTED);
+    ).toEqual({ header: `Bearer ${REDACTED}`, list: ['ok', `basic ${REDACTED}`], short: 'Bearer x' });
+    expect(redactSecrets('Bearer abcdefghijkl')).toBe(`Bearer ${REDACTED}`);
   });
 
   it.each([

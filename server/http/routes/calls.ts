@@ -10,13 +10,16 @@ const MAX_PAGE = 500;
 
 export function callRoutes(store: Store, executor: Executor): Router {
   const router = Router();
+  // Security: history written before a secret was known (a key set later, a gateway before this redaction) leaves
+  // redacted as the redactor would redact it today.
+  const redact = (call: CallRecord) => executor.redactor.record(call);
 
   router.get('/calls', (req, res) => {
     const filter = parseFilter(req.query as Record<string, unknown>);
     const visible = memoryPrivacy(store, res);
     try {
       const page = store.calls.list(filter);
-      res.json({ ...page, calls: page.calls.map(visible) });
+      res.json({ ...page, calls: page.calls.map((call) => redact(visible(call))) });
     } catch (error) {
       if (error instanceof RangeError) throw refuse.badRequest('The cursor is not one this gateway gave out; start again without it.');
       throw error;
@@ -39,7 +42,7 @@ export function callRoutes(store: Store, executor: Executor): Router {
     const visible = memoryPrivacy(store, res);
     for (const page of store.calls.exportPages(filter)) {
       if (res.destroyed) return;
-      const text = page.map((call) => `${JSON.stringify(visible(call))}\n`).join('');
+      const text = page.map((call) => `${JSON.stringify(redact(visible(call)))}\n`).join('');
       // Backpressure: a slow reader holds the export, never a growing buffer in the gateway.
       if (!res.write(text)) await Promise.race([new Promise((resolve) => res.once('drain', resolve)), closed]);
       // Yield between pages so calls are recorded while a large history streams out.
@@ -51,7 +54,7 @@ export function callRoutes(store: Store, executor: Executor): Router {
   router.get('/calls/:id', (req, res) => {
     const call = executor.inFlight(req.params.id) ?? store.calls.get(req.params.id);
     if (!call) throw refuse.notFound(`Call "${req.params.id}"`);
-    res.json(memoryPrivacy(store, res)(call));
+    res.json(redact(memoryPrivacy(store, res)(call)));
   });
 
   return router;

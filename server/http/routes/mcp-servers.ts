@@ -4,17 +4,19 @@ import { parseServerEntry } from '../../mcp/client/entry.js';
 import type { McpServerManager, McpServerView } from '../../mcp/client/servers.js';
 import { RISKS, type Risk } from '../../tools/types.js';
 import { identityOf, requireOwner } from '../identity.js';
+import type { Redactor } from '../../util/redact.js';
 
 /**
  * Imported MCP servers: anyone may see their status, last error, restarts and tools (as with /plugins); only the
  * owner adds, removes, or accepts a server's new, changed or flagged tools (rating their risk).
  */
-export function mcpServerRoutes(servers: McpServerManager): Router {
+export function mcpServerRoutes(servers: McpServerManager, redactor: Redactor): Router {
   const router = Router();
 
   // The command line or URL may carry a secret the owner wrote into it, and what a server prints to standard error
-  // may hold its own: only the owner sees them.
-  const shown = (view: McpServerView, owner: boolean) => (owner ? view : { ...view, target: null, stderr: null });
+  // may hold its own: only the owner sees them. An error can quote a URL with its token: others see it redacted.
+  const shown = (view: McpServerView, owner: boolean) =>
+    owner ? view : { ...view, target: null, stderr: null, last_error: view.last_error === null ? null : redactor.text(view.last_error) };
 
   router.get('/mcp-servers', (_req, res) => {
     const owner = identityOf(res).kind === 'owner';

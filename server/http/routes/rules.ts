@@ -1,18 +1,19 @@
 import { Router } from 'express';
 import { refuse } from '../../errors.js';
-import { parseNewRule, type RuleBook } from '../../policy/rules.js';
+import { parseNewRule, shownRule, type RuleBook } from '../../policy/rules.js';
+import type { Redactor } from '../../util/redact.js';
 import { identityOf, requireOwner } from '../identity.js';
 
 /** The grants ledger: anyone may read it; only the owner writes it. Changes apply to the next call. */
-export function ruleRoutes(rules: RuleBook): Router {
+export function ruleRoutes(rules: RuleBook, redactor: Redactor): Router {
   const router = Router();
 
   router.get('/rules', (_req, res) => {
-    res.json({ rules: rules.list(), count: rules.list().length });
+    res.json({ rules: rules.list().map((rule) => shownRule(rule, redactor)), count: rules.list().length });
   });
 
   router.post('/rules', requireOwner, (req, res) => {
-    res.status(201).json(rules.add(parseNewRule(req.body), identityOf(res).name));
+    res.status(201).json(shownRule(rules.add(parseNewRule(req.body), identityOf(res).name), redactor));
   });
 
   router.delete('/rules/:id', requireOwner, (req, res) => {

@@ -12,6 +12,7 @@ import { linearOutputValidator } from './output-validator.js';
 import { listAllTools, ToolListStopped } from './tool-list.js';
 import { definitionHash, type McpPins, type ToolDefinitionText } from './pins.js';
 import { flagDefinition, type DefinitionFlag } from '../../tools/poisoning.js';
+import { isSecretName } from '../../util/secret-names.js';
 
 export type ServerStatus = 'starting' | 'running' | 'restarting' | 'failed' | 'disabled' | 'stopped';
 /**
@@ -94,6 +95,8 @@ export class McpServerManager {
   readonly #servers = new Map<string, ServerConnection>();
   /** Whether this gateway runs the servers (one started for a CLI command only lists and edits them). */
   #running = false;
+  /** secretValues(), until the servers change. */
+  #secrets: readonly string[] | undefined;
 
   constructor(private readonly options: McpServerManagerOptions) {
     // Listed (as stopped) even by a gateway that does not start them, such as one started for a CLI command.
@@ -110,6 +113,12 @@ export class McpServerManager {
     return [...this.#servers.values()].map((s) => s.view());
   }
 
+  /** The configured servers' secrets (secret-named `env` values, HTTP tokens), for redaction by value. */
+  secretValues(): readonly string[] {
+    this.#secrets ??= [...this.#servers.values()].flatMap((s) => s.secretValues());
+    return this.#secrets;
+  }
+
   get(name: string): McpServerView | undefined {
     return this.#servers.get(name)?.view();
   }
@@ -119,6 +128,7 @@ export class McpServerManager {
     if (this.options.dataDir) saveServerEntry(this.options.dataDir, name, raw);
     const existing = this.#servers.get(name);
     this.#servers.delete(name);
+    this.#secrets = undefined;
     await existing?.stop();
     return this.#add(name, raw).view();
   }
@@ -130,6 +140,7 @@ export class McpServerManager {
     if (this.options.dataDir) saveServerEntry(this.options.dataDir, name, undefined);
     this.options.pins.forget(name);
     this.#servers.delete(name);
+    this.#secrets = undefined;
     await server.stop();
     this.options.onChange?.({ name, status: 'removed', last_error: null, restarts: 0 });
     return true;
@@ -182,6 +193,7 @@ export class McpServerManager {
     const parsed = parseServerEntry(name, raw);
     const server = new ServerConnection(name, raw, parsed, this.options);
     this.#servers.set(name, server);
+    this.#secrets = undefined;
     if (this.#running) server.start();
     return server;
   }
@@ -274,6 +286,14 @@ class ServerConnection {
       tools: [...this.#remote.values()].map((r) => this.#toolView(r)),
       notice: NOTICE,
     };
+  }
+
+  secretValues(): string[] {
+    if ('problem' in this.entry) return [];
+    if (this.entry.kind === 'http') return this.entry.token ? [this.entry.token] : [];
+    return Object.entries(this.entry.env)
+      .filter(([name]) => isSecretName(name))
+      .map(([, value]) => value);
   }
 
   /** The names among `names` that this server does not have (as it last listed its tools). */
