@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { ConfigError, urlHost } from './config/config.js';
-import { createGateway, type Gateway } from './index.js';
-import { configFrom, failed, firstSentence, parse, request, rootsLine, sqliteBinding, table, UsageError, withCredentials, type Out } from './cli/common.js';
+import { createGateway, DataDirInUseError, type Gateway } from './index.js';
+import { configFrom, failed, firstSentence, parse, request, rootsLine, runningGateway, sqliteBinding, table, UsageError, withCredentials, type Out } from './cli/common.js';
 import { approvals, clients, rules, setPaused, toggleTool } from './cli/owner-commands.js';
 import { calls } from './cli/history.js';
 import { memory } from './cli/memory.js';
@@ -134,14 +134,23 @@ async function serve(args: string[], out: Out): Promise<number> {
   const { values, positionals } = parse(args, { 'no-auth': { type: 'boolean' } });
   if (positionals.length > 0) throw new UsageError(`serve takes no arguments, got "${positionals.join(' ')}"`);
   const config = configFrom(values);
-  const gateway = createGateway({ config, log: out.error, sqliteBinding: sqliteBinding() });
+  let gateway: Gateway;
+  try {
+    gateway = createGateway({ config, log: out.error, sqliteBinding: sqliteBinding() });
+  } catch (error) {
+    // Nothing was touched: the running gateway's calls, approvals and processes are as they were.
+    if (error instanceof DataDirInUseError) throw new Error(`${error.message}; stop it first or use --data-dir`);
+    throw error;
+  }
   let address;
   try {
     address = await gateway.listen();
   } catch (error) {
     await gateway.close(0);
     const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'EADDRINUSE') throw new Error(`port ${config.port} on ${config.host} is in use; is Pincer already running? Choose another with --port.`);
+    if (code === 'EADDRINUSE') {
+      throw new Error(`port ${config.port} on ${config.host} is in use by another program (or a gateway of another data folder); choose another with --port.`);
+    }
     throw error;
   }
   // Handlers go in before the ready lines: a supervisor may signal as soon as it reads them.
@@ -297,10 +306,12 @@ function token(args: string[], out: Out): number {
   });
 }
 
+/** A link for the gateway serving the data directory (whatever port it was started on), else the configured address. */
 async function loginUrl(args: string[], out: Out): Promise<number> {
   const { values } = parse(args, {});
   const config = configFrom(values);
+  const base = (await runningGateway(config)) ?? `http://${urlHost(config.host)}:${config.port}`;
   const link = withCredentials(config, ({ credentials }) => credentials.createLoginCode());
-  out.log(`http://${urlHost(config.host)}:${config.port}/auth?code=${link}`);
+  out.log(`${base}/auth?code=${link}`);
   return 0;
 }

@@ -19,7 +19,7 @@ import { EventStreams, type StreamLimits } from './http/event-streams.js';
 import { gatewayOrigins, type Origins } from './http/guards.js';
 import type { Policy } from './policy/policy.js';
 import { describeLeftover, ProcessLedger, ProcessRunner } from './process/index.js';
-import { HistoryRetention, openStore, type RetentionOptions, type Store } from './store/index.js';
+import { DataDirLock, HistoryRetention, openStore, type RetentionOptions, type Store } from './store/index.js';
 import { Memories } from './memory/memories.js';
 import { createBuiltins } from './builtins.js';
 import { ApprovalBroker } from './approvals/broker.js';
@@ -41,6 +41,7 @@ import { Redactor } from './util/redact.js';
 import { LlmBridge, type BridgeOptions } from './llm/bridge.js';
 
 export { loadConfig, resolveDataDir, ConfigError, type PincerConfig, type ConfigFlags } from './config/config.js';
+export { DataDirInUseError, type LockHolder } from './store/index.js';
 export { VERSION } from './version.js';
 export type { AnyTool, ToolDefinition, ToolContext } from './tools/types.js';
 export { defineTool } from './tools/types.js';
@@ -79,6 +80,11 @@ export interface GatewayOptions {
   pluginDebounceMs?: number;
   /** false: load no plugin (a gateway started for one CLI command that does not need them). Default true. */
   loadPlugins?: boolean;
+  /**
+   * false: leave what an earlier run left (open calls and approvals, processes in the ledger) to the next gateway
+   * that serves the folder — a gateway started for one CLI command is not the owner of its live state. Default true.
+   */
+  recover?: boolean;
   /** How often an MCP call waiting for approval reports progress (tests set a short one). */
   mcpProgressIntervalMs?: number;
   /** Backoff steps between restarts of a crashed imported MCP server (tests set short ones). */
@@ -131,17 +137,24 @@ const CACHE_SWEEP_INTERVAL_MS = 60_000;
 export function createGateway(options: GatewayOptions): Gateway {
   const { config } = options;
   ensurePrivateDir(config.dataDir);
+  const sqlite = options.sqliteBinding ? { nativeBinding: options.sqliteBinding } : {};
+  // Before anything is read or changed: a folder another gateway serves is left exactly as it is (DataDirInUseError).
+  const lock = DataDirLock.acquire(config.dataDir, sqlite);
+  const recover = options.recover !== false;
   const log = options.log ?? ((line: string) => void process.stderr.write(`${line}\n`));
-  const processes = new ProcessRunner({ ledger: new ProcessLedger(join(config.dataDir, 'run')), warn: (line) => log(`pincer: ${line}`) });
-  // A gateway killed with kill -9 (or crashed) could not stop its children: end them before anything else starts.
-  for (const leftover of processes.recoverLeftovers()) {
-    const line = describeLeftover(leftover);
-    if (line) log(`pincer: ${line}`);
-  }
-  const store = openStore(join(config.dataDir, 'pincer.db'), options.sqliteBinding ? { nativeBinding: options.sqliteBinding } : {});
+  let opened: Store | undefined;
   try {
+    const processes = new ProcessRunner({ ledger: new ProcessLedger(join(config.dataDir, 'run')), warn: (line) => log(`pincer: ${line}`) });
+    // A gateway killed with kill -9 (or crashed) could not stop its children: end them before anything else starts.
+    // The lock says no other gateway is running on this folder, so whatever the ledger lists is left over.
+    for (const leftover of recover ? processes.recoverLeftovers() : []) {
+      const line = describeLeftover(leftover);
+      if (line) log(`pincer: ${line}`);
+    }
+    const store = openStore(join(config.dataDir, 'pincer.db'), sqlite);
+    opened = store;
     // Calls a previous run left open (a crash, kill -9) can never finish now.
-    store.calls.cancelOpen();
+    if (recover) store.calls.cancelOpen();
     const credentials = new Credentials({ dataDir: config.dataDir, store, token: config.token });
     const events = new EventBus();
     const registry = new ToolRegistry();
@@ -163,7 +176,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     }
 
     // Approvals from a previous run can never be answered: their calls are gone.
-    store.approvals.cancelOpen();
+    if (recover) store.approvals.cancelOpen();
     // Secrets Pincer holds, redacted by value wherever they show up: read each time, so a changed LLM key or an
     // imported server added while running is covered at once.
     let mcpSecrets: () => readonly string[] = () => [];
@@ -312,6 +325,7 @@ export function createGateway(options: GatewayOptions): Gateway {
         boundPort = port;
         origins = gatewayOrigins(config.host, port, config.allowedHosts);
         address = { host: config.host, port, url: `http://${urlHost(config.host)}:${port}` };
+        lock.publish(address.url);
         return address;
       },
       loginUrl() {
@@ -339,11 +353,20 @@ export function createGateway(options: GatewayOptions): Gateway {
         clearTimeout(cutOff);
         server?.closeAllConnections();
         await serverClosed;
-        store.close();
+        try {
+          store.close();
+        } finally {
+          // Last: until the database is closed, the folder is still this gateway's.
+          lock.release();
+        }
       },
     };
   } catch (error) {
-    store.close();
+    try {
+      opened?.close();
+    } finally {
+      lock.release();
+    }
     throw error;
   }
 }

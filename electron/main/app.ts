@@ -1,5 +1,5 @@
 import { app, clipboard, dialog, Notification, session } from 'electron';
-import { ConfigError, createGateway, DEFAULT_CLIENT, loadConfig, OWNER, type Gateway } from '../../server/index.js';
+import { ConfigError, createGateway, DataDirInUseError, DEFAULT_CLIENT, loadConfig, OWNER, type Gateway } from '../../server/index.js';
 import { loginItem, type LoginItem } from './autostart.js';
 import { desktopBridge } from './bridge.js';
 import { registerIpc } from './ipc.js';
@@ -103,13 +103,20 @@ export async function startDesktop(options: DesktopOptions = {}): Promise<Deskto
   return { gateway: gw, url, tray, popups, dashboard, shutdown };
 }
 
-/** The gateway, listening; on a bad config or a taken port the owner sees why in a dialog and the app ends. */
+/**
+ * The gateway, listening; on a bad config, a data folder another gateway serves (`pincer serve`, `pincer mcp`) or a
+ * taken port the owner sees why in a dialog and the app ends.
+ */
 async function openGateway(env: NodeJS.ProcessEnv, log: (line: string) => void): Promise<{ gateway: Gateway; url: string } | undefined> {
   let gateway: Gateway;
   try {
     const config = loadConfig({ env });
     gateway = createGateway({ config, desktop: desktopBridge(), sqliteBinding: electronSqliteBinding(), bundledPluginsDir: bundledPluginsDir(), log });
   } catch (error) {
+    if (error instanceof DataDirInUseError) {
+      // The other gateway's calls, approvals and processes were left as they were.
+      return fail(`${capitalize(error.message)}. Stop it first, or set PINCER_HOME to another folder, and start the app again.`);
+    }
     return fail(error instanceof ConfigError ? error.message : `The gateway could not start: ${(error as Error).message}`);
   }
   try {
@@ -119,7 +126,7 @@ async function openGateway(env: NodeJS.ProcessEnv, log: (line: string) => void):
     const { port, host } = gateway.config;
     return fail(
       (error as NodeJS.ErrnoException).code === 'EADDRINUSE'
-        ? `Port ${port} on ${host} is in use: is Pincer already running (\`pincer serve\`)? Stop it, or set PINCER_PORT, and start the app again.`
+        ? `Port ${port} on ${host} is in use by another program (or a Pincer gateway on another data folder). Stop it, or set PINCER_PORT, and start the app again.`
         : `The gateway could not listen on ${host}:${port}: ${(error as Error).message}`,
     );
   }
@@ -130,6 +137,10 @@ async function openGateway(env: NodeJS.ProcessEnv, log: (line: string) => void):
     app.exit(1);
     return undefined;
   }
+}
+
+function capitalize(text: string): string {
+  return text.charAt(0).toUpperCase() + text.slice(1);
 }
 
 function trayState(gateway: Gateway, url: string, login: LoginItem): TrayState {

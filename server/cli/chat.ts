@@ -1,8 +1,5 @@
 import { createInterface } from 'node:readline/promises';
-import type { PincerConfig } from '../config/config.js';
-import { urlHost } from '../config/config.js';
-import { createGateway } from '../index.js';
-import { configFrom, parse, sqliteBinding, UsageError, withCredentials, type Out } from './common.js';
+import { configFrom, parse, UsageError, viaGateway, withCredentials, type Out } from './common.js';
 
 /** A terminal to write the answer to as it streams; without one, text is printed line by line. */
 export type ChatOut = Out & { write?: (text: string) => void };
@@ -47,7 +44,7 @@ export async function chat(args: string[], out: ChatOut, input: NodeJS.ReadableS
     }
     lines.close();
     return 0;
-  });
+  }, { plugins: true });
 }
 
 /** One turn over SSE: deltas to standard output, steps and waits to standard error. */
@@ -125,20 +122,4 @@ async function streamTurn(base: string, token: string, body: Record<string, stri
     }
   }
   return { ok, ...(conversationId && { conversationId }) };
-}
-
-/** The running gateway, or one started for this command (as every other command does). */
-async function viaGateway<T>(config: PincerConfig, exchange: (base: string) => Promise<T>): Promise<T> {
-  try {
-    return await exchange(`http://${urlHost(config.host)}:${config.port}`);
-  } catch (error) {
-    if ((error as { cause?: { code?: string } }).cause?.code !== 'ECONNREFUSED') throw error;
-  }
-  const gateway = createGateway({ config: { ...config, host: '127.0.0.1', port: 0 }, sqliteBinding: sqliteBinding() });
-  try {
-    const { url } = await gateway.listen();
-    return await exchange(url);
-  } finally {
-    await gateway.close();
-  }
 }

@@ -3,9 +3,9 @@ import { isAbsolute, join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { Credentials, SESSION_COOKIE } from '../auth/credentials.js';
 import { ensurePrivateDir } from '../auth/secrets.js';
-import { ConfigError, loadConfig, urlHost, type ConfigFlags, type PincerConfig } from '../config/config.js';
+import { ConfigError, loadConfig, type ConfigFlags, type PincerConfig } from '../config/config.js';
 import { createGateway } from '../index.js';
-import { openStore, type Store } from '../store/index.js';
+import { DataDirInUseError, lockHolder, openStore, type LockOptions, type Store } from '../store/index.js';
 
 /** Helpers every CLI command shares: argument parsing, reaching the gateway, and plain-text output. */
 
@@ -71,25 +71,61 @@ export interface GatewayNeeds {
 }
 
 /**
- * Runs `exchange` against the running gateway, or, when none is listening, against a gateway started in-process
- * for it, so every command works either way and always goes through the same pipeline. `exchange` gets the base
- * URL (`http://127.0.0.1:7800`), which is also the gateway's own origin.
+ * Runs `exchange` against the gateway serving the data directory (found through its lock, whatever port it was
+ * started on), or, when none does, against a gateway started in-process for it, so every command works either way
+ * and always goes through the same pipeline. The command's gateway holds the folder's lock while it runs (a
+ * `pincer serve` started meanwhile is told the folder is in use) but recovers nothing: it is not the folder's owner.
+ * `exchange` gets the base URL (`http://127.0.0.1:7800`), which is also the gateway's own origin.
  */
-async function viaGateway<T>(config: PincerConfig, exchange: (base: string) => Promise<T>, options: GatewayNeeds = {}): Promise<T> {
-  try {
-    return await exchange(`http://${urlHost(config.host)}:${config.port}`);
-  } catch (error) {
-    if ((error as { cause?: { code?: string } }).cause?.code !== 'ECONNREFUSED') throw error;
+export async function viaGateway<T>(config: PincerConfig, exchange: (base: string) => Promise<T>, options: GatewayNeeds = {}): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    const running = await runningGateway(config);
+    if (running) return exchange(running);
+    let gateway;
+    try {
+      // Plugins start their own processes: a gateway started for one command loads them only when it is about them.
+      gateway = createGateway({
+        config: { ...config, host: '127.0.0.1', port: 0 },
+        sqliteBinding: sqliteBinding(),
+        loadPlugins: options.plugins === true,
+        recover: false,
+      });
+    } catch (error) {
+      // Another command or gateway took the folder a moment ago: use that one.
+      if (error instanceof DataDirInUseError && attempt < 3) continue;
+      throw error;
+    }
+    try {
+      const { url } = await gateway.listen();
+      if (options.plugins) await gateway.plugins.rescan();
+      return await exchange(url);
+    } finally {
+      await gateway.close();
+    }
   }
-  // Plugins start their own processes: a gateway started for one command loads them only when it is about them.
-  const gateway = createGateway({ config: { ...config, host: '127.0.0.1', port: 0 }, sqliteBinding: sqliteBinding(), loadPlugins: options.plugins === true });
-  try {
-    const { url } = await gateway.listen();
-    if (options.plugins) await gateway.plugins.rescan();
-    return await exchange(url);
-  } finally {
-    await gateway.close();
+}
+
+/** How long a command waits for a gateway that holds the folder but has not opened its port yet. */
+const STARTING_WAIT_MS = 10_000;
+
+/**
+ * The address of the gateway serving the data directory, or undefined when none does. One that is still starting
+ * is waited for; its address comes from the folder's lock file, which only the holder writes.
+ */
+export async function runningGateway(config: PincerConfig): Promise<string | undefined> {
+  const deadline = Date.now() + STARTING_WAIT_MS;
+  for (;;) {
+    const held = lockHolder(config.dataDir, lockOptions());
+    if (!held) return undefined;
+    if (held.holder?.url) return held.holder.url;
+    if (Date.now() >= deadline) throw new Error(`${new DataDirInUseError(config.dataDir, held.holder).message}, which has not opened its port yet; try again in a moment.`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
   }
+}
+
+function lockOptions(): LockOptions {
+  const binding = sqliteBinding();
+  return binding ? { nativeBinding: binding } : {};
 }
 
 async function send(url: string, method: string, headers: Record<string, string>, body: unknown): Promise<Answer> {

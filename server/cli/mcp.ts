@@ -1,14 +1,14 @@
-import { urlHost } from '../config/config.js';
-import { createGateway } from '../index.js';
+import { createGateway, DataDirInUseError } from '../index.js';
 import { VERSION } from '../version.js';
 import type { PincerConfig } from '../config/config.js';
-import { configFrom, ownerRequest, parse, rootsLine, sqliteBinding, UsageError, withCredentials, type Out } from './common.js';
+import { configFrom, ownerRequest, parse, rootsLine, runningGateway, sqliteBinding, UsageError, withCredentials, type Out } from './common.js';
 
 /**
  * `pincer mcp`: MCP over stdio for clients that start a command (Claude Desktop, Cursor, VS Code). It forwards to
- * the gateway running on the configured address with the data directory's client token; when none runs, it starts
- * the whole gateway there (dashboard included, so the owner can answer its approvals) for as long as the client
- * stays connected. Standard output carries JSON-RPC only; everything else goes to standard error.
+ * the gateway serving the data directory (found through its lock) with the folder's client token; when none runs,
+ * it starts the whole gateway on the configured address (dashboard included, so the owner can answer its
+ * approvals) for as long as the client stays connected; that one owns the folder as `pincer serve` would. Standard
+ * output carries JSON-RPC only; everything else goes to standard error.
  */
 export async function mcp(args: string[], out: Out): Promise<number> {
   const { values, positionals } = parse(args, {});
@@ -17,23 +17,31 @@ export async function mcp(args: string[], out: Out): Promise<number> {
   console.log = console.info = console.debug = console.error;
   const config = configFrom(values);
   const token = withCredentials(config, ({ credentials }) => credentials.defaultToken);
-  const base = `http://${urlHost(config.host)}:${config.port}`;
 
-  const running = await probe(base);
-  if (running === 'pincer') {
-    await announceRoots(config, base, out);
-    return forward(base, token, out);
+  const running = await runningGateway(config);
+  if (running) {
+    await announceRoots(config, running, out);
+    return forward(running, token, out);
   }
-  if (running === 'other') throw new Error(`something that is not Pincer answers on ${base}; choose Pincer's address with --port.`);
 
-  const gateway = createGateway({ config, log: out.error, sqliteBinding: sqliteBinding() });
+  let gateway;
+  try {
+    gateway = createGateway({ config, log: out.error, sqliteBinding: sqliteBinding() });
+  } catch (error) {
+    // Another `pincer mcp` (or `pincer serve`) took the folder a moment ago: use that one.
+    if (!(error instanceof DataDirInUseError)) throw error;
+    const other = await runningGateway(config);
+    if (!other) throw error;
+    return forward(other, token, out);
+  }
   let address;
   try {
     address = await gateway.listen();
   } catch (error) {
     await gateway.close(0);
-    // Another `pincer mcp` (or `pincer serve`) took the port a moment ago: use that one.
-    if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE' && (await probe(base)) === 'pincer') return forward(base, token, out);
+    if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE') {
+      throw new Error(`port ${config.port} on ${config.host} is taken by another program (or a gateway of another data folder); choose Pincer's port with --port.`);
+    }
     throw error;
   }
   process.once('exit', () => gateway.processes.killAll());
@@ -75,17 +83,4 @@ async function forward(url: string, token: string, out: Out): Promise<number> {
     process.removeListener('SIGTERM', stop);
   }
   return 0;
-}
-
-/** Whether Pincer answers at `base`, something else does, or nothing listens there. */
-async function probe(base: string): Promise<'pincer' | 'other' | 'none'> {
-  try {
-    const response = await fetch(`${base}/health`, { signal: AbortSignal.timeout(3000) });
-    const body = (await response.json().catch(() => null)) as { status?: unknown; version?: unknown } | null;
-    return response.ok && body?.status === 'ok' && typeof body.version === 'string' ? 'pincer' : 'other';
-  } catch (error) {
-    const code = (error as { cause?: { code?: string } }).cause?.code;
-    if (code === 'ECONNREFUSED') return 'none';
-    return 'other';
-  }
 }

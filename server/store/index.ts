@@ -73,3 +73,4 @@ export function openStore(file: string, options: OpenDatabaseOptions = {}): Stor
   };
 }
 export { HistoryRetention, type RetentionView, type RetentionOptions } from './retention.js';
+export { DataDirInUseError, DataDirLock, describeHolder, lockHolder, LOCK_DB, LOCK_FILE, type LockHolder, type LockOptions } from './data-dir-lock.js';

@@ -138,6 +138,22 @@ describe('the main process', () => {
     }
   });
 
+  it('a data folder another gateway serves is named in a dialog, and that gateway’s waiting approval is left as it is', async () => {
+    const { answer } = await askingCall();
+    const waiting = desktop.gateway.approvals.pending().map((a) => a.id);
+    // Another app instance (say with its own user-data folder) on the same data folder: the single-instance lock
+    // does not see it, the data folder's lock does.
+    expect(await startDesktop({ env: envFor(), log: () => {} })).toBeUndefined();
+    expect(fake.errorBoxes[0]!.content).toBe(
+      `The data folder ${dataDir} is in use by the gateway pid ${process.pid} on ${desktop.url}. Stop it first, or set PINCER_HOME to another folder, and start the app again.`,
+    );
+    expect(fake.exitCode).toBe(1);
+    expect(desktop.gateway.approvals.pending().map((a) => a.id)).toEqual(waiting);
+    expect((await fetch(`${desktop.url}/health`)).status).toBe(200);
+    desktop.gateway.approvals.decide(waiting[0]!, { decision: 'deny' }, 'owner');
+    expect((await answer).status).toBe(403);
+  });
+
   it('a bad configuration value is named in a dialog', async () => {
     expect(await startDesktop({ env: envFor({ PINCER_HOME: tempDir(), PINCER_PORT: 'seventy' }), log: () => {} })).toBeUndefined();
     expect(fake.errorBoxes[0]!.content).toContain('PINCER_PORT');

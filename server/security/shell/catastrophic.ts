@@ -1,5 +1,6 @@
 import { criticalTarget, isBlockDevice, secretIn, type CriticalKind, type ShellPaths } from './paths.js';
 import { NETWORK } from './programs.js';
+import { criticalTree, destroyedBy, howSwept } from './sweeps.js';
 import type { Word } from './words.js';
 
 /**
@@ -85,16 +86,19 @@ function sendsSecret(program: string, args: Word[], paths: ShellPaths): string |
 
 /**
  * Is this one command catastrophic on its own? `program` is the basename (so `/bin/rm` and `rm` are the same),
- * `cwdGuesses` the folders a `cd` earlier in the line moved to (for relative targets).
+ * `cwdGuesses` the folders a `cd` earlier in the line moved to (for relative targets), `start` the folder the
+ * command starts in.
  */
-export function catastrophe(program: string, args: Word[], paths: ShellPaths, cwdGuesses: readonly string[]): Found | undefined {
+export function catastrophe(program: string, args: Word[], paths: ShellPaths, cwdGuesses: readonly string[], start?: string): Found | undefined {
+  const swept = sweptAway(program, args, paths, cwdGuesses.length > 0 ? cwdGuesses : start !== undefined ? [start] : []);
+  if (swept) return swept;
   const list = tokens(args);
   switch (program) {
     case 'rm': {
       const recursive = list.some((t) => /^-[^-]*[rR]/.test(t) || t === '--recursive');
       if (!recursive) break;
       for (const target of operands(list)) {
-        const kind = criticalTarget(target, paths, cwdGuesses);
+        const kind = criticalTarget(target, paths, cwdGuesses, start);
         if (kind) return wipe(kind, 'deletes');
       }
       break;
@@ -226,6 +230,21 @@ export function catastrophe(program: string, args: Word[], paths: ShellPaths, cw
   if (NETWORK.has(program)) {
     const secret = sendsSecret(program, args, paths);
     if (secret) return { what: 'exfiltration', why: `${program} would send ${secret} off this machine.` };
+  }
+  return undefined;
+}
+
+/**
+ * A command that deletes, overwrites or empties each file of a sweep over `/`, a system folder, a home folder or a
+ * root: `find ~ -type f -exec rm -f {} +`, `find / -print0 | xargs -0 shred -u`. `here` is where a relative tree
+ * (`find .`) starts.
+ */
+function sweptAway(program: string, args: Word[], paths: ShellPaths, here: readonly string[]): Found | undefined {
+  const destroyed = destroyedBy(program, args);
+  for (const word of destroyed?.words ?? []) {
+    if (!word.sweep?.broad) continue;
+    const kind = criticalTree(word.sweep.tree, paths, here);
+    if (kind) return { what: kind, why: `This ${destroyed!.verb} every file in ${WIPE_WHY[kind]} (${howSwept(word.sweep, program)}).` };
   }
   return undefined;
 }

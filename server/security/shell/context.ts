@@ -30,8 +30,8 @@ export interface LineReader {
   readonly runs: RunFile[];
   /** Files it writes (real paths), as far as its text says. */
   readonly writes: Set<string>;
-  /** Analyzes a script nested `depth` levels deep. */
-  script(source: string, depth: number): Result;
+  /** Analyzes a script nested `depth` levels deep; `positional` are its `$0`, `$1`… (`sh -c SCRIPT NAME ARGS…`). */
+  script(source: string, depth: number, positional?: readonly Word[]): Result;
 }
 
 /** The state of one script: decisions so far, variables assigned, folders `cd` went to; and its walk. */

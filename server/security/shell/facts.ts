@@ -1,4 +1,5 @@
 import type { PolicyDecision } from '../../decision.js';
+import type { Sweep } from './words.js';
 
 /** What a command (or a part of a line) does, as far as the checks that span commands need to know. */
 export interface Facts {
@@ -19,6 +20,8 @@ export interface Facts {
   namesOnInput?: boolean;
   /** What it prints, when the text alone says (`echo …`, `cat <<EOF`), for a shell further down a pipe. */
   output?: string;
+  /** The trees whose file names it prints (`find ~`), for `xargs rm` further down a pipe. */
+  lists?: Sweep[];
 }
 
 export function noFacts(): Facts {
@@ -45,12 +48,16 @@ export function merge(into: Facts, from: Facts): Facts {
   into.mentionsProtected ||= from.mentionsProtected;
   into.consumesNames ||= from.consumesNames;
   into.namesOnInput ||= from.namesOnInput;
+  if (from.lists?.length) into.lists = [...(into.lists ?? []), ...from.lists];
   return into;
 }
 
-/** Static text on a command's standard input (a here-document, a here-string, a pipe from `echo`). */
+/** What a command's standard input holds, as far as the text tells. */
 export interface Stdin {
-  text: string;
+  /** Static text (a here-document, a here-string, a pipe from `echo`). */
+  text?: string;
+  /** The names of the files under trees (a pipe from `find`). */
+  names?: Sweep[];
 }
 
 /** The verdict on a script and what it does. */

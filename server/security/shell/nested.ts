@@ -12,9 +12,9 @@ import type { Word } from './words.js';
 
 const PAGERS_AND_EDITORS = /^(?:less|more|most|pg|man|info|vi|vim|nvim|view|vimdiff|nano|pico|emacs|emacsclient|ed|ex)$/;
 
-/** A script string (sh -c, eval, watch…) read as a script of its own. */
-export function nested(script: Script, text: string): Result {
-  return script.reader.script(text, script.depth + 1);
+/** A script string (sh -c, eval, watch…) read as a script of its own, with its `$0`, `$1`… when known. */
+export function nested(script: Script, text: string, positional?: readonly Word[]): Result {
+  return script.reader.script(text, script.depth + 1, positional);
 }
 
 /** Commands carried in arguments that may run later (git -c core.pager=…, sed `e`, awk system()): catastrophes only. */
@@ -59,7 +59,7 @@ export function shell(script: Script, program: string, args: Word[], stdin: Stdi
       for (const guess of first.guesses) embedded(script, guess);
       script.push(askRule('nested-shell', `${program} -c runs a script that is only known at run time (${short(first.text, 40)})`));
     } else {
-      const result = nested(script, first.value);
+      const result = nested(script, first.value, args.slice(i + 1));
       script.push(askRule('nested-shell', `${program} -c runs a nested script (${short(first.value, 60)})`));
       script.push(result.decision);
       merge(facts, result.facts);
@@ -70,7 +70,7 @@ export function shell(script: Script, program: string, args: Word[], stdin: Stdi
     script.push(askRule('interpreter', `${program} runs the script file ${short(first.text, 40)}, which this check cannot see`));
     return facts;
   }
-  if (stdin) {
+  if (stdin?.text !== undefined) {
     const result = nested(script, stdin.text);
     script.push(askRule('interpreter', `${program} runs the commands fed to it (${short(stdin.text, 60)})`));
     script.push(result.decision);

@@ -219,7 +219,13 @@ const SYSTEM_DIRS = new Set([
 
 export type CriticalKind = 'wipe-root' | 'wipe-home' | 'wipe-workspace';
 
-function criticalFolder(dir: string, paths: ShellPaths): CriticalKind | undefined {
+/** A glob that matches any name (`*`, `.*`, `?*`): it picks nothing out. */
+export function matchesEveryName(glob: string): boolean {
+  return /^(?:\*+|\.\*|\?\*|\*\?|\[[^\]]*\]\*)$/.test(glob);
+}
+
+/** Is this folder `/`, a system folder, a home folder (or what holds one) or a root (or what holds one)? */
+export function criticalFolder(dir: string, paths: ShellPaths): CriticalKind | undefined {
   if (dir === '/' || dir === '' || SYSTEM_DIRS.has(dir)) return 'wipe-root';
   if (dir === paths.home || /^\/(?:home|Users)\/[^/]+$/.test(dir) || isWithin(paths.home, dir)) return 'wipe-home';
   if (paths.roots.some((root) => isWithin(root, dir))) return 'wipe-workspace';
@@ -228,13 +234,20 @@ function criticalFolder(dir: string, paths: ShellPaths): CriticalKind | undefine
 
 /**
  * Would removing (moving, re-owning) this path wipe `/`, a system folder, a home folder or a root? A glob counts as
- * the folder it empties (`/*`, `~/*`). Relative paths count only against folders a `cd` in the same line named.
+ * the folder it empties (`/*`, `~/*`). Relative paths count against folders a `cd` in the same line named; with no
+ * `cd`, and a `start` folder given, against where the command starts, when they name it whole (`.`, `..`, `*`) —
+ * not `*.o`, which there only picks some files.
  */
-export function criticalTarget(value: string, paths: ShellPaths, cwdGuesses: readonly string[]): CriticalKind | undefined {
+export function criticalTarget(value: string, paths: ShellPaths, cwdGuesses: readonly string[], start?: string): CriticalKind | undefined {
   if (value === '') return undefined;
+  const wholeFromStart = (v: string) => v.split('/').every((segment) => !hasGlob(segment) || matchesEveryName(segment));
   const candidates = value.startsWith('/')
     ? [normalizeAbsolute(value)]
-    : cwdGuesses.map((base) => normalizeAbsolute(posix.resolve(base, value)));
+    : cwdGuesses.length > 0
+      ? cwdGuesses.map((base) => normalizeAbsolute(posix.resolve(base, value)))
+      : start !== undefined && wholeFromStart(value)
+        ? [normalizeAbsolute(posix.resolve(start, value))]
+        : [];
   for (const path of candidates) {
     const segments = path.split('/');
     const globAt = segments.findIndex((s) => hasGlob(s));

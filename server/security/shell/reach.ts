@@ -12,6 +12,7 @@ import { isWithin, namesProtectedPath, normalizeAbsolute, secretIn, trustFile, t
 import { short } from './programs.js';
 import { askRule, denyLookalike, denyPincerCode, denyPincerData, denyRule } from './rules.js';
 import { hasGlob, literalWord, type Word } from './words.js';
+import { destroyedBy, howSwept, treeHoldsData } from './sweeps.js';
 import { REWRITES_CONTENT, writesOf } from './writes.js';
 
 /** Secrets and Pincer's folder named where no command reads them yet (loop lists, here-strings). */
@@ -28,6 +29,21 @@ export function pincerData(script: Script, word: Word): void {
     script.push(askRule('pincer-data-within', `The command lists a folder that holds Pincer's data folder (${short(word.text, 50)})`));
   } else if (named === 'names') {
     script.push(denyPincerData(`The command names Pincer's data folder (${short(word.text, 50)})`));
+  }
+}
+
+/**
+ * Security: a command that deletes or overwrites each file of a sweep over a tree that holds Pincer's data folder
+ * (`find ~ -delete`, when the data is in `~/.pincer`) destroys the token and history with the rest: refused when
+ * the sweep takes every file, asked about (saying so) when a name test picks them.
+ */
+export function sweptData(script: Script, program: string, args: Word[]): void {
+  const here = script.cwdGuesses.length > 0 ? script.cwdGuesses : [script.reader.cwd];
+  for (const word of destroyedBy(program, args)?.words ?? []) {
+    const sweep = word.sweep;
+    if (!sweep || !treeHoldsData(sweep.tree, script.paths, here)) continue;
+    const what = `${howSwept(sweep, program)} would reach every folder under ${short(sweep.tree.text, 40)}, Pincer's data folder included`;
+    script.push(sweep.broad ? denyPincerData(what) : askRule('pincer-data-within', what));
   }
 }
 

@@ -7,6 +7,7 @@ import type { ShellPaths } from './paths.js';
 import { short } from './programs.js';
 import { askRule } from './rules.js';
 import { ScriptWalker } from './script.js';
+import type { Word } from './words.js';
 
 const MAX_DEPTH = 6;
 
@@ -31,7 +32,7 @@ export class Reader implements LineReader {
   ) {}
 
   /** Analyzes a script; continuation lines are read both as the grammar reads them and as bash joins them. */
-  script(source: string, depth: number): Result {
+  script(source: string, depth: number, positional?: readonly Word[]): Result {
     if (depth > MAX_DEPTH) {
       return { decision: askRule('too-complex', 'The command nests shells inside shells too deeply to check'), facts: noFacts() };
     }
@@ -39,16 +40,16 @@ export class Reader implements LineReader {
       return { decision: askRule('unparseable', 'The command contains a NUL byte, which bash would cut the command at'), facts: noFacts() };
     }
     const variants = /\\\r?\n/.test(source) ? [source, joinLineContinuations(source)] : [source];
-    const results = variants.map((text) => this.#parsed(text, depth));
+    const results = variants.map((text) => this.#parsed(text, depth, positional));
     const facts = results.reduce((all, r) => merge(all, r.facts), noFacts());
     return { decision: strictest(results.map((r) => r.decision)), facts };
   }
 
-  #parsed(source: string, depth: number): Result {
+  #parsed(source: string, depth: number, positional: readonly Word[] | undefined): Result {
     const tree = this.parser.parse(source);
     if (!tree) return { decision: askRule('unparseable', 'The shell parser gave up on the command'), facts: noFacts() };
     try {
-      const script = new ScriptWalker(this, depth);
+      const script = new ScriptWalker(this, depth, positional);
       const root = tree.rootNode;
       if (root.hasError) {
         const where = firstError(root);

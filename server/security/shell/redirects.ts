@@ -24,7 +24,10 @@ function stages(script: Script, nodes: Node[], lastStdin?: Stdin, firstFacts?: F
   const all: Facts[] = firstFacts ? [firstFacts] : [];
   nodes.forEach((node, i) => {
     const previous = all[all.length - 1];
-    let stdin: Stdin | undefined = previous?.output !== undefined ? { text: previous.output } : undefined;
+    let stdin: Stdin | undefined =
+      previous?.output !== undefined || previous?.lists?.length
+        ? { ...(previous.output !== undefined && { text: previous.output }), ...(previous.lists?.length && { names: previous.lists }) }
+        : undefined;
     if (i === nodes.length - 1 && lastStdin) stdin = lastStdin;
     all.push(stage(script, node, stdin));
   });
@@ -198,7 +201,7 @@ export function output(program: string, args: Word[], stdin: Stdin | undefined):
       return findPrints(values);
     case 'base64':
     case 'base32':
-      if (values.some((v) => /^-[^-]*d|^--decode$/.test(v)) && stdin) {
+      if (values.some((v) => /^-[^-]*d|^--decode$/.test(v)) && stdin?.text !== undefined) {
         try {
           return Buffer.from(stdin.text.trim(), 'base64').toString('utf8');
         } catch {

@@ -33,12 +33,12 @@ import {
   SHELLS,
   short,
 } from './programs.js';
-import { codeNamed, gitConfig, lookalike, mentioned, pincerData, readsOutside, trustWrites } from './reach.js';
+import { codeNamed, gitConfig, lookalike, mentioned, pincerData, readsOutside, sweptData, trustWrites } from './reach.js';
 import { noteRuns } from './runs.js';
 import { output, pipeline, redirect, redirected } from './redirects.js';
 import { ASK_PRIORITY, askRule, denyRule, readOnly } from './rules.js';
 import { arithmetic, assignment, declaration, expansion, testCommand, unset } from './variables.js';
-import { evaluateWord, literalWord, type Word, type WordScope } from './words.js';
+import { evaluateWord, literalWord, type Sweep, type Word, type WordScope } from './words.js';
 import { wrapper } from './wrapped.js';
 import { commandsInOptions, WRAPPERS } from './wrappers.js';
 
@@ -65,12 +65,27 @@ export class ScriptWalker implements Script {
   readonly cwdGuesses: string[] = [];
   readonly functions = new Set<string>();
   readonly scope: WordScope;
+  readonly #sweeps = new Map<string, Sweep>();
 
   constructor(
     readonly reader: LineReader,
     readonly depth: number,
+    positional: readonly Word[] = [],
   ) {
-    this.scope = { home: reader.paths.home, vars: this.vars };
+    this.scope = { home: reader.paths.home, vars: this.vars, sweeps: this.#sweeps };
+    // `sh -c 'rm "$1"' _ {}` run by find: `$1` (and `$@`, `$*`) is each file found, as `{}` is.
+    positional.forEach((word, k) => {
+      this.vars.set(String(k), word.guesses);
+      if (word.sweep) this.#sweeps.set(String(k), word.sweep);
+    });
+    const args = positional.slice(1);
+    if (args.length > 0) {
+      for (const name of ['@', '*']) {
+        this.vars.set(name, args.flatMap((w) => w.guesses));
+        const sweep = args.find((w) => w.sweep?.broad)?.sweep ?? args.find((w) => w.sweep)?.sweep;
+        if (sweep) this.#sweeps.set(name, sweep);
+      }
+    }
   }
 
   get paths(): ShellPaths {
@@ -280,6 +295,7 @@ export class ScriptWalker implements Script {
     }
     merge(facts, own);
     facts.output = own.output;
+    facts.lists = own.lists;
     for (const child of node.namedChildren) {
       if (child.type === 'file_redirect' || child.type === 'heredoc_redirect') merge(facts, redirect(this, child, facts));
     }
@@ -300,9 +316,10 @@ export class ScriptWalker implements Script {
     const candidates = name.value !== undefined ? [name.value] : name.guesses.filter(Boolean);
     for (const candidate of candidates) {
       const program = posix.basename(candidate).toLowerCase();
-      const found = catastrophe(program, args, this.paths, this.cwdGuesses);
+      const found = catastrophe(program, args, this.paths, this.cwdGuesses, this.reader.cwd);
       if (found) this.push(denyRule(found.what, found.why));
       trustWrites(this, program, args);
+      sweptData(this, program, args);
     }
 
     if (name.value === undefined || name.split) {
@@ -359,6 +376,7 @@ export class ScriptWalker implements Script {
     if (program === 'git') gitConfig(this, args);
     merge(facts, classified);
     facts.output = classified.output;
+    facts.lists = classified.lists;
     return facts;
   }
 
@@ -404,6 +422,7 @@ export class ScriptWalker implements Script {
       for (const file of result.reads ?? []) mentioned(this, literalWord(file), `${program} reads`);
       for (const inner of result.commands ?? []) merge(facts, this.argv(inner, undefined));
       facts.output = output(program, args, stdin);
+      facts.lists = result.lists?.length ? result.lists : undefined;
       return facts;
     }
     if (INTERPRETER.test(program)) return interpreter(this, program, args, stdin);

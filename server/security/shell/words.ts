@@ -21,6 +21,23 @@ export interface Word {
   split: boolean;
   /** Some part depends on something only known when it runs (a variable, a substitution). */
   dynamic: boolean;
+  /** The word stands for each file of a sweep (the `{}` of `find ~ -exec rm {} +`, the names `xargs` reads). */
+  sweep?: Sweep;
+}
+
+/**
+ * Every file under a tree, handed to a command one by one or in batches: `find ~ -exec shred {} +`, `find ~ -delete`,
+ * `find ~ | xargs rm`. What the command does to each file, it does to the whole tree.
+ */
+export interface Sweep {
+  /** The folder the files are found under, as written (`~`, `/`, `.`). */
+  tree: Word;
+  /** Every file there, as far as the text tells: no test picks files by name (`-name '*.pyc'`), nothing stops early. */
+  broad: boolean;
+  /** The tree's own name is among those handed over (`find / -maxdepth 0` hands over `/` alone). */
+  withTree: boolean;
+  /** How the files are handed over, for a reason (`find -exec`, `xargs`). */
+  via: string;
 }
 
 export interface WordScope {
@@ -28,6 +45,8 @@ export interface WordScope {
   home: string;
   /** Literal values assigned to variables earlier in the same command line. */
   vars: ReadonlyMap<string, readonly string[]>;
+  /** Variables that stand for the files of a sweep (`sh -c 'rm "$1"' _ {}` run by find). */
+  sweeps?: ReadonlyMap<string, Sweep>;
 }
 
 interface Part {
@@ -37,6 +56,8 @@ interface Part {
   /** Known only at run time; `alts` are its guesses. */
   dynamic: boolean;
   alts?: string[];
+  /** A variable that stands for the files of a sweep. */
+  sweep?: Sweep;
 }
 
 const MAX_GUESSES = 16;
@@ -65,7 +86,9 @@ export function evaluateWord(node: Node, scope: WordScope): Word {
   }
   if (brace) guesses = guesses.flatMap((g) => expandBraces(g)).slice(0, MAX_GUESSES * 4);
   const value = dynamic || brace ? undefined : parts.map((p) => p.text).join('');
-  return { node, text, value, guesses: unique(guesses), glob, split: unquotedDynamic || brace, dynamic };
+  // `"$1"` alone (not `"$1.bak"`) is each file of the sweep it stands for.
+  const sweep = parts.length === 1 ? parts[0]!.sweep : undefined;
+  return { node, text, value, guesses: unique(guesses), glob, split: unquotedDynamic || brace, dynamic, ...(sweep && { sweep }) };
 }
 
 function unique(values: string[]): string[] {
@@ -137,7 +160,8 @@ function expansionPart(node: Node, scope: WordScope, quoted: boolean): Part {
   const plain = name !== undefined && (node.type === 'simple_expansion' || node.text === `\${${name.text}}`);
   if (plain && name.text === 'HOME') return { text: scope.home, quoted, dynamic: false };
   const known = name ? (scope.vars.get(name.text) ?? []) : [];
-  return { text: '', quoted, dynamic: true, alts: [...known, ''] };
+  const sweep = plain ? scope.sweeps?.get(name.text) : undefined;
+  return { text: '', quoted, dynamic: true, alts: [...known, ''], ...(sweep && { sweep }) };
 }
 
 /** Backslash keeps its meaning inside double quotes only before $ ` " \ and newline. */

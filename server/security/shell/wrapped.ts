@@ -9,7 +9,7 @@ import { embedded, nested } from './nested.js';
 import { operand } from './reach.js';
 import { riskyAssignment, short } from './programs.js';
 import { askRule, KEEPS_OWN_RULE, readOnly } from './rules.js';
-import { literalWord, type Word } from './words.js';
+import { literalWord, type Sweep, type Word } from './words.js';
 import type { WrapperSpec } from './wrappers.js';
 
 /** sudo, env, timeout, xargs…: the command they run is classified; some are harmless themselves, some never. */
@@ -86,7 +86,7 @@ export function wrapper(script: Script, program: string, spec: WrapperSpec, args
     script.push(result.decision);
     merge(facts, result.facts);
   }
-  if (spec.generic || dynamic) scanForCatastrophes(script, args);
+  if (spec.generic || dynamic) scanForCatastrophes(script, args, program === 'parallel' ? stdin?.names : undefined);
   if (dynamic) {
     script.push(
       askRule('dynamic-argument', `${program} gets ${short(dynamic.text, 40)}, only known at run time, where the command to run could be`),
@@ -132,11 +132,12 @@ export function wrapper(script: Script, program: string, spec: WrapperSpec, args
     facts.namesOnInput = true;
     xargsInputFile(script, args.slice(0, i));
   }
-  const innerArgs = program === 'xargs' ? xargsCommand(args.slice(0, i), inner, stdin) : inner;
-  const { value: innerFacts, decisions } = script.collect(() =>
-    spec.joinsScript && !scripts.length ? joined(script, innerArgs) : script.argv(innerArgs, program === 'xargs' ? undefined : stdin),
-  );
-  merge(facts, innerFacts);
+  const commands = program === 'xargs' ? xargsCommands(args.slice(0, i), inner, stdin) : [inner];
+  const { decisions } = script.collect(() => {
+    for (const innerArgs of commands) {
+      merge(facts, spec.joinsScript && !scripts.length ? joined(script, innerArgs) : script.argv(innerArgs, program === 'xargs' ? undefined : stdin));
+    }
+  });
   if (spec.transparent && !bad) {
     for (const d of decisions) {
       script.push(
@@ -169,23 +170,48 @@ function joined(script: Script, words: Word[]): Facts {
   return result.facts;
 }
 
-/** For wrappers whose options this check does not follow: every tail of the words is tried as a command. */
-function scanForCatastrophes(script: Script, args: Word[]): void {
+/**
+ * For wrappers whose options this check does not follow: every tail of the words is tried as a command. `names` are
+ * the trees whose file names GNU parallel reads (from `find`): each tail gets them where `{}` is, or at its end.
+ */
+function scanForCatastrophes(script: Script, args: Word[], names?: Sweep[]): void {
+  // `parallel CMD ::: a b` takes its arguments from its own command line, not from its input.
+  const fed = names && !args.some((w) => /^:::+\+?$/.test(w.value ?? '')) ? names : [];
   for (let k = 0; k < Math.min(args.length, 12); k++) {
     const word = args[k]!;
     if (word.value !== undefined && word.value.includes(' ')) embedded(script, word.value);
     if (word.value === undefined || word.value.startsWith('-')) continue;
-    const { decisions } = script.collect(() => script.argv(args.slice(k), undefined));
-    for (const d of decisions) if (d.decision === 'deny') script.push(d);
+    const tail = args.slice(k);
+    // parallel appends the name unless the command has a replacement string (`{}`, `{.}`, `{/}`…) of its own.
+    const appends = !tail.some((w) => /\{[^{}]*\}/.test(w.value ?? ''));
+    const tails = [tail, ...fed.map((sweep) => withNames(tail, '{}', { ...sweep, via: `${sweep.via} | parallel` }, appends))];
+    for (const command of tails) {
+      const { decisions } = script.collect(() => script.argv(command, undefined));
+      for (const d of decisions) if (d.decision === 'deny') script.push(d);
+    }
   }
 }
 
+/** The file a sweep hands on: its tree when the tree's own name is among them, else a file somewhere in it. */
+function sweepFile(sweep: Sweep): string {
+  return sweep.withTree ? (sweep.tree.value ?? sweep.tree.guesses[0] ?? '') : `${sweep.tree.value ?? ''}/match`;
+}
+
+/** `words` with the replace string standing for each file of the sweep, or (`append`) with the file added at the end. */
+function withNames(words: Word[], replace: string, sweep: Sweep, append: boolean): Word[] {
+  const file = sweepFile(sweep);
+  const named = (text: string): Word => ({ ...literalWord(text), sweep });
+  const replaced = words.map((w) => (w.value?.includes(replace) ? named(w.value.replaceAll(replace, file)) : w));
+  return append ? [...replaced, { ...named(file), value: undefined, text: `(the names ${sweep.via} lists)`, split: true, dynamic: true }] : replaced;
+}
+
 /**
- * The command xargs runs, with the input lines as its last words (or in place of the -I replace string). When the
- * input is known (`echo / | xargs rm -rf`), those are the words, so the command is judged as what it is.
+ * The commands xargs runs, with the input lines as their last words (or in place of the -I replace string). When
+ * the input is known (`echo / | xargs rm -rf`), those are the words, so the command is judged as what it is; when
+ * it is the names `find` lists, they are each file of that sweep (`find ~ | xargs rm` is the wipe it is).
  */
-function xargsCommand(options: Word[], inner: Word[], stdin: Stdin | undefined): Word[] {
-  const input = stdin?.text.trim();
+function xargsCommands(options: Word[], inner: Word[], stdin: Stdin | undefined): Word[][] {
+  const input = stdin?.text?.trim();
   const values = options.map((w) => w.value ?? '');
   let replace: string | undefined;
   values.forEach((v, i) => {
@@ -194,6 +220,15 @@ function xargsCommand(options: Word[], inner: Word[], stdin: Stdin | undefined):
     else if (v === '-i' || v === '--replace') replace = '{}';
     else if (/^(?:-i|--replace=)./.test(v)) replace = v.replace(/^(?:-i|--replace=)/, '');
   });
+  const fromFile = values.some((v) => /^-a|^--arg-file/.test(v));
+  if (stdin?.names?.length && !fromFile) {
+    return stdin.names.map((sweep) => withNames(inner, replace ?? '{}', { ...sweep, via: `${sweep.via} | xargs` }, replace === undefined));
+  }
+  return [xargsCommand(inner, input, replace)];
+}
+
+/** The command with the input lines (when the text tells them) in place of the replace string, or at its end. */
+function xargsCommand(inner: Word[], input: string | undefined, replace: string | undefined): Word[] {
   if (input !== undefined && replace !== undefined) {
     const lines = input.split('\n');
     return inner.map((w) =>

@@ -81,6 +81,20 @@ const shellCases: Case[] = [
   { name: 'shell writing with a redirect', tool: 'run_shell', args: () => ({ command: 'echo x > notes.txt' }), expect: 'ask' },
   { name: 'shell in a cwd outside the roots', tool: 'run_shell', args: (w) => ({ command: 'cat secret.txt', cwd: w.outside }), expect: 'deny' },
   { name: 'shell in a cwd inside the root', tool: 'run_shell', args: () => ({ command: 'ls', cwd: '.' }), expect: 'allow' },
+  // A wipe whatever its spelling: what the command does to each file of which tree, not its flags.
+  { name: 'shell find -exec rm -f over the home folder', tool: 'run_shell', args: () => ({ command: 'find ~ -type f -exec rm -f {} +' }), expect: 'deny' },
+  { name: 'shell find -exec rm -rf over the home folder', tool: 'run_shell', args: () => ({ command: 'find ~ -exec rm -rf {} +' }), expect: 'deny' },
+  { name: 'shell find -execdir shred over $HOME', tool: 'run_shell', args: () => ({ command: 'find $HOME -execdir shred -u {} \\;' }), expect: 'deny' },
+  { name: "shell find -name '*' -delete over the home folder", tool: 'run_shell', args: () => ({ command: "find ~/ -name '*' -delete" }), expect: 'deny' },
+  { name: 'shell find piped into xargs rm over the home folder', tool: 'run_shell', args: () => ({ command: 'find ~ | xargs rm' }), expect: 'deny' },
+  { name: 'shell find -print0 piped into xargs -0 shred over /', tool: 'run_shell', args: () => ({ command: 'find / -print0 | xargs -0 shred -u' }), expect: 'deny' },
+  { name: 'shell find piped into parallel rm', tool: 'run_shell', args: () => ({ command: 'find ~ -type f | parallel rm' }), expect: 'deny' },
+  { name: 'shell find -exec truncate over /', tool: 'run_shell', args: () => ({ command: 'find / -mindepth 1 -type f -exec truncate -s 0 {} +' }), expect: 'deny' },
+  { name: 'shell find -exec sh -c rm over the home folder', tool: 'run_shell', args: () => ({ command: 'find -L ~ -type f -exec sh -c \'rm "$1"\' _ {} \\;' }), expect: 'deny' },
+  { name: 'shell find . -delete in the root', tool: 'run_shell', args: () => ({ command: 'find . -type f -delete' }), expect: 'deny' },
+  { name: 'shell find . -delete started in the home folder', tool: 'run_shell', args: () => ({ command: 'cd ~ && find . -delete' }), expect: 'deny' },
+  { name: "shell find -name '*.pyc' -delete in the root", tool: 'run_shell', args: () => ({ command: "find . -name '*.pyc' -delete" }), expect: 'ask' },
+  { name: 'shell find -delete in a build folder', tool: 'run_shell', args: () => ({ command: 'find ./build -delete' }), expect: 'ask' },
 ];
 
 const otherCases: Case[] = [

@@ -211,7 +211,7 @@ describe('wrappers are unwrapped: the wrapped command decides, and some wrappers
 });
 
 const PER_FLAG_EXCLUSIONS: Row[] = [
-  ['find . -exec rm {} \\;', 'shell:dangerous-flag'],
+  ['find build -exec rm {} \\;', 'shell:dangerous-flag'],
   ['find . -name "*.tmp" -delete', 'shell:dangerous-flag'],
   ['find . -fprint out.txt', 'shell:dangerous-flag'],
   ["git -c core.pager='sh -c id' log", 'shell:dangerous-flag'],
@@ -427,6 +427,170 @@ describe('catastrophes stay denied inside literal sh -c, wrappers, eval, pipes a
 
 // ---------------------------------------------------------------------------------------------------------------
 
+/**
+ * A wipe is judged by what the wrapped command does to which tree, not by its flags: every file of `~`, `/`, a root
+ * deleted, shredded, emptied or overwritten one by one is the `rm -rf` it amounts to.
+ */
+const SWEEPS_OVER_A_TREE: Row[] = [
+  ['find ~ -type f -exec rm -f {} +', 'shell:catastrophic:wipe-home'],
+  ['find ~ -exec rm -rf {} +', 'shell:catastrophic:wipe-home'],
+  ['find ~ -exec rm {} \\;', 'shell:catastrophic:wipe-home'],
+  ['find ~ -exec rm -- {} +', 'shell:catastrophic:wipe-home'],
+  ['find ~ -execdir rm {} \\;', 'shell:catastrophic:wipe-home'],
+  ['find ~ -ok rm {} \\;', 'shell:catastrophic:wipe-home'],
+  ['find ~ -okdir shred -u {} \\;', 'shell:catastrophic:wipe-home'],
+  ['find ~ -type f -delete', 'shell:catastrophic:wipe-home'],
+  ["find ~ -name '*' -delete", 'shell:catastrophic:wipe-home'],
+  ["find ~ -name '*.*' -delete", 'shell:catastrophic:wipe-home'],
+  ["find ~ -iname '*' -exec rm {} +", 'shell:catastrophic:wipe-home'],
+  ["find ~ -regex '.*' -delete", 'shell:catastrophic:wipe-home'],
+  ["find ~ -not -name '*.pyc' -delete", 'shell:catastrophic:wipe-home'],
+  ['find ~ ! -name .bashrc -delete', 'shell:catastrophic:wipe-home'],
+  ['find ~ -path ~/keep -prune -o -delete', 'shell:catastrophic:wipe-home'],
+  ['find ~ -name x -quit -o -delete', 'shell:catastrophic:wipe-home'],
+  ['find ~ -exec rm {} \\; -o -print', 'shell:catastrophic:wipe-home'],
+  ['find ~ -mtime +1 -delete', 'shell:catastrophic:wipe-home'],
+  ['find ~ -size +0 -delete', 'shell:catastrophic:wipe-home'],
+  ['find ~ -user alice -delete', 'shell:catastrophic:wipe-home'],
+  ['find ~ $FILTERS -delete', 'shell:catastrophic:wipe-home'],
+  ['find ~/ -exec shred {} +', 'shell:catastrophic:wipe-home'],
+  ['find ~/* -delete', 'shell:catastrophic:wipe-home'],
+  ['find $HOME -type f -exec rm {} +', 'shell:catastrophic:wipe-home'],
+  ['find "$HOME" -delete', 'shell:catastrophic:wipe-home'],
+  ['find ${HOME} -delete', 'shell:catastrophic:wipe-home'],
+  ['find ~alice -delete', 'shell:catastrophic:wipe-home'],
+  ['find /home/alice -type f -delete', 'shell:catastrophic:wipe-home'],
+  ['find -L ~ -type f -exec rm {} +', 'shell:catastrophic:wipe-home'],
+  ['find -H ~ -delete', 'shell:catastrophic:wipe-home'],
+  ['find -O3 ~ -delete', 'shell:catastrophic:wipe-home'],
+  ['find -D tree ~ -delete', 'shell:catastrophic:wipe-home'],
+  ['cd ~ && find . -type f -delete', 'shell:catastrophic:wipe-home'],
+  ['cd / && find . -exec rm {} +', 'shell:catastrophic:wipe-root'],
+  ['find / -mindepth 1 -delete', 'shell:catastrophic:wipe-root'],
+  ['find / -xdev -type f -delete', 'shell:catastrophic:wipe-root'],
+  ['find / -maxdepth 1 -delete', 'shell:catastrophic:wipe-root'],
+  ['find /home -delete', 'shell:catastrophic:wipe-root'],
+  ['find ~/.. -delete', 'shell:catastrophic:wipe-root'],
+  ['find /usr -type f -exec shred {} +', 'shell:catastrophic:wipe-root'],
+  // What is done to each file: any of these destroys it.
+  ['find $HOME -type f -exec truncate -s 0 {} +', 'shell:catastrophic:wipe-home'],
+  ['find ~ -type f -exec truncate --size=0 {} +', 'shell:catastrophic:wipe-home'],
+  ['find ~ -type f -exec truncate -s0 {} +', 'shell:catastrophic:wipe-home'],
+  ['find ~ -type f -exec dd if=/dev/zero of={} \\;', 'shell:catastrophic:wipe-home'],
+  ['find ~ -type f -exec dd of={} if=/dev/urandom \\;', 'shell:catastrophic:wipe-home'],
+  ['find ~ -type f -exec unlink {} \\;', 'shell:catastrophic:wipe-home'],
+  ['find ~ -exec wipe {} \\;', 'shell:catastrophic:wipe-home'],
+  ['find ~ -exec srm {} \\;', 'shell:catastrophic:wipe-home'],
+  ['find ~ -type f -exec mv {} /dev/null \\;', 'shell:catastrophic:wipe-home'],
+  ['find ~ -type f -exec cp /dev/null {} \\;', 'shell:catastrophic:wipe-home'],
+  // However the command is reached: wrappers, a shell given the names, a program path.
+  ['find ~ -type f -exec /bin/rm {} +', 'shell:catastrophic:wipe-home'],
+  ['find ~ -type f -exec busybox rm {} +', 'shell:catastrophic:wipe-home'],
+  ['find ~ -type f -exec env rm {} +', 'shell:catastrophic:wipe-home'],
+  ['sudo find ~ -type f -exec rm {} +', 'shell:catastrophic:wipe-home'],
+  ['find ~ -type f -exec sh -c \'rm "$1"\' _ {} \\;', 'shell:catastrophic:wipe-home'],
+  ['find ~ -type f -exec bash -c \'rm -- "$@"\' bash {} +', 'shell:catastrophic:wipe-home'],
+  // The names handed over a pipe.
+  ['find ~ | xargs rm', 'shell:catastrophic:wipe-home'],
+  ['find ~ -print | xargs -n1 rm', 'shell:catastrophic:wipe-home'],
+  ['find ~ -type f | xargs -I{} rm {}', 'shell:catastrophic:wipe-home'],
+  ['find ~ -print0 | xargs -0 -I % rm %', 'shell:catastrophic:wipe-home'],
+  ['find ~ -type f -print0 | sudo xargs -0 rm -f', 'shell:catastrophic:wipe-home'],
+  ['find ~ -print0 | xargs -0 -P4 rm', 'shell:catastrophic:wipe-home'],
+  ['find / -print0 | xargs -0 shred -u', 'shell:catastrophic:wipe-root'],
+  ['find ~ -type f | parallel rm', 'shell:catastrophic:wipe-home'],
+  ['find ~ | parallel rm {}', 'shell:catastrophic:wipe-home'],
+  ['find ~ | parallel -X rm', 'shell:catastrophic:wipe-home'],
+  ['find / -print0 | parallel -0 shred -u', 'shell:catastrophic:wipe-root'],
+  // A root: the folder Pincer works in, wiped whole however it is spelled.
+  ['find . -delete', 'shell:catastrophic:wipe-workspace'],
+  ['find . -exec rm {} +', 'shell:catastrophic:wipe-workspace'],
+  ['find . -exec shred -u {} \\;', 'shell:catastrophic:wipe-workspace'],
+  ['find /srv/projects/app -type f -exec rm {} +', 'shell:catastrophic:wipe-workspace'],
+  ['find . -type f | xargs rm -f', 'shell:catastrophic:wipe-workspace'],
+  ['rm -rf .', 'shell:catastrophic:wipe-workspace'],
+  ['rm -rf *', 'shell:catastrophic:wipe-workspace'],
+  ['rm -rf ./', 'shell:catastrophic:wipe-workspace'],
+];
+
+describe('a catastrophe is one whatever its spelling: a sweep that destroys every file of a tree is denied', () => {
+  it.each(SWEEPS_OVER_A_TREE)('denies %j (%s)', async (command, rule) => {
+    await expectDecision(command, 'deny', rule);
+  });
+
+  it('reads `find .` from the folder the command starts in: the home folder, `/`', async () => {
+    for (const [cwd, rule] of [[HOME, 'shell:catastrophic:wipe-home'], ['/', 'shell:catastrophic:wipe-root']] as const) {
+      for (const command of ['find . -type f -exec rm -f {} +', 'find . -delete', 'find . -print0 | xargs -0 shred -u']) {
+        const verdict = await analyzer.analyze(command, cwd);
+        expect({ command, cwd, decision: verdict.decision, rule: verdict.rule }).toEqual({ command, cwd, decision: 'deny', rule });
+      }
+    }
+  });
+
+  it('says what the command does to which tree', async () => {
+    expect((await analyzer.analyze('find ~ -type f -exec rm -f {} +')).reason).toMatch(/^This deletes every file in a home folder \(find -exec rm\)\./);
+    expect((await analyzer.analyze('find / -print0 | xargs -0 shred -u')).reason).toMatch(/^This overwrites every file in the whole file system .*\(find \| xargs shred\)\./);
+  });
+});
+
+/** Deletes that pick their files, or work in a narrow tree, stay a question for the owner: they are not wipes. */
+const NARROW_SWEEPS: Row[] = [
+  ["find . -name '*.pyc' -delete", 'shell:dangerous-flag'],
+  ["find . -name '*.pyc' -exec rm {} +", 'shell:dangerous-flag'],
+  ["find . -type f -name '*.log' -delete", 'shell:dangerous-flag'],
+  ["find . \\( -name '*.pyc' -o -name '*.pyo' \\) -delete", 'shell:dangerous-flag'],
+  ["find . -regex '.*\\.pyc' -delete", 'shell:dangerous-flag'],
+  ["find . -maxdepth 1 -name '*.tmp' -delete", 'shell:dangerous-flag'],
+  ['find . -empty -delete', 'shell:dangerous-flag'],
+  ['find ~/project/build -delete', 'shell:dangerous-flag'],
+  ['find ./build -type f -delete', 'shell:dangerous-flag'],
+  ['find build -exec rm {} \\;', 'shell:dangerous-flag'],
+  ['find node_modules -delete', 'shell:dangerous-flag'],
+  ['find /tmp -type f -mtime +7 -delete', 'shell:dangerous-flag'],
+  ['find ~/*.log -delete', 'shell:dangerous-flag'],
+  ['find ~ -type f -exec truncate -s +1K {} +', 'shell:dangerous-flag'],
+  ['find ~ -type f -exec grep -l TODO {} +', 'shell:dangerous-flag'],
+  ["find . -name '*.bak' | xargs rm -f", 'shell:wrapper'],
+  ['find ~/project/build -type f | xargs rm', 'shell:outside-roots'],
+  // Home-wide but picked by name: asked about, saying the data folder is in reach.
+  ["find ~ -name '*.pyc' -delete", 'shell:pincer-data-within'],
+  ['find ~ -name node_modules -exec rm -rf {} +', 'shell:pincer-data-within'],
+  ['rm -rf *.o', 'shell:modifies-files'],
+  ['rm -rf build', 'shell:modifies-files'],
+  ['chmod -R u+w .', 'shell:modifies-files'],
+  ['mv * sub/', 'shell:modifies-files'],
+];
+
+describe('narrow deletes ask rather than being denied', () => {
+  it.each(NARROW_SWEEPS)('asks for %j (%s)', async (command, rule) => {
+    await expectDecision(command, 'ask', rule);
+  });
+
+  it('reads the names find lists that pick nothing out as read-only', async () => {
+    await expectDecision("find . -name '*.md' | xargs wc -l", 'allow', 'shell:read-only');
+    await expectDecision('find . -type f | xargs grep foo', 'allow', 'shell:read-only');
+  });
+});
+
+describe("a sweep over a tree that holds Pincer's data folder", () => {
+  // Data outside the home folder, under a folder no other rule protects.
+  const elsewhere = new ShellAnalyzer({ protectedPaths: ['/data/pincer'], roots: [ROOT], home: HOME });
+  const judge = async (command: string) => {
+    const verdict = await elsewhere.analyze(command);
+    return { decision: verdict.decision, rule: verdict.rule };
+  };
+
+  it('is refused when it takes every file, and asked about (saying so) when a name test picks them', async () => {
+    expect(await judge('find /data -delete')).toEqual({ decision: 'deny', rule: 'shell:pincer-data' });
+    expect(await judge('find /data -type f | xargs shred')).toEqual({ decision: 'deny', rule: 'shell:pincer-data' });
+    expect(await judge("find /data -name '*.db' -delete")).toEqual({ decision: 'ask', rule: 'shell:pincer-data-within' });
+    expect(await judge("find /data/pincer -name '*.db' -delete")).toEqual({ decision: 'deny', rule: 'shell:pincer-data' });
+    expect(await judge('find /data/other -delete')).toEqual({ decision: 'ask', rule: 'shell:dangerous-flag' });
+  });
+});
+
+// ---------------------------------------------------------------------------------------------------------------
+
 describe('parsing', () => {
   it('asks when bash would not parse the command, naming the rule', async () => {
     await expectDecision('echo "unterminated', 'ask', 'shell:unparseable');
@@ -434,7 +598,8 @@ describe('parsing', () => {
   });
 
   it('reads line continuations the way bash joins them', async () => {
-    await expectDecision('find . -de\\\nlete', 'ask', 'shell:dangerous-flag');
+    await expectDecision('find build -de\\\nlete', 'ask', 'shell:dangerous-flag');
+    await expectDecision('find ~ -de\\\nlete', 'deny', 'shell:catastrophic:wipe-home');
   });
 
   it('a NUL byte (bash would cut the command there) asks', async () => {
@@ -480,7 +645,9 @@ describe('corpus size', () => {
       WRITES_AND_NETWORK.length +
       SECRETS_AND_PINCER_DATA.length +
       CATASTROPHES.length +
-      CATASTROPHES_IN_DISGUISE.length;
+      CATASTROPHES_IN_DISGUISE.length +
+      SWEEPS_OVER_A_TREE.length +
+      NARROW_SWEEPS.length;
     expect(total).toBeGreaterThanOrEqual(150);
   });
 });
