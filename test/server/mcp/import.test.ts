@@ -114,7 +114,8 @@ describe('imported MCP servers', () => {
     const listed = (await (await tg.api('/tools/openai')).json()) as { tools: { function: { name: string } }[] };
     expect(listed.tools.map((t) => t.function.name)).not.toContain('stub__weather');
     const call = await tg.api('/tools/stub__weather/execute', { method: 'POST', json: { city: 'Oslo' } });
-    expect(call.status).not.toBe(200);
+    expect(call.status).toBe(409);
+    expect(((await call.json()) as Json).error).toMatchObject({ name: 'TOOL_HELD', message: expect.stringMatching(/accept/i) });
   });
 
   it('runs an imported tool through the pipeline: a sensitive one waits for the owner, then runs once', async () => {
