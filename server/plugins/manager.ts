@@ -16,6 +16,7 @@ import { hashPluginFolder, type FolderHash, type HashedFile } from './integrity.
 import { readManifest, type ManifestTool, type PluginManifest } from './manifest.js';
 import { ownFolders } from '../config/own-folders.js';
 import type { DeclaredTool } from './protocol.js';
+import { flagDefinition, type DefinitionFlag } from '../tools/poisoning.js';
 import { declaredToolProblem, effectiveRisk, pluginTool, toolMismatch } from './tools.js';
 import { diffPlugin, ownFirst, type ToolChanges } from './diff.js';
 
@@ -43,7 +44,7 @@ export interface PluginView {
    * Held back: the tools its manifest declares (what accepting turns on). Running: those its code defines, which
    * match them.
    */
-  tools: { name: string; description: string; risk: string; declared_risk: string; raised_because: string[]; registered: boolean }[];
+  tools: { name: string; description: string; risk: string; declared_risk: string; raised_because: string[]; registered: boolean; flags: DefinitionFlag[] }[];
   /** Its files as hashed (the plugin's own before its dependencies', at most MAX_VIEW_FILES), with their sizes. */
   files: { path: string; size: number; link?: string }[];
   file_count: number;
@@ -556,7 +557,9 @@ export class PluginManager {
 
   #toolView(tool: DeclaredTool | ManifestTool, manifest: PluginManifest, registered: boolean): PluginView['tools'][number] {
     const { risk, why } = effectiveRisk(tool, manifest);
-    return { name: tool.name, description: tool.description ?? '', risk, declared_risk: tool.risk, raised_because: why, registered };
+    // Security: what the owner accepts includes what the tool tells the model; orders hidden there are named.
+    const flags = flagDefinition({ description: tool.description, inputSchema: 'parameters' in tool ? tool.parameters : undefined });
+    return { name: tool.name, description: tool.description ?? '', risk, declared_risk: tool.risk, raised_because: why, registered, flags };
   }
 
   #set(plugin: Loaded, status: PluginStatus, reason: string | null): void {

@@ -309,6 +309,8 @@ export interface PluginTool {
   raised_because: string[];
   /** False while the plugin is held back, disabled or not running: the tool cannot be called. */
   registered: boolean;
+  /** Why its description or schema reads as orders to the model (empty for most). */
+  flags: DefinitionFlag[];
 }
 
 /** For a changed plugin: what differs from what the owner accepted (its declared tools, permissions and files). */

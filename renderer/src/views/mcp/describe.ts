@@ -76,12 +76,6 @@ export function summary(servers: readonly McpServer[]): string {
     .join(', ');
 }
 
-/** Where a flag was found, as the owner reads it. */
-export function whereInWords(where: string): string {
-  if (where === 'description') return 'in its description';
-  return `in its input schema, at ${where.replace(/^inputSchema\.?/, '') || 'the top'}`;
-}
-
 /** A piece of a description: text as it is, or a character that shows nothing, named so the owner sees it is there. */
 export type Revealed = { text: string } | { hidden: string };
 

@@ -15,8 +15,8 @@ import {
   TOOL_LOOK,
   toolsByAttention,
   waitingTools,
-  whereInWords,
 } from '../../../../renderer/src/views/mcp/describe.js';
+import { whereInWords } from '../../../../renderer/src/lib/definition-flags.js';
 
 const tool = (name: string, status: ImportedToolStatus, accepted = status === 'active'): ImportedTool => ({
   name,
@@ -130,6 +130,8 @@ describe('whereInWords', () => {
   it('names the description, or the schema path a flagged text is at', () => {
     expect(whereInWords('description')).toBe('in its description');
     expect(whereInWords('inputSchema.properties.note.description')).toBe('in its input schema, at properties.note.description');
+    expect(whereInWords('outputSchema.properties.sum.description')).toBe('in its output schema, at properties.sum.description');
+    expect(whereInWords('title')).toBe('in its title');
   });
 });
 
