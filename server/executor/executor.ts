@@ -295,6 +295,11 @@ export class Executor {
     return entry ? publicRecord(entry.record) : undefined;
   }
 
+  /** The client that made a call still under way (its live output names only the call), or undefined. */
+  clientOf(id: string): string | undefined {
+    return this.#inFlight.get(id)?.record.client;
+  }
+
   get inFlightCount(): number {
     return this.#inFlight.size;
   }

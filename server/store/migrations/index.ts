@@ -9,8 +9,9 @@ import { clientMemoryScope } from './005-client-memory-scope.js';
 import { plugins } from './006-plugins.js';
 import { memoryGramsAndBulk } from './007-memory-grams-and-bulk.js';
 import { conversations } from './008-conversations.js';
+import { clientHistoryAndWriterStatistics } from './009-client-history-and-writer-statistics.js';
 import type { Migration } from './migration.js';
 
 export type { Migration } from './migration.js';
 
-export const MIGRATIONS: readonly Migration[] = [initial, approvalsRulesProfiles, memory, clientMemoryScope, plugins, memoryGramsAndBulk, conversations];
+export const MIGRATIONS: readonly Migration[] = [initial, approvalsRulesProfiles, memory, clientMemoryScope, plugins, memoryGramsAndBulk, conversations, clientHistoryAndWriterStatistics];
