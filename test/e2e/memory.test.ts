@@ -142,6 +142,8 @@ describe('settings', () => {
     await expect.poll(others).toBeGreaterThan(0);
     const { clients } = (await ownerJson(page, 'GET', '/clients')) as { clients: { name: string; history: string }[] };
     expect(clients.find((c) => c.name === 'cursor')?.history).toBe('all');
+    await scope.scrollIntoViewIfNeeded();
+    await screenshot(page, 'settings-client-history-scope');
     await scope.selectOption('own');
     await expect.poll(others).toBe(0);
   });
