@@ -1,3 +1,4 @@
+import { DEFAULT_CLIENT } from '../auth/credentials.js';
 import type { CallRecord, HistoryScope, MemoryScope } from '../store/index.js';
 import type { Identity } from './identity.js';
 
@@ -27,7 +28,8 @@ export const SEES_EVERYTHING: CallView = Object.freeze({ calls: undefined, memor
 export type ScopesOf = (client: string) => { memories: MemoryScope; history: HistoryScope };
 
 export function callView(identity: Identity, scopesOf: ScopesOf): CallView {
-  if (identity.kind === 'owner') return SEES_EVERYTHING;
+  // The default client reads everything by definition: no lookup (every open stream asks at every batch).
+  if (identity.kind === 'owner' || identity.name === DEFAULT_CLIENT) return SEES_EVERYTHING;
   const { memories, history } = scopesOf(identity.name);
   if (memories === 'all' && history === 'all') return SEES_EVERYTHING;
   return { calls: history === 'own' ? identity.name : undefined, memories: memories === 'own' ? identity.name : undefined };
