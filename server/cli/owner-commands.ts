@@ -205,7 +205,8 @@ export async function setPaused(paused: boolean, args: string[], out: Out): Prom
   return 0;
 }
 
-const CLIENTS_USAGE = 'pincer clients [list] [--json] | clients tools <name> <tool,tool,…|all> [--max N] | clients memories <name> own|all';
+const CLIENTS_USAGE =
+  'pincer clients [list] [--json] | clients tools <name> <tool,tool,…|all> [--max N] | clients memories <name> own|all | clients history <name> own|all';
 
 export async function clients(args: string[], out: Out): Promise<number> {
   const parsed = parse(args, { json: { type: 'boolean' }, max: { type: 'string' } });
@@ -217,12 +218,18 @@ export async function clients(args: string[], out: Out): Promise<number> {
     const { status, json } = await ownerRequest(config, 'GET', '/clients');
     if (status !== 200) return failed(json, out);
     if (values.json) return printJson(json, out);
-    type Row = { name: string; tools: string[] | null; max_tools: number | null; memories: string };
+    type Row = { name: string; tools: string[] | null; max_tools: number | null; memories: string; history: string };
     const list = (json as { clients: Row[] }).clients;
     out.log(
       table(
-        ['CLIENT', 'MEMORIES', 'MAX', 'TOOLS'],
-        list.map((c) => [c.name, c.memories, c.max_tools === null ? '-' : String(c.max_tools), c.tools === null ? 'all enabled' : c.tools.join(',') || '(none)']),
+        ['CLIENT', 'MEMORIES', 'HISTORY', 'MAX', 'TOOLS'],
+        list.map((c) => [
+          c.name,
+          c.memories,
+          c.history,
+          c.max_tools === null ? '-' : String(c.max_tools),
+          c.tools === null ? 'all enabled' : c.tools.join(',') || '(none)',
+        ]),
       ),
     );
     return 0;
@@ -234,6 +241,19 @@ export async function clients(args: string[], out: Out): Promise<number> {
     const { status, json } = await ownerRequest(config, 'PUT', `/clients/${encodeURIComponent(name)}/memories`, { scope });
     if (status !== 200) return failed(json, out);
     out.log(scope === 'own' ? `Client ${name} now sees only the memories it wrote.` : `Client ${name} now sees every memory.`);
+    return 0;
+  }
+  if (action === 'history') {
+    only(parsed, [], CLIENTS_USAGE);
+    const [name, scope, ...extra] = rest;
+    if (!name || (scope !== 'own' && scope !== 'all') || extra.length > 0) throw new UsageError(`usage: ${CLIENTS_USAGE}`);
+    const { status, json } = await ownerRequest(config, 'PUT', `/clients/${encodeURIComponent(name)}/history`, { scope });
+    if (status !== 200) return failed(json, out);
+    out.log(
+      scope === 'own'
+        ? `Client ${name} now reads only its own calls in the history.`
+        : `Client ${name} now reads every client's calls in the history, their arguments and results included.`,
+    );
     return 0;
   }
   if (action === 'tools') {

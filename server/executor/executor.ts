@@ -311,6 +311,11 @@ export class Executor {
     return entry ? this.redactor.record(entry.record) : undefined;
   }
 
+  /** The client that made a call still under way (its live output names only the call), or undefined. */
+  clientOf(id: string): string | undefined {
+    return this.#inFlight.get(id)?.record.client;
+  }
+
   get inFlightCount(): number {
     return this.#inFlight.size;
   }

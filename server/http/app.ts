@@ -111,7 +111,7 @@ export function createHttpApp(deps: HttpDeps): express.Express {
   app.use(settingsRoutes(deps.settings));
   app.use(policyRoutes(deps.executor));
   app.use(callRoutes(deps.store, deps.executor));
-  app.use(eventRoutes(deps.events, deps.streams, deps.version, deps.credentials, (client) => deps.store.clients.memoryScope(client)));
+  app.use(eventRoutes(deps.events, deps.streams, deps.version, deps.credentials, (client) => deps.store.clients.scopes(client)));
   app.use(statsRoutes(deps.store, deps.registry, deps.executor.cache));
   app.use(cacheRoutes(deps.executor.cache, deps.registry));
   app.use(memoryRoutes(deps.memories));

@@ -1,7 +1,7 @@
 import type { ServerResponse } from 'node:http';
 import type { EventBus, GatewayEvents } from '../events/bus.js';
+import { HIDDEN_MEMORY_CALL, MEMORY_TOOLS, SEES_EVERYTHING, type CallView } from './call-privacy.js';
 import { liveCall } from './live-call.js';
-import { HIDDEN_MEMORY_CALL, MEMORY_TOOLS } from './memory-privacy.js';
 
 /** The bus events GET /events carries, each under its own SSE event name. */
 export const STREAMED = ['call', 'approval', 'tools', 'rules', 'output', 'notify', 'plugins', 'mcp_servers'] as const satisfies readonly (keyof GatewayEvents)[];
@@ -45,17 +45,21 @@ interface Viewer {
   res: ServerResponse;
   /** Checked at every heartbeat: true ends the stream (its token was revoked meanwhile). */
   expired: () => boolean;
-  /** The client this viewer is, when it may see only its own memories (asked at each batch: the owner may change it). */
-  limitedTo: () => string | undefined;
+  /** What this viewer may read of calls (asked at each batch about calls: the owner may change it meanwhile). */
+  view: () => CallView;
 }
 
-/**
- * One event of a batch. A memory tool's call event also has the form a client limited to its own memories gets when
- * the call is another client's: its preview left out.
- */
+/** One event of a batch. */
 interface Published {
   chunk: Buffer;
-  private?: { client: string; hidden: Buffer };
+  /**
+   * The client whose call the event is about (a call, an approval, live output, a notification); null when that
+   * client is no longer known (live output after its call ended). A viewer limited to its own calls gets only those
+   * about itself.
+   */
+  about?: string | null;
+  /** A memory call's event as a viewer limited to its own memories gets another client's: its preview left out. */
+  hiddenMemory?: Buffer;
 }
 
 const KEEP_ALIVE = Buffer.from(': keep-alive\n\n');
@@ -99,6 +103,8 @@ export class EventStreams {
   constructor(
     private readonly events: EventBus,
     limits: Partial<StreamLimits> = {},
+    /** The client of a call still under way, for its live output (whose event does not name it). */
+    private readonly clientOfCall: (callId: string) => string | undefined = () => undefined,
   ) {
     this.limits = { ...DEFAULT_STREAM_LIMITS, ...limits };
   }
@@ -106,11 +112,12 @@ export class EventStreams {
   /**
    * Streams every event from the next batch on to `res`, whose headers are written. Returns the function that ends
    * the stream.
-   * The stream leaves by itself when its connection closes. `limitedTo` names the client when the viewer may see only
-   * its own memories: other clients' memory calls reach it without their arguments preview.
+   * The stream leaves by itself when its connection closes. `view` says what the viewer may read of calls: a client
+   * limited to its own calls gets no event about another client's; one limited to its own memories gets other
+   * clients' memory calls without their arguments preview.
    */
-  add(res: ServerResponse, expired: () => boolean, limitedTo: () => string | undefined = () => undefined): () => void {
-    const viewer: Viewer = { res, expired, limitedTo };
+  add(res: ServerResponse, expired: () => boolean, view: () => CallView = () => SEES_EVERYTHING): () => void {
+    const viewer: Viewer = { res, expired, view };
     this.#viewers.add(viewer);
     if (!this.#unsubscribe) this.#subscribe();
     res.once('close', () => this.#remove(viewer));
@@ -158,11 +165,14 @@ export class EventStreams {
     // Only what goes over the wire gets smaller: in-process listeners keep the whole record.
     const payload = name === 'call' ? callEvent(data as GatewayEvents['call'][0]) : data;
     const chunk = sse(name, payload);
-    const call = name === 'call' ? (data as GatewayEvents['call'][0]).call : undefined;
-    const published: Published =
-      call && MEMORY_TOOLS.has(call.tool)
-        ? { chunk, private: { client: call.client, hidden: sse(name, { ...(payload as object), call: { ...liveCall(call), preview: '', hidden: HIDDEN_MEMORY_CALL } }) } }
-        : { chunk };
+    const published: Published = { chunk };
+    if (name === 'call') {
+      const { call } = data as GatewayEvents['call'][0];
+      published.about = call.client;
+      if (MEMORY_TOOLS.has(call.tool)) published.hiddenMemory = sse(name, { ...(payload as object), call: { ...liveCall(call), preview: '', hidden: HIDDEN_MEMORY_CALL } });
+    } else if (name === 'approval') published.about = (data as GatewayEvents['approval'][0]).approval.client;
+    else if (name === 'output') published.about = this.clientOfCall((data as GatewayEvents['output'][0]).call_id) ?? null;
+    else if (name === 'notify') published.about = (data as GatewayEvents['notify'][0]).client;
     this.#batch.push(published);
     this.#batchBytes += chunk.length;
     this.#schedule();
@@ -214,6 +224,8 @@ export class EventStreams {
 
   #write(viewer: Viewer, chunk: Buffer): void {
     const { res } = viewer;
+    // Everything in the batch was about other clients' calls.
+    if (chunk.length === 0) return;
     // A viewer that has not taken what it was sent before is ended rather than sent more: what waits for it is
     // bounded by maxQueuedBytes plus one batch.
     if (res.writableLength > this.limits.maxQueuedBytes) {
@@ -278,20 +290,26 @@ function callEvent({ phase, call }: GatewayEvents['call'][0]) {
 const sse = (name: string, payload: unknown) => Buffer.from(`event: ${name}\ndata: ${JSON.stringify(payload)}\n\n`);
 
 /**
- * Which bytes of a batch each viewer gets: the shared chunk, unless the viewer is a client limited to its own
- * memories and the batch holds another client's memory call; such a viewer gets the batch with that call's hidden
- * form, built once per client.
+ * Which bytes of a batch each viewer gets: the shared chunk, unless the batch holds an event the viewer may not read
+ * whole. A viewer limited to its own calls gets the batch without the events about other clients' calls (Security:
+ * their previews, approvals and live output show what those clients sent and got back); one limited to its own
+ * memories gets other clients' memory calls in their hidden form. Each such form of the batch is built once, for
+ * every viewer with the same view.
  */
 function chunksFor(batch: readonly Published[], shared: Buffer): (viewer: Viewer) => Buffer {
-  if (!batch.some((p) => p.private)) return () => shared;
-  const own = new Map<string, Buffer>();
+  if (!batch.some((p) => p.about !== undefined)) return () => shared;
+  const forms = new Map<string, Buffer>();
   return (viewer) => {
-    const client = viewer.limitedTo();
-    if (client === undefined || !batch.some((p) => p.private && p.private.client !== client)) return shared;
-    let chunk = own.get(client);
+    const view = viewer.view();
+    if (view.calls === undefined && view.memories === undefined) return shared;
+    const kept = (p: Published) => p.about === undefined || view.calls === undefined || p.about === view.calls;
+    const hidden = (p: Published) => p.hiddenMemory !== undefined && view.memories !== undefined && p.about !== view.memories;
+    if (batch.every((p) => kept(p) && !hidden(p))) return shared;
+    const key = `${view.calls ?? ''}\n${view.memories ?? ''}`;
+    let chunk = forms.get(key);
     if (!chunk) {
-      chunk = Buffer.concat(batch.map((p) => (p.private && p.private.client !== client ? p.private.hidden : p.chunk)));
-      own.set(client, chunk);
+      chunk = Buffer.concat(batch.filter(kept).map((p) => (hidden(p) ? p.hiddenMemory! : p.chunk)));
+      forms.set(key, chunk);
     }
     return chunk;
   };

@@ -1,5 +1,6 @@
-import type { MemoryFilter, MemoryStore } from '../store/memories.js';
+import type { MemoryFilter } from '../store/memories.js';
 import { ftsPhrase } from '../store/memories.js';
+import type { Corpus } from './corpus.js';
 import type { Ranked, TermMatch } from './ranking.js';
 import { isCjk } from './tokenize.js';
 
@@ -13,12 +14,13 @@ const COMMON_WORD = 0.05;
 
 /**
  * keyword: memories holding every query term, as a term of their own or as part of one (`config` finds
- * `tsconfig.json`, `flow` finds `workflows`), ranked by FTS5's bm25() over the terms that hold them.
+ * `tsconfig.json`, `flow` finds `workflows`), ranked by BM25 (FTS5's bm25()'s) over the terms that hold them.
  * A Latin or numeric query term of three characters or more is looked up in the vocabulary's trigram table; a
  * two-character one, and a CJK one (its bigrams are already parts of the text), as itself or the start of a term;
- * a single character and a common word as itself only.
+ * a single character and a common word as itself only. Counts and vocabulary come from `corpus` (see corpus.ts).
  */
-export function keywordSearch(store: MemoryStore, terms: readonly string[], filter: MemoryFilter, limit: number): Ranked[] {
+export function keywordSearch(corpus: Corpus, terms: readonly string[], filter: MemoryFilter, limit: number): Ranked[] {
+  const store = corpus.statistics;
   const holders = new Map<string, Set<string>>();
   const df = store.documentFrequencies(terms);
   const { docs } = store.corpus();
@@ -36,7 +38,9 @@ export function keywordSearch(store: MemoryStore, terms: readonly string[], filt
     holders.set(term, found);
   }
   const match = [...holders.values()].map((found) => `(${[...found].map(ftsPhrase).join(' OR ')})`).join(' AND ');
-  return store.search(match, filter, limit).map((memory) => {
+  // Each alternative is a phrase of its own, as FTS5's bm25() counts them.
+  const phrases = [...holders.values()].flatMap((found) => [...found]);
+  return corpus.ranked(match, phrases, filter, limit).map((memory) => {
     const present = new Set(memory.terms);
     const matched: TermMatch[] = [];
     const missing: string[] = [];

@@ -2,6 +2,7 @@ import type { MemoryScope } from '../store/clients.js';
 import type { ExactMemory, IndexedMemory, Memory as StoredMemory, MemoryFilter, MemoryStore, NewMemory } from '../store/memories.js';
 import { ftsPhrase } from '../store/memories.js';
 import { parseUntrustedJson } from '../util/json.js';
+import { Corpus } from './corpus.js';
 import { flagOf, type MemoryFlag } from './flags.js';
 import { keywordSearch } from './keyword.js';
 import { rankedSearch, type TermMatch } from './ranking.js';
@@ -53,12 +54,14 @@ export class MemoryInputError extends Error {
 
 /**
  * The memory: writes (terms come from the one tokeniser) and the four search methods.
- * - keyword (keyword.ts): every query term present, as a term or part of one, ranked by FTS5 bm25();
- * - tfidf: any query term, ranked by FTS5 bm25() (Okapi BM25, k1 = 1.2, b = 0.75, IDF over the whole corpus);
+ * - keyword (keyword.ts): every query term present, as a term or part of one, ranked by BM25 as FTS5's bm25();
+ * - tfidf: any query term, ranked by BM25 (Okapi BM25, k1 = 1.2, b = 0.75, IDF over the corpus);
  * - fuzzy: each query term matched to vocabulary terms within its edit distance (trigram candidates, then
  *   Damerau-Levenshtein); a memory scores the sum over query terms of its best match's similarity (1 − d/len);
  * - hybrid: exact and fuzzy matches in one BM25 score, a fuzzy match weighted down by its distance and never worth
  *   more than the exact term would be.
+ * The corpus is every memory, or for a client limited to its own memories only those (corpus.ts): its scores and
+ * matches never depend on memories it cannot see.
  */
 export class Memories {
   /**
@@ -184,18 +187,15 @@ export class Memories {
       options.reader,
     );
     if (!filter) return [];
+    const corpus = new Corpus(this.store, this.limitedTo(options.reader));
     if (method === 'keyword') {
-      return keywordSearch(this.store, terms, filter, limit).map((r) => result(r.memory, r.score, { method, terms: r.terms, missing: r.missing }));
+      return keywordSearch(corpus, terms, filter, limit).map((r) => result(r.memory, r.score, { method, terms: r.terms, missing: r.missing }));
     }
     if (method === 'tfidf') {
-      return this.store.search(terms.map(ftsPhrase).join(' OR '), filter, limit).map((row) => result(row, row.score, explainExact(method, terms, row.terms)));
+      return corpus.ranked(terms.map(ftsPhrase).join(' OR '), terms, filter, limit).map((row) => result(row, row.score, explainExact(method, terms, row.terms)));
     }
-    return this.#scored(method, options.query, terms, filter, limit);
-  }
-
-  /** Fuzzy and hybrid (ranking.ts): every memory holding a variant of a query term, scored from its own terms. */
-  #scored(method: 'fuzzy' | 'hybrid', query: string, terms: string[], filter: MemoryFilter, limit: number): SearchResult[] {
-    return rankedSearch(this.store, method, query, terms, filter, limit).map((r) => result(r.memory, r.score, { method, terms: r.terms, missing: r.missing }));
+    // Fuzzy and hybrid (ranking.ts): every memory holding a variant of a query term, scored from its own terms.
+    return rankedSearch(corpus, method, options.query, terms, filter, limit).map((r) => result(r.memory, r.score, { method, terms: r.terms, missing: r.missing }));
   }
 }
 

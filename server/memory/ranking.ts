@@ -1,5 +1,6 @@
-import type { IndexedMemory, MemoryFilter, MemoryStore } from '../store/memories.js';
+import type { IndexedMemory, MemoryFilter, MemoryStatistics } from '../store/memories.js';
 import { ftsPhrase } from '../store/memories.js';
+import { B, K1, type Corpus } from './corpus.js';
 import { allowedDistance, editDistance, trigrams } from './distance.js';
 import { cjkRuns, isCjk, normalize, queryTerms } from './tokenize.js';
 
@@ -23,9 +24,6 @@ export interface Ranked {
   missing: string[];
 }
 
-/** BM25 parameters (the same values FTS5's bm25() uses for keyword and tfidf). */
-const K1 = 1.2;
-const B = 0.75;
 /** How many vocabulary terms sharing trigrams with a query term are compared with it. */
 const FUZZY_CANDIDATES = 64;
 /** How many completions of a word typed in part are kept, the most frequent first. */
@@ -78,15 +76,17 @@ interface Variant {
  * - hybrid: BM25 over the matched terms (a near match weighted by its similarity, a completion by the share of the
  *   word typed, neither worth more than the exact term would be), times the share of the query covered, plus a bonus
  *   for a CJK run of the query found whole in the memory.
+ * Every count and vocabulary term comes from `corpus`: the reader's own memories' when it sees only those.
  */
 export function rankedSearch(
-  store: MemoryStore,
+  corpus: Corpus,
   method: 'fuzzy' | 'hybrid',
   query: string,
   terms: readonly string[],
   filter: MemoryFilter,
   limit: number,
 ): Ranked[] {
+  const store = corpus.statistics;
   const df = store.documentFrequencies(terms);
   const { docs, tokens } = store.corpus();
   const last = new Set(queryTerms(normalize(query).trim().split(/\s+/).at(-1) ?? ''));
@@ -107,7 +107,7 @@ export function rankedSearch(
   const runs = method === 'hybrid' ? cjkRuns(query).filter((run) => [...run].length >= 2) : [];
   for (const run of runs) repairRun(store, run, variants, df);
 
-  const pool = candidates(store, variants, partial, runPhrases(runs, df), df, docs * COMMON_SHARE, filter, Math.max(MIN_POOL, limit * 10));
+  const pool = candidates(corpus, variants, partial, runPhrases(runs, df), df, docs * COMMON_SHARE, filter, Math.max(MIN_POOL, limit * 10));
   if (pool.length === 0) return [];
   if (partial.size > 0) completionsIn(store, pool, variants, partial, df);
   const averageLength = docs > 0 ? tokens / docs : 1;
@@ -168,7 +168,7 @@ export function rankedSearch(
  * words alone ("of the") takes any memories holding them, unranked: every one of them scores alike.
  */
 function candidates(
-  store: MemoryStore,
+  corpus: Corpus,
   variants: Map<string, Map<string, Variant>>,
   partial: Set<string>,
   runs: Array<{ phrase: string; covers: string[] }>,
@@ -202,7 +202,9 @@ function candidates(
   // was typed.
   const covered = new Set(runs.flatMap((run) => run.covers));
   const clauses = [...narrowing.filter((group) => !covered.has(group.query)).map((group) => `(${any(group.terms)})`), ...runs.map((run) => run.phrase)];
-  const every = clauses.length > 1 || runs.length > 0 ? store.search(clauses.join(' AND '), filter, size) : [];
+  // What the index ranks by (over the reader's own statistics when it sees only its own memories): every variant.
+  const scoring = [...new Set([...variants.values()].flatMap((found) => [...found.keys()]))];
+  const every = clauses.length > 1 || runs.length > 0 ? corpus.ranked(clauses.join(' AND '), scoring, filter, size) : [];
   if (every.length >= PAGE) return every;
   // With memories holding every term found, the rest only fill the page: fewer index entries and memories will do.
   const budget = every.length > 0 ? POOL_POSTINGS / 4 : POOL_POSTINGS;
@@ -218,7 +220,7 @@ function candidates(
     picking.push(term);
     postings += df.get(term)!;
   }
-  const some = store.search(any(picking.length > 0 ? picking : all), filter, fill, picking.length > 0);
+  const some = picking.length > 0 ? corpus.ranked(any(picking), picking, filter, fill) : corpus.any(any(all), filter, fill);
   const seen = new Set(every.map((memory) => memory.id));
   return [...every, ...some.filter((memory) => !seen.has(memory.id))];
 }
@@ -255,7 +257,7 @@ function similarity(query: string, term: string, variant: Variant): number {
 }
 
 /** Vocabulary terms within the query term's edit distance, found through the trigram index. */
-function nearTerms(store: MemoryStore, term: string, found: Map<string, Variant>, df: Map<string, number>): void {
+function nearTerms(store: MemoryStatistics, term: string, found: Map<string, Variant>, df: Map<string, number>): void {
   const cjk = isCjk(term);
   const max = allowedDistance(term, cjk);
   if (max === 0) return;
@@ -279,7 +281,7 @@ function nearTerms(store: MemoryStore, term: string, found: Map<string, Variant>
  * index found them through the prefix query): added as variants, with how many memories hold them.
  */
 function completionsIn(
-  store: MemoryStore,
+  store: MemoryStatistics,
   pool: readonly IndexedMemory[],
   variants: Map<string, Map<string, Variant>>,
   partial: Set<string>,
@@ -310,7 +312,7 @@ function mayBePartial(term: string, df: Map<string, number>, last: Set<string>, 
 }
 
 /** Completions of a Latin word that may be typed in part (`envir`): the most frequent vocabulary terms it starts. */
-function completions(store: MemoryStore, term: string, found: Map<string, Variant>, df: Map<string, number>): void {
+function completions(store: MemoryStatistics, term: string, found: Map<string, Variant>, df: Map<string, number>): void {
   const length = [...term].length;
   if (length < PREFIX_MIN || isCjk(term) || /^\p{N}+$/u.test(term)) return;
   for (const candidate of store.termsWithPrefix(term, PREFIX_CANDIDATES)) {
@@ -326,7 +328,7 @@ function completions(store: MemoryStore, term: string, found: Map<string, Varian
  * characters that fit both neighbours do: those X for which the vocabulary holds both `left X` and `X right`. Each
  * repaired bigram becomes a near variant (distance 1) of the broken one.
  */
-function repairRun(store: MemoryStore, run: string, variants: Map<string, Map<string, Variant>>, df: Map<string, number>): void {
+function repairRun(store: MemoryStatistics, run: string, variants: Map<string, Map<string, Variant>>, df: Map<string, number>): void {
   const chars = [...run];
   for (let i = 1; i + 1 < chars.length; i++) {
     const left = chars[i - 1]! + chars[i]!;

@@ -322,24 +322,31 @@ export class CallStore {
   }
 
   /**
-   * Tools that ran at least once. Refused calls do not count: any client can send a made-up tool name, and such
-   * names must not fill the statistics.
+   * Tools that ran at least once (for one client's calls only, when `client` is given). Refused calls do not count:
+   * any client can send a made-up tool name, and such names must not fill the statistics.
    */
-  toolNames(): string[] {
+  toolNames(client?: string): string[] {
     return this.db
-      .prepare<[], { tool: string }>(`SELECT DISTINCT tool FROM calls WHERE ${RAN} ORDER BY tool`)
-      .all()
+      .prepare<[string | null, string | null], { tool: string }>(`SELECT DISTINCT tool FROM calls WHERE ${RAN} AND (? IS NULL OR client = ?) ORDER BY tool`)
+      .all(client ?? null, client ?? null)
       .map((r) => r.tool);
   }
 
   /** Whether a tool has run at least once (see toolNames). */
-  hasRun(tool: string): boolean {
-    return this.db.prepare<[string], { n: number }>(`SELECT 1 AS n FROM calls WHERE tool = ? AND ${RAN} LIMIT 1`).get(tool) !== undefined;
+  hasRun(tool: string, client?: string): boolean {
+    return (
+      this.db
+        .prepare<[string, string | null, string | null], { n: number }>(`SELECT 1 AS n FROM calls WHERE tool = ? AND ${RAN} AND (? IS NULL OR client = ?) LIMIT 1`)
+        .get(tool, client ?? null, client ?? null) !== undefined
+    );
   }
 
-  /** One tool's figures, over the calls started at or after `sinceMs` (all of them when it is absent). */
-  toolStats(tool: string, sinceMs?: number): ToolStats {
-    return { tool, ...this.#stats('tool', tool, sinceMs) };
+  /**
+   * One tool's figures, over the calls started at or after `sinceMs` (all of them when it is absent), and only one
+   * client's calls when `client` is given.
+   */
+  toolStats(tool: string, sinceMs?: number, client?: string): ToolStats {
+    return { tool, ...this.#stats('tool', tool, sinceMs, client) };
   }
 
   /** One client's figures over every tool, as toolStats. */
@@ -355,12 +362,13 @@ export class CallStore {
       .map((r) => r.client);
   }
 
-  #stats(column: 'tool' | 'client', value: string, sinceMs = 0): Omit<ToolStats, 'tool'> {
+  #stats(column: 'tool' | 'client', value: string, sinceMs = 0, client?: string): Omit<ToolStats, 'tool'> {
     const db = this.db;
     // `column` is one of two literals, never caller text.
-    const where = `${column} = ? AND started_at >= ?`;
+    const where = `${column} = @value AND started_at >= @since AND (@client IS NULL OR client = @client)`;
+    const params = { value, since: sinceMs, client: client ?? null };
     const totals = db
-      .prepare<[string, number], { calls: number; succeeded: number; failed: number; refused: number; denied: number; cache_hits: number }>(
+      .prepare<[typeof params], { calls: number; succeeded: number; failed: number; refused: number; denied: number; cache_hits: number }>(
         `SELECT count(*) AS calls,
                 coalesce(sum(status = 'succeeded'), 0) AS succeeded,
                 coalesce(sum(status = 'failed' AND http_status = 200), 0) AS failed,
@@ -369,26 +377,26 @@ export class CallStore {
                 coalesce(sum(cache_hit), 0) AS cache_hits
          FROM calls WHERE ${where}`,
       )
-      .get(value, sinceMs)!;
+      .get(params)!;
     const latency = latencySummary(
       db
-        .prepare<[string, number, number], { d: number }>(
-          `SELECT duration_ms AS d FROM calls WHERE ${where} AND ${RAN} AND duration_ms IS NOT NULL ORDER BY seq DESC LIMIT ?`,
+        .prepare<[typeof params & { window: number }], { d: number }>(
+          `SELECT duration_ms AS d FROM calls WHERE ${where} AND ${RAN} AND duration_ms IS NOT NULL ORDER BY seq DESC LIMIT @window`,
         )
-        .all(value, sinceMs, LATENCY_WINDOW)
+        .all({ ...params, window: LATENCY_WINDOW })
         .map((r) => r.d),
     );
     const topErrors = db
-      .prepare<[string, number], { name: string; count: number }>(
+      .prepare<[typeof params], { name: string; count: number }>(
         `SELECT error_name AS name, count(*) AS count FROM calls WHERE ${where} AND error_name IS NOT NULL
          GROUP BY error_name ORDER BY count DESC, name LIMIT 5`,
       )
-      .all(value, sinceMs);
+      .all(params);
     const last = db
-      .prepare<[string, number], { id: string; status: CallStatus; started_at: number }>(
+      .prepare<[typeof params], { id: string; status: CallStatus; started_at: number }>(
         `SELECT id, status, started_at FROM calls WHERE ${where} ORDER BY seq DESC LIMIT 1`,
       )
-      .get(value, sinceMs);
+      .get(params);
     const finished = totals.succeeded + totals.failed;
     return {
       calls: totals.calls,
@@ -404,15 +412,15 @@ export class CallStore {
     };
   }
 
-  /** Calls per time bucket, oldest first, for charts. */
-  overTime(sinceMs: number, bucketMs: number): TimeBucket[] {
+  /** Calls per time bucket, oldest first, for charts (one client's calls only, when `client` is given). */
+  overTime(sinceMs: number, bucketMs: number, client?: string): TimeBucket[] {
     return this.db
-      .prepare<[number, number], { bucket: number; calls: number; failed: number }>(
+      .prepare<[number, number, string | null, string | null], { bucket: number; calls: number; failed: number }>(
         // better-sqlite3 binds JS numbers as REAL: cast, or the division is not whole and every call is its own bucket.
         `SELECT (started_at / CAST(? AS INTEGER)) AS bucket, count(*) AS calls, coalesce(sum(status IN ('failed', 'denied')), 0) AS failed
-         FROM calls WHERE started_at >= ? GROUP BY bucket ORDER BY bucket`,
+         FROM calls WHERE started_at >= ? AND (? IS NULL OR client = ?) GROUP BY bucket ORDER BY bucket`,
       )
-      .all(bucketMs, sinceMs)
+      .all(bucketMs, sinceMs, client ?? null, client ?? null)
       .map((r) => ({ at: new Date(r.bucket * bucketMs).toISOString(), calls: r.calls, failed: r.failed }));
   }
 }

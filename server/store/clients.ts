@@ -4,6 +4,10 @@ import type { Db } from './db.js';
 export type MemoryScope = 'all' | 'own';
 export const MEMORY_SCOPES: readonly MemoryScope[] = ['all', 'own'];
 
+/** Which calls a client reads in the history (GET /calls, the export, /events, /stats): every one, or only its own. */
+export type HistoryScope = 'all' | 'own';
+export const HISTORY_SCOPES: readonly HistoryScope[] = ['all', 'own'];
+
 export interface ClientInfo {
   name: string;
   /** The last characters of the token, so a person can tell tokens apart without seeing them. */
@@ -12,6 +16,7 @@ export interface ClientInfo {
   revoked_at: string | null;
   last_used_at: string | null;
   memories: MemoryScope;
+  history: HistoryScope;
 }
 
 interface ClientRow {
@@ -21,6 +26,7 @@ interface ClientRow {
   revoked_at: number | null;
   last_used_at: number | null;
   memories: MemoryScope;
+  history: HistoryScope;
 }
 
 const toInfo = (row: ClientRow): ClientInfo => ({
@@ -30,6 +36,7 @@ const toInfo = (row: ClientRow): ClientInfo => ({
   revoked_at: row.revoked_at === null ? null : new Date(row.revoked_at).toISOString(),
   last_used_at: row.last_used_at === null ? null : new Date(row.last_used_at).toISOString(),
   memories: row.memories,
+  history: row.history,
 });
 
 /** add() found an active client with that name. */
@@ -45,7 +52,7 @@ export class ClientStore {
   readonly #byHash;
   readonly #touch;
   readonly #add;
-  readonly #scope;
+  readonly #scopes;
 
   constructor(private readonly db: Db) {
     this.#byHash = db.prepare<[string], { name: string }>(
@@ -54,15 +61,18 @@ export class ClientStore {
     this.#touch = db.prepare<[number, string]>('UPDATE clients SET last_used_at = ? WHERE name = ?');
     // Replaces only a revoked row: the check and the write are one statement, so `pincer token create` and a
     // running gateway (two processes, one database) cannot both take a name.
-    // A client created from now on sees only its own memories until the owner says otherwise (a name reused after a
-    // revocation is a new client: it starts there too).
+    // A client created from now on sees only its own memories and calls until the owner says otherwise (a name reused
+    // after a revocation is a new client: it starts there too).
     this.#add = db.prepare<[string, string, string, number]>(
-      `INSERT INTO clients (name, token_hash, token_hint, created_at, memories) VALUES (?, ?, ?, ?, 'own')
+      `INSERT INTO clients (name, token_hash, token_hint, created_at, memories, history) VALUES (?, ?, ?, ?, 'own', 'own')
        ON CONFLICT (name) DO UPDATE SET token_hash = excluded.token_hash, token_hint = excluded.token_hint,
-         created_at = excluded.created_at, revoked_at = NULL, last_used_at = NULL, memories = excluded.memories
+         created_at = excluded.created_at, revoked_at = NULL, last_used_at = NULL, memories = excluded.memories,
+         history = excluded.history
        WHERE clients.revoked_at IS NOT NULL`,
     );
-    this.#scope = db.prepare<[string], { memories: MemoryScope }>('SELECT memories FROM clients WHERE name = ? AND revoked_at IS NULL');
+    this.#scopes = db.prepare<[string], { memories: MemoryScope; history: HistoryScope; revoked_at: number | null }>(
+      'SELECT memories, history, revoked_at FROM clients WHERE name = ?',
+    );
   }
 
   /**
@@ -72,7 +82,7 @@ export class ClientStore {
   add(name: string, tokenHash: string, tokenHint: string, now = Date.now()): ClientInfo {
     if (this.#add.run(name, tokenHash, tokenHint, now).changes === 0) throw new ClientExistsError(name);
     // The row as just written: no need to read it back.
-    return toInfo({ name, token_hint: tokenHint, created_at: now, revoked_at: null, last_used_at: null, memories: 'own' });
+    return toInfo({ name, token_hint: tokenHint, created_at: now, revoked_at: null, last_used_at: null, memories: 'own', history: 'own' });
   }
 
   /** One client, active or revoked. */
@@ -101,12 +111,28 @@ export class ClientStore {
    * Names without a row (the default client, the owner) see every memory.
    */
   memoryScope(name: string): MemoryScope {
-    return this.#scope.get(name)?.memories ?? 'all';
+    return this.scopes(name).memories;
   }
 
   /** Sets an active client's memory scope; false when no active client has that name. */
   setMemoryScope(name: string, scope: MemoryScope): boolean {
     return this.db.prepare('UPDATE clients SET memories = ? WHERE name = ? AND revoked_at IS NULL').run(scope, name).changes === 1;
+  }
+
+  /**
+   * Which calls and memories a client reads, in one lookup (read on every use, as memoryScope). Names without a row
+   * (the default client, the owner) read everything. Security: a revoked client (its token stopped working while a
+   * request or stream was under way) reads only its own, whatever it had.
+   */
+  scopes(name: string): { memories: MemoryScope; history: HistoryScope } {
+    const row = this.#scopes.get(name);
+    if (!row) return { memories: 'all', history: 'all' };
+    return row.revoked_at === null ? { memories: row.memories, history: row.history } : { memories: 'own', history: 'own' };
+  }
+
+  /** Sets an active client's history scope; false when no active client has that name. */
+  setHistoryScope(name: string, scope: HistoryScope): boolean {
+    return this.db.prepare('UPDATE clients SET history = ? WHERE name = ? AND revoked_at IS NULL').run(scope, name).changes === 1;
   }
 
   list(): ClientInfo[] {

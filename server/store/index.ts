@@ -13,8 +13,8 @@ import { FileWriteStore } from './file-writes.js';
 
 export type { CallRecord, CallStatus, CallFilter, ToolStats, ClientStats, TimeBucket, PruneLimits } from './calls.js';
 export { CALL_STATUSES } from './calls.js';
-export type { ClientInfo, MemoryScope } from './clients.js';
-export { ClientExistsError, MEMORY_SCOPES } from './clients.js';
+export type { ClientInfo, HistoryScope, MemoryScope } from './clients.js';
+export { ClientExistsError, HISTORY_SCOPES, MEMORY_SCOPES } from './clients.js';
 export type { ApprovalRecord, ApprovalStatus, ApprovalDecision } from './approvals.js';
 export type { Rule, RuleEffect, RuleScope } from './rules.js';
 export { RULE_EFFECTS, RULE_SCOPES } from './rules.js';

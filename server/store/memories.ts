@@ -76,12 +76,44 @@ const PAST_EVERY_CHARACTER = '\u{10FFFF}';
 export const ftsPhrase = (term: string) => `"${term.replaceAll('"', '""')}"`;
 
 /**
+ * The corpus statistics and vocabulary a search scores with: of every memory (MemoryStore itself), or of one
+ * writer's memories only (MemoryStore.ofWriter), for a reader that sees only those.
+ */
+export interface MemoryStatistics {
+  /** How many memories hold each term (absent: none). */
+  documentFrequencies(terms: readonly string[]): Map<string, number>;
+  /** Memories and the total number of indexed terms, for BM25's average document length. */
+  corpus(): { docs: number; tokens: number };
+  /**
+   * Vocabulary terms that start with `prefix` (longer than it), the most frequent first: a range of the term index,
+   * so only the terms with that prefix are read. `length` keeps only terms of that many characters.
+   */
+  termsWithPrefix(prefix: string, limit: number, length?: number): Array<{ term: string; docs: number }>;
+  /**
+   * Vocabulary terms holding `part` (three characters or more) anywhere, the most frequent first: those holding
+   * every trigram of it (the trigram table narrows them down), then checked whole.
+   */
+  termsContaining(part: string, limit: number): Array<{ term: string; docs: number }>;
+  /**
+   * Vocabulary terms of `length[0]` to `length[1]` characters sharing at least `least` of `grams` (each 3
+   * characters, from the padded query term), those sharing the most first, then the most frequent: the candidate
+   * filter of the fuzzy search. Index ranges of the trigram table are read and counted, so the vocabulary is never
+   * scanned.
+   */
+  termsSharingGrams(grams: readonly string[], least: number, length: [number, number], limit: number): Array<{ term: string; docs: number }>;
+}
+
+/** How search() orders what it finds: by FTS5's bm25(), not at all (the index's first matches), or newest first. */
+export type SearchOrder = 'rank' | 'any' | 'newest';
+
+/**
  * The memory table and its FTS5 index (migration 003). Triggers keep the index, the vocabulary and the corpus
  * statistics in step with every write, so this class only writes `memories`.
  */
-export class MemoryStore {
+export class MemoryStore implements MemoryStatistics {
   /** Prepared once: a search runs several statements, and preparing the FTS5 joins costs more than running them. */
   readonly #statements = new Map<string, Statement>();
+  readonly #writers = new Map<string, MemoryStatistics>();
 
   constructor(private readonly db: Db) {}
 
@@ -104,26 +136,45 @@ export class MemoryStore {
   }
 
   /**
-   * Adds many in one transaction (imports, benchmarks). The vocabulary counts and corpus totals are written once
-   * for the batch (each distinct term once, with the number of its memories holding it) instead of by the insert
-   * trigger once per memory: `memory_bulk` tells the trigger so, inside this transaction only (migration 007).
+   * Adds many in one transaction (imports, benchmarks). The vocabulary counts and corpus totals, overall and per
+   * writer, are written once for the batch (each distinct term once, with the number of its memories holding it)
+   * instead of by the insert triggers once per memory: `memory_bulk` tells the triggers so, inside this transaction
+   * only (migrations 007 and 009).
    */
   addMany(memories: readonly NewMemory[]): number {
     if (memories.length === 0) return 0;
     this.db.transaction(() => {
       this.#prepare('INSERT INTO memory_bulk (id) VALUES (1)').run();
       const holding = new Map<string, number>();
+      const writers = new Map<string, { docs: number; tokens: number; holding: Map<string, number> }>();
       let tokens = 0;
       for (const memory of memories) {
         this.add(memory);
         tokens += memory.terms.length;
-        for (const term of new Set(memory.terms)) holding.set(term, (holding.get(term) ?? 0) + 1);
+        let writer = writers.get(memory.client);
+        if (!writer) writers.set(memory.client, (writer = { docs: 0, tokens: 0, holding: new Map() }));
+        writer.docs++;
+        writer.tokens += memory.terms.length;
+        for (const term of new Set(memory.terms)) {
+          holding.set(term, (holding.get(term) ?? 0) + 1);
+          writer.holding.set(term, (writer.holding.get(term) ?? 0) + 1);
+        }
       }
       this.#prepare(
         `INSERT INTO memory_terms (term, docs) SELECT value ->> 0, value ->> 1 FROM json_each(?) WHERE true
          ON CONFLICT (term) DO UPDATE SET docs = docs + excluded.docs`,
       ).run(JSON.stringify([...holding]));
       this.#prepare('UPDATE memory_stats SET docs = docs + ?, tokens = tokens + ? WHERE id = 1').run(memories.length, tokens);
+      for (const [name, writer] of writers) {
+        this.#prepare(
+          `INSERT INTO memory_writer_terms (writer, term, docs) SELECT ?, value ->> 0, value ->> 1 FROM json_each(?) WHERE true
+           ON CONFLICT (writer, term) DO UPDATE SET docs = docs + excluded.docs`,
+        ).run(name, JSON.stringify([...writer.holding]));
+        this.#prepare(
+          `INSERT INTO memory_writer_stats (writer, docs, tokens) VALUES (?, ?, ?)
+           ON CONFLICT (writer) DO UPDATE SET docs = docs + excluded.docs, tokens = tokens + excluded.tokens`,
+        ).run(name, writer.docs, writer.tokens);
+      }
       this.#prepare('DELETE FROM memory_bulk').run();
     })();
     return memories.length;
@@ -187,76 +238,147 @@ export class MemoryStore {
   }
 
   /**
-   * FTS5 search: `match` is an FTS5 query over the terms column; ranked by FTS5's bm25() (k1 = 1.2, b = 0.75,
-   * fixed in SQLite), best first. `score` is bm25 negated, so larger is better.
+   * FTS5 search: `match` is an FTS5 query over the terms column. Ranked (`rank`), by FTS5's bm25() (k1 = 1.2,
+   * b = 0.75, fixed in SQLite, over the statistics of every memory), best first; `score` is bm25 negated, so larger is
+   * better. Unranked (`any`), the index stops at `limit` matches instead of scoring every one (for queries of only
+   * common words); `newest` takes the newest `limit` matches. Unranked rows score 0.
    */
-  search(match: string, filter: MemoryFilter, limit: number, ranked = true): Array<IndexedMemory & { score: number }> {
+  search(match: string, filter: MemoryFilter, limit: number, order: SearchOrder = 'rank'): Array<IndexedMemory & { score: number }> {
     const where = filterSql(filter, 'm');
-    // Unranked, the index stops at `limit` matches instead of scoring every one (for queries of only common words).
+    const orderBy = order === 'rank' ? 'ORDER BY f.rank' : order === 'newest' ? 'ORDER BY f.rowid DESC' : '';
     return this.#prepare<unknown[], MemoryRow & { score: number }>(
-      `SELECT m.*, ${ranked ? '-f.rank' : '0'} AS score FROM memory_fts f JOIN memories m ON m.id = f.rowid
-       WHERE memory_fts MATCH ? AND ${where.sql} ${ranked ? 'ORDER BY f.rank' : ''} LIMIT ?`,
+      `SELECT m.*, ${order === 'rank' ? '-f.rank' : '0'} AS score FROM memory_fts f JOIN memories m ON m.id = f.rowid
+       WHERE memory_fts MATCH ? AND ${where.sql} ${orderBy} LIMIT ?`,
     )
       .all(match, ...where.params, limit)
       .map((row) => ({ ...toIndexed(row), score: row.score }));
   }
 
-  /** How many memories hold each term (absent: none). */
-  documentFrequencies(terms: readonly string[]): Map<string, number> {
-    const found = new Map<string, number>();
-    if (terms.length === 0) return found;
-    const rows = this.#prepare<[string], { term: string; docs: number }>('SELECT term, docs FROM memory_terms WHERE term IN (SELECT value FROM json_each(?))')
-      .all(JSON.stringify(terms));
-    for (const row of rows) found.set(row.term, row.docs);
-    return found;
+  /** The newest `limit` matches' ids and terms only, newest first: for scoring many without reading their text. */
+  searchTerms(match: string, filter: MemoryFilter, limit: number): Array<{ id: number; terms: string[] }> {
+    const where = filterSql(filter, 'm');
+    return this.#prepare<unknown[], { id: number; terms: string }>(
+      `SELECT m.id, m.terms FROM memory_fts f JOIN memories m ON m.id = f.rowid WHERE memory_fts MATCH ? AND ${where.sql}
+       ORDER BY f.rowid DESC LIMIT ?`,
+    )
+      .all(match, ...where.params, limit)
+      .map((row) => ({ id: row.id, terms: JSON.parse(row.terms) as string[] }));
   }
 
-  /** Memories and the total number of indexed terms, for BM25's average document length. */
+  /** These memories with their terms, in the order of `ids` (ids not found are left out). */
+  indexed(ids: readonly number[]): IndexedMemory[] {
+    if (ids.length === 0) return [];
+    const rows = this.#prepare<[string], MemoryRow>('SELECT * FROM memories WHERE id IN (SELECT value FROM json_each(?))').all(JSON.stringify(ids));
+    const byId = new Map(rows.map((row) => [row.id, row]));
+    return ids.flatMap((id) => {
+      const row = byId.get(id);
+      return row ? [toIndexed(row)] : [];
+    });
+  }
+
+  documentFrequencies(terms: readonly string[]): Map<string, number> {
+    return this.#documentFrequencies(terms, null);
+  }
+
   corpus(): { docs: number; tokens: number } {
     return this.#prepare<[], { docs: number; tokens: number }>('SELECT docs, tokens FROM memory_stats WHERE id = 1').get()!;
   }
 
-  /**
-   * Vocabulary terms that start with `prefix` (longer than it), the most frequent first: a range of the term index,
-   * so only the terms with that prefix are read. `length` keeps only terms of that many characters.
-   */
   termsWithPrefix(prefix: string, limit: number, length?: number): Array<{ term: string; docs: number }> {
-    return this.#prepare<[string, string, number | null, number | null, number], { term: string; docs: number }>(
-      `SELECT term, docs FROM memory_terms WHERE term > ? AND term < ? AND (? IS NULL OR length(term) = ?)
-       ORDER BY docs DESC LIMIT ?`,
-    ).all(prefix, `${prefix}${PAST_EVERY_CHARACTER}`, length ?? null, length ?? null, limit);
+    return this.#termsWithPrefix(prefix, limit, length, null);
   }
 
-  /**
-   * Vocabulary terms holding `part` (three characters or more) anywhere, the most frequent first: those holding
-   * every trigram of it (the trigram table narrows them down), then checked whole.
-   */
   termsContaining(part: string, limit: number): Array<{ term: string; docs: number }> {
-    const grams = [...new Set(trigramsOf(part))];
-    return this.#prepare<[string, number, string, number], { term: string; docs: number }>(
-      `SELECT t.term, t.docs FROM (
-         SELECT term FROM memory_term_grams WHERE gram IN (SELECT value FROM json_each(?)) GROUP BY term HAVING count(*) = ?
-       ) g JOIN memory_terms t ON t.id = g.term WHERE instr(t.term, ?) > 0 ORDER BY t.docs DESC LIMIT ?`,
-    ).all(JSON.stringify(grams), grams.length, part, limit);
+    return this.#termsContaining(part, limit, null);
+  }
+
+  termsSharingGrams(grams: readonly string[], least: number, length: [number, number], limit: number): Array<{ term: string; docs: number }> {
+    return this.#termsSharingGrams(grams, least, length, limit, null);
   }
 
   /**
-   * Vocabulary terms of `length[0]` to `length[1]` characters sharing at least `least` of `grams` (each 3
-   * characters, from the padded query term), those sharing the most first, then the most frequent: the candidate
-   * filter of the fuzzy search. Index ranges of the trigram table are read and counted, so the vocabulary is never
-   * scanned.
+   * The statistics and vocabulary of one writer's memories (memory_writer_terms and memory_writer_stats, migration
+   * 009): a term only other writers' memories hold is not in it. The vocabulary lookups narrow to the writer's terms
+   * before they cut to `limit`, so other writers' terms can neither show nor crowd out the writer's own.
    */
-  termsSharingGrams(grams: readonly string[], least: number, length: [number, number], limit: number): Array<{ term: string; docs: number }> {
+  ofWriter(writer: string): MemoryStatistics {
+    let statistics = this.#writers.get(writer);
+    if (!statistics) {
+      statistics = {
+        documentFrequencies: (terms) => this.#documentFrequencies(terms, writer),
+        corpus: () =>
+          this.#prepare<[string], { docs: number; tokens: number }>('SELECT docs, tokens FROM memory_writer_stats WHERE writer = ?').get(writer) ?? {
+            docs: 0,
+            tokens: 0,
+          },
+        termsWithPrefix: (prefix, limit, length) => this.#termsWithPrefix(prefix, limit, length, writer),
+        termsContaining: (part, limit) => this.#termsContaining(part, limit, writer),
+        termsSharingGrams: (grams, least, length, limit) => this.#termsSharingGrams(grams, least, length, limit, writer),
+      };
+      // One small object per client name, kept for the life of the store (a handful of clients).
+      this.#writers.set(writer, statistics);
+    }
+    return statistics;
+  }
+
+  #documentFrequencies(terms: readonly string[], writer: string | null): Map<string, number> {
+    const found = new Map<string, number>();
+    if (terms.length === 0) return found;
+    const rows =
+      writer === null
+        ? this.#prepare<[string], { term: string; docs: number }>('SELECT term, docs FROM memory_terms WHERE term IN (SELECT value FROM json_each(?))').all(
+            JSON.stringify(terms),
+          )
+        : this.#prepare<[string, string], { term: string; docs: number }>(
+            'SELECT term, docs FROM memory_writer_terms WHERE writer = ? AND term IN (SELECT value FROM json_each(?))',
+          ).all(writer, JSON.stringify(terms));
+    for (const row of rows) found.set(row.term, row.docs);
+    return found;
+  }
+
+  #termsWithPrefix(prefix: string, limit: number, length: number | undefined, writer: string | null): Array<{ term: string; docs: number }> {
+    const params = { prefix, past: `${prefix}${PAST_EVERY_CHARACTER}`, length: length ?? null, limit, writer };
+    return this.#prepare<[typeof params], { term: string; docs: number }>(
+      `SELECT term, docs FROM ${writer === null ? 'memory_terms WHERE' : 'memory_writer_terms WHERE writer = @writer AND'}
+       term > @prefix AND term < @past AND (@length IS NULL OR length(term) = @length) ORDER BY docs DESC LIMIT @limit`,
+    ).all(params);
+  }
+
+  #termsContaining(part: string, limit: number, writer: string | null): Array<{ term: string; docs: number }> {
+    const grams = [...new Set(trigramsOf(part))];
+    const params = { grams: JSON.stringify(grams), count: grams.length, part, limit, writer };
+    return this.#prepare<[typeof params], { term: string; docs: number }>(
+      `SELECT t.term, ${writer === null ? 't.docs' : 'w.docs'} AS docs FROM (
+         SELECT term FROM memory_term_grams WHERE gram IN (SELECT value FROM json_each(@grams)) GROUP BY term HAVING count(*) = @count
+       ) g ${writer === null ? 'JOIN' : 'CROSS JOIN'} memory_terms t ON t.id = g.term ${WRITER_JOIN(writer)} WHERE instr(t.term, @part) > 0 ORDER BY docs DESC LIMIT @limit`,
+    ).all(params);
+  }
+
+  #termsSharingGrams(
+    grams: readonly string[],
+    least: number,
+    length: [number, number],
+    limit: number,
+    writer: string | null,
+  ): Array<{ term: string; docs: number }> {
     if (grams.length === 0) return [];
-    return this.#prepare<[string, number, number, number, number], { term: string; docs: number }>(
-      `SELECT t.term, t.docs FROM (
-         SELECT term, count(*) AS shared FROM memory_term_grams WHERE gram IN (SELECT value FROM json_each(?))
-         GROUP BY term HAVING shared >= ?
-       ) g JOIN memory_terms t ON t.id = g.term WHERE length(t.term) BETWEEN ? AND ?
-       ORDER BY g.shared DESC, t.docs DESC LIMIT ?`,
-    ).all(JSON.stringify([...new Set(grams)]), Math.max(1, least), length[0], length[1], limit);
+    const params = { grams: JSON.stringify([...new Set(grams)]), least: Math.max(1, least), shortest: length[0], longest: length[1], limit, writer };
+    return this.#prepare<[typeof params], { term: string; docs: number }>(
+      `SELECT t.term, ${writer === null ? 't.docs' : 'w.docs'} AS docs FROM (
+         SELECT term, count(*) AS shared FROM memory_term_grams WHERE gram IN (SELECT value FROM json_each(@grams))
+         GROUP BY term HAVING shared >= @least
+       ) g ${writer === null ? 'JOIN' : 'CROSS JOIN'} memory_terms t ON t.id = g.term ${WRITER_JOIN(writer)} WHERE length(t.term) BETWEEN @shortest AND @longest
+       ORDER BY g.shared DESC, docs DESC LIMIT @limit`,
+    ).all(params);
   }
 }
+
+/**
+ * Narrows a vocabulary query to the terms one writer's memories hold, with that writer's counts. A CROSS JOIN keeps
+ * SQLite's join order: the few terms the trigram ranges found, each looked up for the writer, never every term of
+ * the writer scanned (which a planner's guess made 10× slower at 100,000 memories of one writer).
+ */
+const WRITER_JOIN = (writer: string | null) => (writer === null ? '' : 'CROSS JOIN memory_writer_terms w ON w.writer = @writer AND w.term = t.term');
 
 /** The unpadded trigrams of a text, in order. */
 function trigramsOf(text: string): string[] {

@@ -121,4 +121,30 @@ describe('settings', () => {
     await scope.selectOption('own');
     await expect.poll(seen).toBe(1);
   });
+
+  it("sets which calls a client reads in the history, beside its memory scope", async () => {
+    const page = await open('settings');
+    const scope = page.getByRole('combobox', { name: 'Calls cursor reads' });
+    await scope.waitFor({ state: 'visible' });
+    expect(await scope.inputValue()).toBe('own');
+    // A call of the default client, which cursor must not read until it is given every client's calls.
+    const sum = await fetch(`${gateway.url}/tools/calculate/execute`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${gateway.token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ expression: '40+2' }),
+    });
+    expect(sum.status).toBe(200);
+    const others = async () =>
+      ((await (await fetch(`${gateway.url}/calls?client=default`, { headers: { authorization: `Bearer ${cursorToken}` } })).json()) as { calls: unknown[] }).calls.length;
+    expect(await others()).toBe(0);
+
+    await scope.selectOption('all');
+    await expect.poll(others).toBeGreaterThan(0);
+    const { clients } = (await ownerJson(page, 'GET', '/clients')) as { clients: { name: string; history: string }[] };
+    expect(clients.find((c) => c.name === 'cursor')?.history).toBe('all');
+    await scope.scrollIntoViewIfNeeded();
+    await screenshot(page, 'settings-client-history-scope');
+    await scope.selectOption('own');
+    await expect.poll(others).toBe(0);
+  });
 });

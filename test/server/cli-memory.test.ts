@@ -137,3 +137,36 @@ describe('pincer clients memories', () => {
     expect(unknown.stderr).toMatch(/nobody/);
   });
 });
+
+describe('pincer clients history', () => {
+  let gw: TestGateway;
+  beforeAll(async () => {
+    gw = await startGateway();
+  });
+  afterAll(() => gw.close());
+
+  it("sets which calls a client reads, which the client list shows", async () => {
+    const { token } = await readJson(await gw.asOwner('/clients', { json: { name: 'helper' } }));
+    const { call_id: callId } = await readJson(await gw.api('/tools/calculate/execute', { method: 'POST', json: { expression: '2+3' } }));
+    const seen = async () => (await gw.api(`/calls/${callId}`, { headers: { authorization: `Bearer ${token}` } })).status;
+    expect(await seen()).toBe(404);
+    expect((await pincer(gw, 'clients', 'list')).stdout).toMatch(/^CLIENT\s+MEMORIES\s+HISTORY\s/m);
+    expect((await pincer(gw, 'clients', 'list')).stdout).toMatch(/^helper\s+own\s+own\s/m);
+    expect((await pincer(gw, 'clients', 'list')).stdout).toMatch(/^default\s+all\s+all\s/m);
+
+    const widened = await pincer(gw, 'clients', 'history', 'helper', 'all');
+    expect(widened).toMatchObject({ code: 0, stdout: "Client helper now reads every client's calls in the history, their arguments and results included." });
+    expect(await seen()).toBe(200);
+    expect((await pincer(gw, 'clients', 'list')).stdout).toMatch(/^helper\s+own\s+all\s/m);
+    expect((await pincer(gw, 'clients', 'history', 'helper', 'own')).stdout).toBe('Client helper now reads only its own calls in the history.');
+    expect(await seen()).toBe(404);
+  });
+
+  it('refuses a scope other than own or all, and an unknown client', async () => {
+    expect((await pincer(gw, 'clients', 'history', 'helper', 'some')).code).toBe(2);
+    expect((await pincer(gw, 'clients', 'history', 'helper')).code).toBe(2);
+    const unknown = await pincer(gw, 'clients', 'history', 'nobody', 'all');
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toMatch(/nobody/);
+  });
+});

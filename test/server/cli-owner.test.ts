@@ -204,7 +204,7 @@ describe('pincer owner commands', () => {
     expect((await names(cursor)).sort()).toEqual(['calculate', 'get_time']);
     expect((await names()).length).toBeGreaterThan(2);
     const clientsList = await pincer('clients');
-    expect(clientsList.stdout).toMatch(/^cursor\s+own\s+-\s+calculate,get_time$/m);
+    expect(clientsList.stdout).toMatch(/^cursor\s+own\s+own\s+-\s+calculate,get_time$/m);
     const bad = await pincer('clients', 'tools', 'cursor', 'calculate,nope');
     expect(bad.code).toBe(1);
     expect(bad.stderr).toMatch(/^pincer: \w+: .*nope/);

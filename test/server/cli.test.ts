@@ -62,11 +62,14 @@ describe('pincer CLI', () => {
     expect(call.code).toBe(0);
     expect(JSON.parse(call.stdout)).toMatchObject({ success: true, result: { result: 256 } });
     served = await serve(dataDir, port);
-    const token = (await pincer(['token', 'create', 'reader', '--data-dir', dataDir])).stdout.trim();
-    const calls = (await (await fetch(`${served.url}/calls`, { headers: { authorization: `Bearer ${token}` } })).json()) as {
-      calls: { tool: string; client: string; status: string }[];
-    };
-    expect(calls.calls).toEqual([expect.objectContaining({ tool: 'calculate', client: 'default', status: 'succeeded' })]);
+    const read = async (token: string) =>
+      ((await (await fetch(`${served!.url}/calls`, { headers: { authorization: `Bearer ${token}` } })).json()) as { calls: { tool: string; client: string; status: string }[] })
+        .calls;
+    // The default token reads every call; a named client, only its own.
+    expect(await read(readFileSync(join(dataDir, 'token'), 'utf8').trim())).toEqual([
+      expect.objectContaining({ tool: 'calculate', client: 'default', status: 'succeeded' }),
+    ]);
+    expect(await read((await pincer(['token', 'create', 'reader', '--data-dir', dataDir])).stdout.trim())).toEqual([]);
   });
 
   it('token create issues a working named token; revoke stops it at once', async () => {

@@ -451,8 +451,8 @@ describe('clients', () => {
     store.clients.add('alice', sha256(token), token.slice(-4), T0 + 1);
     const list = store.clients.list();
     expect(list).toEqual([
-      { name: 'alice', token_hint: 'cdef', created_at: new Date(T0 + 1).toISOString(), revoked_at: null, last_used_at: null, memories: 'own' },
-      { name: 'bob', token_hint: 'efgh', created_at: new Date(T0).toISOString(), revoked_at: null, last_used_at: null, memories: 'own' },
+      { name: 'alice', token_hint: 'cdef', created_at: new Date(T0 + 1).toISOString(), revoked_at: null, last_used_at: null, memories: 'own', history: 'own' },
+      { name: 'bob', token_hint: 'efgh', created_at: new Date(T0).toISOString(), revoked_at: null, last_used_at: null, memories: 'own', history: 'own' },
     ]);
     expect(JSON.stringify(list)).not.toContain(sha256(token));
   });
@@ -489,14 +489,33 @@ describe('clients', () => {
     const fresh = 'pk_alice-second-token-9876543210zyxwv';
     store.clients.add('alice', sha256(token), 'cdef', T0);
     store.clients.touch('alice', T0 + 1);
+    // What the owner gave the old client, the new one under the same name does not inherit.
+    store.clients.setHistoryScope('alice', 'all');
+    store.clients.setMemoryScope('alice', 'all');
     store.clients.revoke('alice', T0 + 2);
     const added = store.clients.add('alice', sha256(fresh), 'zyxwv'.slice(-4), T0 + 3);
     expect(added).toEqual(store.clients.get('alice'));
     expect(store.clients.findByTokenHash(sha256(fresh))).toBe('alice');
     expect(store.clients.findByTokenHash(sha256(token))).toBeUndefined();
     expect(store.clients.list()).toEqual([
-      { name: 'alice', token_hint: 'yxwv', created_at: new Date(T0 + 3).toISOString(), revoked_at: null, last_used_at: null, memories: 'own' },
+      { name: 'alice', token_hint: 'yxwv', created_at: new Date(T0 + 3).toISOString(), revoked_at: null, last_used_at: null, memories: 'own', history: 'own' },
     ]);
+  });
+
+  it('gives a named client its own history and memories until the owner widens them, and narrows a revoked one back', () => {
+    const store = newStore();
+    store.clients.add('alice', sha256(token), 'cdef', T0);
+    expect(store.clients.scopes('alice')).toEqual({ memories: 'own', history: 'own' });
+    expect(store.clients.setHistoryScope('alice', 'all')).toBe(true);
+    expect(store.clients.scopes('alice')).toEqual({ memories: 'own', history: 'all' });
+    expect(store.clients.get('alice')?.history).toBe('all');
+    // A stream or request under way when the token is revoked reads no more than its own from then on.
+    store.clients.revoke('alice', T0 + 1);
+    expect(store.clients.scopes('alice')).toEqual({ memories: 'own', history: 'own' });
+    expect(store.clients.setHistoryScope('alice', 'all')).toBe(false);
+    expect(store.clients.setHistoryScope('nobody', 'all')).toBe(false);
+    // Names without a row are the default client and the owner: they read everything.
+    expect(store.clients.scopes('default')).toEqual({ memories: 'all', history: 'all' });
   });
 
   it('records when a client was last used', () => {

@@ -159,11 +159,14 @@ export interface ClientProfile {
   max_tools: number | null;
   /** Whether it sees only the memories it wrote, or every one (the default client: always all). */
   memories: MemoryScope;
+  /** Whether it reads only its own calls in the history, or every client's (the default client: always all). */
+  history: HistoryScope;
   /** null for the default client, whose token lives in the data directory. */
   token: ClientToken | null;
 }
 
 export type MemoryScope = 'own' | 'all';
+export type HistoryScope = 'own' | 'all';
 
 export interface Settings {
   paused: boolean;

@@ -1,5 +1,5 @@
 import { api, describeError } from '../lib/api';
-import type { ClientProfile, MemoryScope } from '../lib/types';
+import type { ClientProfile, HistoryScope, MemoryScope } from '../lib/types';
 import type { GatewayFeed } from './feed.svelte';
 import type { SaveResult } from './settings.svelte';
 
@@ -52,6 +52,17 @@ export class ClientDirectory {
       return { ok: true };
     } catch (error) {
       return { ok: false, message: describeError(error, 'change memory scopes') };
+    }
+  }
+
+  /** Sets whether a client reads only its own calls in the history (`own`) or every client's (`all`). */
+  async saveHistoryScope(name: string, scope: HistoryScope): Promise<SaveResult> {
+    try {
+      const saved = await api<{ name: string; history: HistoryScope }>('PUT', `/clients/${encodeURIComponent(name)}/history`, { scope });
+      this.clients = this.clients.map((c) => (c.name === name ? { ...c, history: saved.history } : c));
+      return { ok: true };
+    } catch (error) {
+      return { ok: false, message: describeError(error, 'change history scopes') };
     }
   }
 

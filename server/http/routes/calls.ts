@@ -2,8 +2,8 @@ import { Router } from 'express';
 import { refuse } from '../../errors.js';
 import type { Executor } from '../../executor/executor.js';
 import { CALL_STATUSES, type CallFilter, type CallRecord, type CallStatus, type Store } from '../../store/index.js';
+import { callView, scopedFilter, shownCall, type CallView } from '../call-privacy.js';
 import { identityOf } from '../identity.js';
-import { HIDDEN_MEMORY_CALL, hidesMemoryCall } from '../memory-privacy.js';
 import { badQuery, queryKeyProblems } from '../query.js';
 
 const MAX_PAGE = 500;
@@ -13,13 +13,22 @@ export function callRoutes(store: Store, executor: Executor): Router {
   // Security: history written before a secret was known (a key set later, a gateway before this redaction) leaves
   // redacted as the redactor would redact it today.
   const redact = (call: CallRecord) => executor.redactor.record(call);
+  /** What this caller may read of a call, redacted; undefined for another client's call it may not see. */
+  const shown = (view: CallView, call: CallRecord) => {
+    const visible = shownCall(view, call);
+    return visible && redact(visible);
+  };
 
   router.get('/calls', (req, res) => {
-    const filter = parseFilter(req.query as Record<string, unknown>);
-    const visible = memoryPrivacy(store, res);
+    const view = viewOf(store, res);
+    const filter = scopedFilter(view, parseFilter(req.query as Record<string, unknown>));
+    if (!filter) {
+      res.json({ calls: [], next_cursor: null });
+      return;
+    }
     try {
       const page = store.calls.list(filter);
-      res.json({ ...page, calls: page.calls.map((call) => redact(visible(call))) });
+      res.json({ ...page, calls: page.calls.flatMap((call) => shown(view, call) ?? []) });
     } catch (error) {
       if (error instanceof RangeError) throw refuse.badRequest('The cursor is not one this gateway gave out; start again without it.');
       throw error;
@@ -32,17 +41,21 @@ export function callRoutes(store: Store, executor: Executor): Router {
     const format = query.format;
     delete query.format;
     if (format !== undefined && format !== 'jsonl') throw badQuery([`format must be jsonl, not ${JSON.stringify(format)}`]);
-    const { limit: _limit, cursor: _cursor, ...filter } = parseFilter(query, ['tool', 'status', 'client', 'since']);
+    const { limit: _limit, cursor: _cursor, ...asked } = parseFilter(query, ['tool', 'status', 'client', 'since']);
+    const view = viewOf(store, res);
+    const filter = scopedFilter(view, asked);
     res.status(200).set({
       'content-type': 'application/x-ndjson; charset=utf-8',
       'content-disposition': 'attachment; filename="pincer-calls.jsonl"',
       'cache-control': 'no-store',
     });
     const closed = new Promise<void>((resolve) => res.once('close', resolve));
-    const visible = memoryPrivacy(store, res);
-    for (const page of store.calls.exportPages(filter)) {
+    for (const page of filter ? store.calls.exportPages(filter) : []) {
       if (res.destroyed) return;
-      const text = page.map((call) => `${JSON.stringify(redact(visible(call)))}\n`).join('');
+      const text = page.flatMap((call) => {
+        const record = shown(view, call);
+        return record ? [`${JSON.stringify(record)}\n`] : [];
+      }).join('');
       // Backpressure: a slow reader holds the export, never a growing buffer in the gateway.
       if (!res.write(text)) await Promise.race([new Promise((resolve) => res.once('drain', resolve)), closed]);
       // Yield between pages so calls are recorded while a large history streams out.
@@ -53,8 +66,10 @@ export function callRoutes(store: Store, executor: Executor): Router {
 
   router.get('/calls/:id', (req, res) => {
     const call = executor.inFlight(req.params.id) ?? store.calls.get(req.params.id);
-    if (!call) throw refuse.notFound(`Call "${req.params.id}"`);
-    res.json(redact(memoryPrivacy(store, res)(call)));
+    // Another client's call is answered as one that does not exist: the caller learns nothing of it.
+    const record = call && shown(viewOf(store, res), call);
+    if (!record) throw refuse.notFound(`Call "${req.params.id}"`);
+    res.json(record);
   });
 
   return router;
@@ -85,12 +100,7 @@ function parseFilter(query: Record<string, unknown>, known = ['tool', 'status', 
   return filter;
 }
 
-/**
- * Security: a client limited to its own memories must not read another client's through the history either: the
- * arguments and results of other clients' memory calls are left out for it (the call itself still shows).
- */
-function memoryPrivacy(store: Store, res: Parameters<typeof identityOf>[0]): (call: CallRecord) => CallRecord {
-  const who = identityOf(res);
-  if (who.kind !== 'client' || store.clients.memoryScope(who.name) !== 'own') return (call) => call;
-  return (call) => (hidesMemoryCall(call, who.name) ? { ...call, arguments: null, result: null, hidden: HIDDEN_MEMORY_CALL } : call);
+/** What the caller may read of the history: see call-privacy.ts. */
+function viewOf(store: Store, res: Parameters<typeof identityOf>[0]): CallView {
+  return callView(identityOf(res), (client) => store.clients.scopes(client));
 }

@@ -3,7 +3,7 @@ import { CLIENT_NAME_PATTERN, ClientNameError, DEFAULT_CLIENT, type Credentials 
 import { GatewayError, refuse } from '../../errors.js';
 import type { EventBus } from '../../events/bus.js';
 import type { ClientAccess } from '../../policy/access.js';
-import { MEMORY_SCOPES, type MemoryScope, type Store } from '../../store/index.js';
+import { HISTORY_SCOPES, MEMORY_SCOPES, type HistoryScope, type MemoryScope, type Store } from '../../store/index.js';
 import type { ToolRegistry } from '../../tools/registry.js';
 import { requireOwner } from '../identity.js';
 
@@ -22,8 +22,8 @@ export function clientRoutes({ store, access, registry, events, credentials }: C
   router.get('/clients', requireOwner, (_req, res) => {
     const tokens = store.clients.list().filter((c) => c.revoked_at === null);
     const clients = [
-      { ...access.profile(DEFAULT_CLIENT), memories: 'all', token: null },
-      ...tokens.map((token) => ({ ...access.profile(token.name), memories: token.memories, token })),
+      { ...access.profile(DEFAULT_CLIENT), memories: 'all', history: 'all', token: null },
+      ...tokens.map((token) => ({ ...access.profile(token.name), memories: token.memories, history: token.history, token })),
     ];
     res.json({ clients });
   });
@@ -82,6 +82,21 @@ export function clientRoutes({ store, access, registry, events, credentials }: C
     if (name === DEFAULT_CLIENT) throw refuse.badRequest('The default client always sees every memory; give an assistant a named client to limit it.');
     if (!CLIENT_NAME_PATTERN.test(name) || !store.clients.setMemoryScope(name, body.scope as MemoryScope)) throw refuse.notFound(`An active client named "${name}"`);
     res.json({ name, memories: body.scope });
+  });
+
+  // Which calls a client reads in the history (/calls, the export, /events, /stats): "own" (those it made) or "all".
+  router.put('/clients/:name/history', requireOwner, (req, res) => {
+    const name = String(req.params.name);
+    const body = (req.body ?? {}) as Record<string, unknown>;
+    const extra = Object.keys(body).filter((k) => k !== 'scope');
+    if (!HISTORY_SCOPES.includes(body.scope as HistoryScope) || extra.length > 0) {
+      throw refuse.badRequest(
+        `Send {"scope": "own"} (only the calls it made) or {"scope": "all"} (every client's calls, arguments and results included)${extra.length > 0 ? `; unknown field "${extra[0]}"` : ''}.`,
+      );
+    }
+    if (name === DEFAULT_CLIENT) throw refuse.badRequest('The default client always reads every call; give an assistant a named client to limit it.');
+    if (!CLIENT_NAME_PATTERN.test(name) || !store.clients.setHistoryScope(name, body.scope as HistoryScope)) throw refuse.notFound(`An active client named "${name}"`);
+    res.json({ name, history: body.scope });
   });
 
   router.put('/clients/:name/tools', requireOwner, (req, res) => {

@@ -1,7 +1,7 @@
 import { Router } from 'express';
 import type { Credentials } from '../../auth/credentials.js';
 import type { EventBus } from '../../events/bus.js';
-import type { MemoryScope } from '../../store/clients.js';
+import { callView, type ScopesOf } from '../call-privacy.js';
 import type { EventStreams } from '../event-streams.js';
 import { identityOf } from '../identity.js';
 
@@ -11,7 +11,7 @@ export function eventRoutes(
   streams: EventStreams,
   version: string,
   credentials: Credentials,
-  memoryScope: (client: string) => MemoryScope,
+  scopesOf: ScopesOf,
 ): Router {
   const router = Router();
 
@@ -29,10 +29,10 @@ export function eventRoutes(
     const issue = who.kind === 'client' ? credentials.clientIssue(who.name) : undefined;
     const revoked = () => who.kind === 'client' && credentials.clientIssue(who.name) !== issue;
     // Subscribed before "hello" is written: a reader that has seen hello misses nothing after it.
-    // Security: a client limited to its own memories gets other clients' memory calls without their arguments
-    // preview, as GET /calls shows them; asked at every batch, so a change of its scope applies at once.
-    const limitedTo = () => (who.kind === 'client' && memoryScope(who.name) === 'own' ? who.name : undefined);
-    const end = streams.add(res, revoked, limitedTo);
+    // Security: a client limited to its own calls gets no event about another client's call, and one limited to its
+    // own memories gets other clients' memory calls without their arguments preview, as GET /calls shows them;
+    // asked at every batch, so a change of its scopes applies at once.
+    const end = streams.add(res, revoked, () => callView(who, scopesOf));
     res.write(`retry: 2000\nevent: hello\ndata: ${JSON.stringify({ version })}\n\n`);
 
     if (who.kind === 'client') {

@@ -3,6 +3,8 @@ import { refuse } from '../../errors.js';
 import type { ResultCache } from '../../executor/cache.js';
 import type { ClientStats, Store, TimeBucket, ToolStats } from '../../store/index.js';
 import type { ToolRegistry } from '../../tools/registry.js';
+import { callView } from '../call-privacy.js';
+import { identityOf } from '../identity.js';
 import { badQuery, queryKeyProblems } from '../query.js';
 
 const MINUTE_MS = 60_000;
@@ -27,18 +29,20 @@ export function statsRoutes(store: Store, registry: ToolRegistry, cache: ResultC
 
   /**
    * The range (default the last 24 hours) bounds everything: the totals, the per-tool (or, with `by=client`,
-   * per-client) figures and the chart; the cache figures are since the gateway started.
+   * per-client) figures and the chart; the cache figures are since the gateway started. A client limited to its own
+   * calls gets the figures of its own calls only.
    */
   router.get('/stats', (req, res) => {
     const { range, by } = parseStatsQuery(req.query as Record<string, unknown>, ['range', 'by']);
+    const only = ownCallsOf(store, res);
     const now = Date.now();
-    const chart = overTime(store, range, now);
+    const chart = overTime(store, range, now, only);
     // The chart's first bucket starts the range, so the totals are exactly what its bars add up to.
     const since = Date.parse(chart.since);
     let rows: (ToolStats | ClientStats)[];
-    if (by === 'client') rows = store.calls.clientNames(since).map((client) => store.calls.clientStats(client, since));
+    if (by === 'client') rows = store.calls.clientNames(since).filter((client) => only === undefined || client === only).map((client) => store.calls.clientStats(client, since));
     // Tools that are registered, and tools that are gone but still have history.
-    else rows = toolNames(store, registry).map((name) => store.calls.toolStats(name, since));
+    else rows = toolNames(store, registry, only).map((name) => store.calls.toolStats(name, since, only));
     const sum = (pick: (t: ToolStats | ClientStats) => number) => rows.reduce((n, t) => n + pick(t), 0);
     res.json({
       range,
@@ -61,9 +65,10 @@ export function statsRoutes(store: Store, registry: ToolRegistry, cache: ResultC
     const name = req.params.name;
     const query = req.query as Record<string, unknown>;
     const { range } = parseStatsQuery(query, ['range']);
-    if (!registry.get(name) && !store.calls.hasRun(name)) throw refuse.toolNotFound(name);
+    const only = ownCallsOf(store, res);
+    if (!registry.get(name) && !store.calls.hasRun(name, only)) throw refuse.toolNotFound(name);
     // Without a range, all of the tool's history, as before ranges existed.
-    res.json(store.calls.toolStats(name, query.range === undefined ? undefined : Date.now() - RANGES[range].spanMs));
+    res.json(store.calls.toolStats(name, query.range === undefined ? undefined : Date.now() - RANGES[range].spanMs, only));
   });
 
   return router;
@@ -80,19 +85,27 @@ function parseStatsQuery(query: Record<string, unknown>, known: string[]): { ran
   return { range: (range as StatsRange | undefined) ?? DEFAULT_RANGE, by: (by as (typeof GROUPINGS)[number] | undefined) ?? 'tool' };
 }
 
-function toolNames(store: Store, registry: ToolRegistry): string[] {
-  return [...new Set([...registry.list().map((t) => t.definition.name), ...store.calls.toolNames()])].sort();
+/**
+ * The client whose calls alone the caller's figures count, or undefined for every client's. Security: the figures
+ * name other clients, their tools, error names and last call ids.
+ */
+function ownCallsOf(store: Store, res: Parameters<typeof identityOf>[0]): string | undefined {
+  return callView(identityOf(res), (client) => store.clients.scopes(client)).calls;
+}
+
+function toolNames(store: Store, registry: ToolRegistry, client: string | undefined): string[] {
+  return [...new Set([...registry.list().map((t) => t.definition.name), ...store.calls.toolNames(client)])].sort();
 }
 
 /**
  * Calls per bucket over the range, oldest first. Buckets are aligned to whole bucket lengths (the last one is
  * the one `now` falls in) and every bucket is present, zeros included, so a chart's time axis has no gaps.
  */
-function overTime(store: Store, range: StatsRange, now: number) {
+function overTime(store: Store, range: StatsRange, now: number, client: string | undefined) {
   const { spanMs, bucketMs } = RANGES[range];
   const count = spanMs / bucketMs;
   const since = Math.floor(now / bucketMs) * bucketMs - (count - 1) * bucketMs;
-  const found = new Map(store.calls.overTime(since, bucketMs).map((b) => [b.at, b]));
+  const found = new Map(store.calls.overTime(since, bucketMs, client).map((b) => [b.at, b]));
   const buckets: TimeBucket[] = [];
   for (let i = 0; i < count; i++) {
     const at = new Date(since + i * bucketMs).toISOString();

@@ -9,10 +9,11 @@ import { clientMemoryScope } from './005-client-memory-scope.js';
 import { plugins } from './006-plugins.js';
 import { memoryGramsAndBulk } from './007-memory-grams-and-bulk.js';
 import { conversations } from './008-conversations.js';
+import { clientHistoryAndWriterStatistics } from './009-client-history-and-writer-statistics.js';
 import { pluginFiles } from './010-plugin-files.js';
 import { fileWrites } from './011-file-writes.js';
 import type { Migration } from './migration.js';
 
 export type { Migration } from './migration.js';
 
-export const MIGRATIONS: readonly Migration[] = [initial, approvalsRulesProfiles, memory, clientMemoryScope, plugins, memoryGramsAndBulk, conversations, pluginFiles, fileWrites];
+export const MIGRATIONS: readonly Migration[] = [initial, approvalsRulesProfiles, memory, clientMemoryScope, plugins, memoryGramsAndBulk, conversations, clientHistoryAndWriterStatistics, pluginFiles, fileWrites];

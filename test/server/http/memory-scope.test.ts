@@ -132,7 +132,7 @@ describe('clients created before the setting', () => {
   });
 });
 
-describe("a client limited to its own memories, and the call history", () => {
+describe("a client given every client's calls but limited to its own memories, and the call history", () => {
   let gw: TestGateway;
   const tokens: Record<string, string> = {};
   const as = (client: string, path: string, json?: unknown) =>
@@ -140,7 +140,11 @@ describe("a client limited to its own memories, and the call history", () => {
 
   beforeAll(async () => {
     gw = await startGateway();
-    for (const name of ['alpha', 'beta']) tokens[name] = (await readJson(await gw.asOwner('/clients', { json: { name } }))).token;
+    for (const name of ['alpha', 'beta']) {
+      tokens[name] = (await readJson(await gw.asOwner('/clients', { json: { name } }))).token;
+      // Only its own calls is the default (history-scope.test.ts); here both read every call, memories aside.
+      expect((await gw.asOwner(`/clients/${name}/history`, { method: 'PUT', json: { scope: 'all' } })).status).toBe(200);
+    }
     tokens.default = gw.token;
   });
   afterAll(() => gw.close());
