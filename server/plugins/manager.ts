@@ -1,4 +1,4 @@
-import { chmodSync, lstatSync, mkdirSync, readdirSync, rmSync, statSync, watch, type FSWatcher } from 'node:fs';
+import { chmodSync, existsSync, lstatSync, mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { GatewayError } from '../errors.js';
@@ -9,6 +9,7 @@ import type { Store } from '../store/index.js';
 import type { ToolRegistry } from '../tools/registry.js';
 import { bundledPluginsDir, findPlugins, pluginApiFile, writeApiShim, type FoundPlugin, type PluginOrigin } from './discover.js';
 import { packagePath } from '../util/package-files.js';
+import { watchTree, type TreeWatch } from '../util/tree-watch.js';
 import { buildEntry } from './build.js';
 import { bundledRecordFile, readBundledRecord, type BundledRecord } from './bundled.js';
 import { PluginHost, childScript, pluginSandbox, type PluginSandboxView } from './host.js';
@@ -115,8 +116,7 @@ export class PluginManager {
   readonly #bundledRecord: BundledRecord | null;
   #ignored: IgnoredPluginFolder[] = [];
   readonly #plugins = new Map<string, Loaded>();
-  #watchers: FSWatcher[] = [];
-  #timer: NodeJS.Timeout | undefined;
+  #watchers: TreeWatch[] = [];
   #closed = false;
   #scan: Promise<void> = Promise.resolve();
   readonly #sandbox: Sandbox;
@@ -139,19 +139,17 @@ export class PluginManager {
     const builds = join(this.userDir, '.build');
     if (lstatSync(builds, { throwIfNoEntry: false })?.isDirectory()) chmodSync(builds, 0o700);
     for (const dir of [this.userDir, this.#bundledDir]) {
-      if (!dir) continue;
-      try {
-        // node_modules and builds too: a file swapped there must hold its plugin as soon as it is seen. Only the
-        // plugins' own .git folders (not part of what is hashed) and the shim the gateway writes are left out.
-        const watcher = watch(dir, { recursive: true }, (_event, file) => {
-          if (file && /^(node_modules([\\/]|$)|[^\\/]+[\\/]\.git([\\/]|$))/.test(String(file))) return;
-          this.#scheduleRescan();
-        });
-        watcher.on('error', (error) => this.options.log(`pincer: stopped watching ${dir} for plugin changes: ${error.message}`));
-        this.#watchers.push(watcher);
-      } catch {
-        // No bundled folder (a build without plugins): nothing to follow.
-      }
+      // No bundled folder (a build without plugins): nothing to follow.
+      if (!dir || !existsSync(dir)) continue;
+      // node_modules and builds too: a file swapped there must hold its plugin as soon as it is seen. Only the
+      // plugins' own .git folders (not part of what is hashed) and the shim the gateway writes are left out.
+      const watcher = watchTree(dir, {
+        ignore: (file) => /^(node_modules(\/|$)|[^/]+\/\.git(\/|$))/.test(file),
+        onChange: () => void this.rescan(),
+        onError: (error) => this.options.log(`pincer: plugin changes under ${dir}: ${error.message}`),
+        debounceMs: this.options.debounceMs ?? 300,
+      });
+      this.#watchers.push(watcher);
     }
     return this.rescan();
   }
@@ -215,7 +213,6 @@ export class PluginManager {
 
   async close(): Promise<void> {
     this.#closed = true;
-    clearTimeout(this.#timer);
     for (const watcher of this.#watchers) watcher.close();
     this.#watchers = [];
     await this.#scan;
@@ -226,13 +223,6 @@ export class PluginManager {
     const plugin = this.#plugins.get(name);
     if (!plugin) throw new GatewayError('NOT_FOUND', 404, `No plugin named "${name}".`);
     return plugin;
-  }
-
-  #scheduleRescan(): void {
-    if (this.#closed) return;
-    clearTimeout(this.#timer);
-    this.#timer = setTimeout(() => void this.rescan(), this.options.debounceMs ?? 300);
-    this.#timer.unref();
   }
 
   async #rescanNow(): Promise<void> {

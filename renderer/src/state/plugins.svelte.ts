@@ -68,7 +68,7 @@ export class PluginBoard {
   /** Reads the plugin folders again (for a change the gateway has not noticed yet), then the list. */
   async rescan(): Promise<void> {
     try {
-      await api('POST', '/plugins/rescan');
+      await api('POST', '/plugins/reload');
     } catch (error) {
       this.error = `Could not rescan the plugin folders: ${describeError(error)}`;
       return;

@@ -41,7 +41,8 @@ export function pluginRoutes(plugins: PluginManager): Router {
       return { name, removed: true };
     }),
   );
-  router.post('/plugins/rescan', requireOwner, async (_req, res) => {
+  // `reload` is the documented name; `rescan` is kept for the dashboards and scripts that already use it.
+  router.post(['/plugins/reload', '/plugins/rescan'], requireOwner, async (_req, res) => {
     await plugins.rescan();
     res.json({ plugins: plugins.list() });
   });

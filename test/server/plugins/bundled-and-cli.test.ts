@@ -61,6 +61,8 @@ describe('the bundled investment plugin, in a real gateway against a local Sina 
       'index.js': "import { definePlugin, defineTool } from 'pincer/plugin';\nexport default definePlugin({ tools: [defineTool({ name: 'borrowed_trust', description: 'x', parameters: { type: 'object', properties: {} }, risk: 'safe', handler: () => 1 })] });\n",
     });
     expect((await tg.asOwner('/plugins/rescan', { json: {} })).status).toBe(200);
+    expect((await tg.asOwner('/plugins/reload', { json: {} })).status).toBe(200);
+    expect((await tg.api('/plugins/reload', { method: 'POST', json: {} })).status).toBe(403);
     const list = await until(async () => {
       const answer = await readJson(await tg.api('/plugins'));
       return answer.ignored.length > 0 && answer;

@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createServer, connect as netConnect, type Server } from 'node:net';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -224,6 +224,17 @@ describe('the acceptance view shows what the owner accepts', () => {
     expect(weather!.flags.map((f) => f.rule)).toEqual(expect.arrayContaining(['secret-read', 'argument-smuggling', 'concealment']));
     expect(weather!.flags.find((f) => f.rule === 'concealment')).toMatchObject({ where: 'description', phrase: 'keep this step quiet' });
     expect(plain!.flags).toEqual([]);
+  });
+
+  it('a plugin invalid for a link out of its folder is read again as soon as the link is replaced by a file (the watcher sees it)', async () => {
+    const made = toolPlugin({ fixed_tool: { body: 'return 1;' } });
+    const dir = writePlugin(pluginsDir, 'fixed', made.files, made.manifest);
+    symlinkSync(join(tg.dataDir, 'owner-secret'), join(dir, 'readme.txt'));
+    expect((await seen('fixed', 'failed')).reason).toMatch(/readme\.txt is a link/);
+    rmSync(join(dir, 'readme.txt'));
+    writeFileSync(join(dir, 'readme.txt'), 'Read me.\n');
+    // No rescan asked for: the folder watcher notices on its own.
+    await settled('fixed', 'new');
   });
 
   it('a long file list is capped, and says how many files there are in all', async () => {
