@@ -5,7 +5,7 @@ import type { Policy, PolicyInput } from '../policy/policy.js';
 import type { PolicyDecision, Subject } from '../decision.js';
 import type { CallRecord, CallStatus, Store } from '../store/index.js';
 import type { RegisteredTool, ToolRegistry } from '../tools/registry.js';
-import type { SandboxGrant } from '../tools/types.js';
+import type { ProgressUpdate, SandboxGrant } from '../tools/types.js';
 import type { ApprovalBroker } from '../approvals/broker.js';
 import type { ClientAccess } from '../policy/access.js';
 import type { RuleBook } from '../policy/rules.js';
@@ -32,6 +32,8 @@ export interface CallRequest {
   onPending?: (pending: { approval_id: string; call_id: string }) => void;
   /** The caller wants a fresh answer (`Cache-Control: no-cache`): the tool runs, and its answer refreshes the cache. */
   noCache?: boolean;
+  /** Receives the running tool's progress reports (only tools that report any call it). */
+  onProgress?: (update: ProgressUpdate) => void;
 }
 
 export type Envelope =
@@ -343,7 +345,7 @@ export class Executor {
     tool: RegisteredTool,
     args: Record<string, unknown>,
     record: CallRecord,
-    request: Pick<CallRequest, 'signal' | 'noCache'>,
+    request: Pick<CallRequest, 'signal' | 'noCache' | 'onProgress'>,
     t0: number,
     grant?: SandboxGrant,
   ): Promise<CallOutcome> {
@@ -359,6 +361,7 @@ export class Executor {
     }
 
     const cancellation = new Cancellation();
+    let over = false;
     // Live output is shown to every viewer of the event stream: redacted, a line at a time.
     const liveOutput = this.redactor.stream();
     const timeoutMs = def.timeoutMs ?? this.options.defaultTimeoutMs;
@@ -381,6 +384,7 @@ export class Executor {
           client: record.client,
           output: (chunk) => this.#emitOutput(record.id, def.name, liveOutput.push(chunk)),
           ...(grant ? { grant } : {}),
+          ...(request.onProgress ? { progress: progressReporter(request.onProgress, () => over || cancellation.cancelled) } : {}),
         });
       }),
       cancellation.rejection,
@@ -397,6 +401,7 @@ export class Executor {
       } catch (error) {
         outcome = { ok: false, ...describeFailure(error, def.name, timeoutMs) };
       } finally {
+        over = true;
         clearTimeout(timer);
         clearTimeout(persistRunning);
         callerSignal?.removeEventListener('abort', onCallerGone);
@@ -566,4 +571,19 @@ function sandboxNote(subject: Subject | undefined, available: boolean): string {
   return extra.length
     ? `If you allow it, it runs in the sandbox, which then also lets it ${extra.join('; ')}.`
     : 'If you allow it, it runs in the sandbox: the allowed folders only, no network.';
+}
+
+/**
+ * The caller's progress listener as a tool sees it: reports stop once the call is over (a late one from a server
+ * must not reach a caller that already has its answer), and a failing listener never fails the call.
+ */
+function progressReporter(listener: (update: ProgressUpdate) => void, ended: () => boolean): (update: ProgressUpdate) => void {
+  return (update) => {
+    if (ended()) return;
+    try {
+      listener(update);
+    } catch {
+      // The caller's business; the tool goes on.
+    }
+  };
 }

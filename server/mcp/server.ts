@@ -3,13 +3,18 @@ import {
   CallToolRequestSchema,
   ErrorCode,
   ListToolsRequestSchema,
+  LoggingLevelSchema,
   McpError,
+  SetLevelRequestSchema,
   type CallToolResult,
+  type LoggingLevel,
+  type ProgressToken,
   type ServerNotification,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { Executor } from '../executor/executor.js';
 import type { ClientAccess } from '../policy/access.js';
 import type { ToolRegistry } from '../tools/registry.js';
+import type { ProgressUpdate } from '../tools/types.js';
 import { toCallToolResult, toMcpTool } from './results.js';
 
 /** Who an MCP session belongs to: the token's client (or the owner's dashboard session) that opened it. */
@@ -52,8 +57,20 @@ const INSTRUCTIONS =
 export function createMcpServer(deps: McpServerDeps, identity: McpIdentity, context: McpCallContext): Server {
   const server = new Server(
     { name: 'pincer', title: 'Pincer', version: deps.version },
-    { capabilities: { tools: { listChanged: true } }, instructions: INSTRUCTIONS },
+    { capabilities: { tools: { listChanged: true }, logging: {} }, instructions: INSTRUCTIONS },
   );
+
+  // The least severe level the client wants to hear (logging/setLevel). Until it sets one it hears none: a client
+  // that never asked gets its answers as before, with nothing else on the way.
+  let logLevel: LoggingLevel | undefined;
+  server.setRequestHandler(SetLevelRequestSchema, (request) => {
+    logLevel = request.params.level;
+    return {};
+  });
+  const log = (level: LoggingLevel, data: Record<string, unknown>, send: (note: ServerNotification) => Promise<void>): void => {
+    if (logLevel === undefined || LOG_LEVELS.indexOf(level) < LOG_LEVELS.indexOf(logLevel)) return;
+    send({ method: 'notifications/message', params: { level, logger: 'pincer', data } }).catch(() => undefined);
+  };
 
   server.setRequestHandler(ListToolsRequestSchema, () => {
     const { tools } = deps.access.visible(deps.registry, identity.name, identity.owner);
@@ -69,7 +86,7 @@ export function createMcpServer(deps: McpServerDeps, identity: McpIdentity, cont
     }
     const hangup = context.hangup(extra.requestId);
     const signal = hangup ? AbortSignal.any([extra.signal, hangup]) : extra.signal;
-    const progressToken = request.params._meta?.progressToken;
+    const progress = progressChannel(request.params._meta?.progressToken, (note) => extra.sendNotification(note));
     let waiting: NodeJS.Timeout | undefined;
     const outcome = await deps.executor
       .execute({
@@ -80,23 +97,21 @@ export function createMcpServer(deps: McpServerDeps, identity: McpIdentity, cont
         via: viaLabel(context.clientName()),
         signal,
         onPending: ({ approval_id }) => {
-          if (progressToken === undefined) return;
-          let step = 0;
-          const report = () => {
-            step += 1;
-            const note: ServerNotification = {
-              method: 'notifications/progress',
-              params: {
-                progressToken,
-                progress: step,
-                message: `Waiting for the owner to approve this call (approval ${approval_id}); it runs once they allow it.`,
-              },
-            };
-            extra.sendNotification(note).catch(() => undefined);
-          };
-          report();
-          waiting = setInterval(report, deps.progressIntervalMs ?? DEFAULT_PROGRESS_INTERVAL_MS);
+          const message = `Waiting for the owner to approve this call (approval ${approval_id}); it runs once they allow it.`;
+          // Also for clients that sent no progress token but asked for logs: a log line says why the answer is slow.
+          log('notice', { tool: name, approval_id, message }, (note) => extra.sendNotification(note));
+          if (!progress) return;
+          const beat = () => progress.beat(message);
+          beat();
+          waiting = setInterval(beat, deps.progressIntervalMs ?? DEFAULT_PROGRESS_INTERVAL_MS);
         },
+        ...(progress && {
+          onProgress: (update) => {
+            // The call runs: its own progress replaces the waiting beats.
+            clearInterval(waiting);
+            progress.report(update);
+          },
+        }),
       })
       .finally(() => clearInterval(waiting));
     if (!outcome.envelope.success && outcome.envelope.error.name === 'TOOL_NOT_FOUND') {
@@ -107,6 +122,28 @@ export function createMcpServer(deps: McpServerDeps, identity: McpIdentity, cont
   });
 
   return server;
+}
+
+/** MCP's log levels, least severe first. */
+const LOG_LEVELS: readonly LoggingLevel[] = LoggingLevelSchema.options;
+
+/**
+ * The progress notifications of one call, for a client that sent a progress token (none otherwise): the beats of a
+ * wait for the owner, then the tool's own reports. MCP wants each value above the one before, so a report that
+ * would go back (a tool counting from 0 after three beats) is not sent.
+ */
+function progressChannel(token: ProgressToken | undefined, send: (note: ServerNotification) => Promise<void>) {
+  if (token === undefined) return undefined;
+  let last: number | undefined;
+  const notify = (update: ProgressUpdate): void => {
+    if (last !== undefined && !(update.progress > last)) return;
+    last = update.progress;
+    send({ method: 'notifications/progress', params: { progressToken: token, ...update } }).catch(() => undefined);
+  };
+  return {
+    beat: (message: string) => notify({ progress: Math.floor(last ?? 0) + 1, message }),
+    report: notify,
+  };
 }
 
 /**

@@ -38,6 +38,13 @@ export interface SandboxGrant {
 }
 
 /** What a running handler gets besides its arguments. */
+/** How far a running call has got: `progress` grows with each update, out of `total` when known. */
+export interface ProgressUpdate {
+  progress: number;
+  total?: number;
+  message?: string;
+}
+
 export interface ToolContext {
   /** Aborted on timeout, client disconnect or gateway shutdown; long work must stop when it fires. */
   signal: AbortSignal;
@@ -45,6 +52,8 @@ export interface ToolContext {
   client: string;
   /** Streams live output (a command's terminal) to the log while the call runs. */
   output?: (chunk: string) => void;
+  /** Tells the caller how far the call has got (an imported server's progress), when the caller asked to hear it. */
+  progress?: (update: ProgressUpdate) => void;
   /** For sandboxed tools: what the decision allowed beyond the roots. Absent: the narrowest sandbox. */
   grant?: SandboxGrant;
 }

@@ -16,6 +16,12 @@ export class ChildStdioTransport implements Transport {
   onmessage?: (message: JSONRPCMessage) => void;
   #closed = false;
   #failure: string | undefined;
+  /**
+   * Messages are handed over one microtask apart. The SDK runs a notification's handler a microtask late but takes
+   * an answer at once, so a server's last progress report, read in one chunk with the answer after it, would
+   * otherwise reach a request already answered and be dropped.
+   */
+  #delivered: Promise<void> = Promise.resolve();
 
   constructor(
     private readonly child: Pick<ChildHandle, 'stdin' | 'stdout' | 'exited' | 'stop'>,
@@ -40,7 +46,7 @@ export class ChildStdioTransport implements Transport {
           this.onerror?.(error as Error);
           return;
         }
-        this.onmessage?.(message);
+        this.#delivered = this.#delivered.then(() => this.onmessage?.(message)).catch((error: unknown) => this.onerror?.(error as Error));
       },
       onOverflow: (why) => {
         // Security: a message that never ends is cut off, not buffered until the gateway runs out of memory.

@@ -1,13 +1,20 @@
 /** One `mcp_servers` entry of config.json, checked: a stdio command to start, or a Streamable HTTP URL. */
 export type McpServerEntry =
-  | { kind: 'stdio'; command: string; args: string[]; env: Record<string, string>; cwd?: string; disabled: boolean; timeoutMs: number }
-  | { kind: 'http'; url: string; token?: string; disabled: boolean; timeoutMs: number };
+  | ({ kind: 'stdio'; command: string; args: string[]; env: Record<string, string>; cwd?: string } & EntryCommon)
+  | ({ kind: 'http'; url: string; token?: string } & EntryCommon);
+
+interface EntryCommon {
+  disabled: boolean;
+  timeoutMs: number;
+  /** Whether its tools are imported as `<server>__<tool>` (the default) or under their own names (`"prefix": false`). */
+  prefix: boolean;
+}
 
 /** Server names: they start every imported tool's name (`<server>__<tool>`), so they stay short and plain. */
 export const SERVER_NAME = /^[A-Za-z0-9][A-Za-z0-9_-]{0,31}$/;
 
-const STDIO_KEYS = ['command', 'args', 'env', 'cwd', 'disabled', 'timeout_ms'];
-const HTTP_KEYS = ['url', 'token', 'disabled', 'timeout_ms'];
+const STDIO_KEYS = ['command', 'args', 'env', 'cwd', 'disabled', 'timeout_ms', 'prefix'];
+const HTTP_KEYS = ['url', 'token', 'disabled', 'timeout_ms', 'prefix'];
 const DEFAULT_TIMEOUT_MS = 60_000;
 
 /** The entry, or what is wrong with it (that server then fails; the others and the gateway start). */
@@ -23,7 +30,8 @@ export function parseServerEntry(name: string, raw: unknown): McpServerEntry | {
   if (timeout !== undefined && !(Number.isInteger(timeout) && (timeout as number) >= 1000 && (timeout as number) <= 3_600_000)) {
     return { problem: '"timeout_ms" must be a whole number of milliseconds from 1000 to 3600000' };
   }
-  const common = { disabled: entry.disabled === true, timeoutMs: (timeout as number | undefined) ?? DEFAULT_TIMEOUT_MS };
+  if (entry.prefix !== undefined && typeof entry.prefix !== 'boolean') return { problem: '"prefix" must be true (tools named <server>__<tool>) or false (their own names)' };
+  const common = { disabled: entry.disabled === true, timeoutMs: (timeout as number | undefined) ?? DEFAULT_TIMEOUT_MS, prefix: entry.prefix !== false };
   if (http) {
     let url: URL;
     try {

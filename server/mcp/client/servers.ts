@@ -1,10 +1,10 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult, Progress, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { ToolError } from '../../errors.js';
 import { scrubbedEnvironment, type ChildHandle, type ProcessRunner } from '../../process/index.js';
 import type { ToolRegistry } from '../../tools/registry.js';
-import { RISKS, type AnyTool, type ObjectSchema, type Risk, type ToolAnnotations } from '../../tools/types.js';
+import { RISKS, type AnyTool, type ObjectSchema, type ProgressUpdate, type Risk, type ToolAnnotations } from '../../tools/types.js';
 import { saveServerEntry } from './config-writer.js';
 import { parseServerEntry, type McpServerEntry } from './entry.js';
 import { importedNames } from './naming.js';
@@ -206,6 +206,18 @@ function heldMessage(server: string, tool: string, importedAs: string, status: '
     `The tool "${importedAs}" of the MCP server "${server}" is held back (${why}): it stays off until the owner reviews and accepts it ` +
     `(pincer mcp-servers accept ${server} --tool ${tool}, or Accept in the dashboard's MCP servers view). Tell the user; calling it again before then fails the same way.`
   );
+}
+
+/**
+ * A server's progress notification as the caller gets it: only the protocol's fields (a server's extra keys are not
+ * passed on), the message cut to a line's length.
+ */
+function progressUpdate(update: Progress): ProgressUpdate {
+  return {
+    progress: update.progress,
+    ...(typeof update.total === 'number' && { total: update.total }),
+    ...(typeof update.message === 'string' && { message: update.message.slice(0, 500) }),
+  };
 }
 
 function unknownToolsProblem(server: string, names: string[]): string {
@@ -418,7 +430,7 @@ class ServerConnection {
       // list is not the server's tools, and which part depends on the server.
       const tools = await listAllTools(client);
       if (generation !== this.#generation) return;
-      const names = importedNames(this.name, tools.map((t) => t.name));
+      const names = importedNames(this.name, tools.map((t) => t.name), (this.entry as McpServerEntry).prefix);
       this.#remote = new Map(
         tools.map((tool) => {
           const definition: ToolDefinitionText = {
@@ -534,18 +546,20 @@ class ServerConnection {
       risk: this.#risk(remote),
       annotations: { ...(title && { title }), ...hints },
       timeoutMs,
-      handler: (args: Record<string, unknown>, ctx) => this.#call(tool.name, args, ctx.signal, timeoutMs),
+      handler: (args: Record<string, unknown>, ctx) => this.#call(tool.name, args, ctx.signal, timeoutMs, ctx.progress),
     };
   }
 
-  async #call(tool: string, args: Record<string, unknown>, signal: AbortSignal, timeoutMs: number): Promise<unknown> {
+  async #call(tool: string, args: Record<string, unknown>, signal: AbortSignal, timeoutMs: number, progress?: (update: ProgressUpdate) => void): Promise<unknown> {
     const client = this.#client;
     if (!client || this.#status !== 'running') {
       throw new ToolError('MCP_SERVER_UNAVAILABLE', `The MCP server "${this.name}" is ${this.#status}${this.#lastError ? ` (${this.#lastError})` : ''}; try again shortly.`);
     }
     let result: CallToolResult;
     try {
-      result = (await client.callTool({ name: tool, arguments: args }, undefined, { signal, timeout: timeoutMs })) as CallToolResult;
+      // A progress token goes to the server only when the caller listens: then its progress reaches the caller.
+      const onprogress = progress && ((update: Progress) => progress(progressUpdate(update)));
+      result = (await client.callTool({ name: tool, arguments: args }, undefined, { signal, timeout: timeoutMs, ...(onprogress && { onprogress }) })) as CallToolResult;
     } catch (error) {
       if (signal.aborted) throw error;
       throw new ToolError('MCP_SERVER_ERROR', `The MCP server "${this.name}" refused the call to ${tool}: ${(error as Error).message}`);

@@ -18,12 +18,26 @@ describe('imported tool names', () => {
     expect(names.get('a_b')).toBe('server__a_b');
     expect(importedNames('server', ['a_b', 'a.b', `${long}y`, long])).toEqual(names);
   });
+
+  it('are the tools\' own names for a server imported without its prefix, made valid the same way', () => {
+    const names = importedNames('serena', ['find_symbol', 'a.b', 'x'.repeat(70)], false);
+    expect(names.get('find_symbol')).toBe('find_symbol');
+    expect(names.get('a.b')).toMatch(/^a_b_[0-9a-f]{8}$/);
+    for (const name of names.values()) expect(name).toMatch(/^[A-Za-z0-9_-]{1,64}$/);
+  });
 });
 
 describe('mcp_servers entries', () => {
   it('accepts a stdio command and an HTTP URL', () => {
     expect(parseServerEntry('serena', { command: 'uvx', args: ['serena', 'start-mcp-server'], env: { A: 'b' } })).toMatchObject({ kind: 'stdio', command: 'uvx', args: ['serena', 'start-mcp-server'] });
     expect(parseServerEntry('remote', { url: 'http://127.0.0.1:9000/mcp', token: 't' })).toMatchObject({ kind: 'http', token: 't' });
+  });
+
+  it('prefixes the tools\' names unless "prefix" is false, and takes nothing else for it', () => {
+    expect(parseServerEntry('a', { command: 'a' })).toMatchObject({ prefix: true });
+    expect(parseServerEntry('a', { command: 'a', prefix: false })).toMatchObject({ prefix: false });
+    expect(parseServerEntry('a', { url: 'http://127.0.0.1:9000/mcp', prefix: false })).toMatchObject({ kind: 'http', prefix: false });
+    expect(parseServerEntry('a', { command: 'a', prefix: 'no' })).toHaveProperty('problem', expect.stringContaining('"prefix" must be true'));
   });
 
   it('explains what is wrong with a bad one', () => {
