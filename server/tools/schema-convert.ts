@@ -1,4 +1,4 @@
-import { dialectOf, escapePointer, unescapePointer, type Dialect } from './schema-dialects.js';
+import { dialectOf, escapePointer, MAP_KEYWORDS, unescapePointer, type Dialect } from './schema-dialects.js';
 
 /**
  * A tool schema of any dialect rewritten as JSON Schema 2020-12 (what OpenAI, Anthropic and OpenAPI 3.1 read),
@@ -16,8 +16,6 @@ export function toDraft2020<T extends Record<string, unknown>>(schema: T): T {
 
 type Json = Record<string, unknown>;
 
-/** Keywords whose value maps names to subschemas (`dependencies` is split apart, see below). */
-const MAP_KEYWORDS = new Set(['properties', 'patternProperties', '$defs', 'definitions', 'dependentSchemas']);
 const ARRAY_KEYWORDS = new Set(['allOf', 'anyOf', 'oneOf', 'prefixItems']);
 const SCHEMA_KEYWORDS = new Set([
   'additionalProperties', 'not', 'if', 'then', 'else', 'contains', 'propertyNames', 'unevaluatedItems',

@@ -47,9 +47,9 @@ export function dialectOf(schema: unknown): Dialect {
 }
 
 /** Keywords whose values are instance data, never schemas: a `$ref` key in them is data. */
-const DATA_KEYWORDS = new Set(['enum', 'const', 'default', 'examples', 'example']);
-/** Keywords whose value maps names (not keywords) to subschemas. */
-const MAP_KEYWORDS = new Set(['properties', 'patternProperties', '$defs', 'definitions', 'dependentSchemas', 'dependencies']);
+export const DATA_KEYWORDS = new Set(['enum', 'const', 'default', 'examples', 'example']);
+/** Keywords whose value maps names (not keywords) to subschemas (`dependencies`: or to lists of names). */
+export const MAP_KEYWORDS = new Set(['properties', 'patternProperties', '$defs', 'definitions', 'dependentSchemas', 'dependencies']);
 const REF_KEYWORDS = ['$ref', '$dynamicRef', '$recursiveRef'];
 
 /**

@@ -3,7 +3,7 @@ import type { ClientAccess } from '../../policy/access.js';
 import { identityOf } from '../identity.js';
 import type { RegisteredTool, ToolRegistry } from '../../tools/registry.js';
 import { parametersIn2020 } from '../../tools/formats.js';
-import { unescapePointer } from '../../tools/schema-dialects.js';
+import { DATA_KEYWORDS, MAP_KEYWORDS, unescapePointer } from '../../tools/schema-dialects.js';
 import { encodePointerSegment } from '../../tools/schema-convert.js';
 
 /**
@@ -113,17 +113,16 @@ export function openApiDocument(tools: RegisteredTool[], version: string, server
 }
 
 type Json = Record<string, unknown>;
-const DATA_KEYWORDS = new Set(['enum', 'const', 'default', 'examples', 'example']);
-const MAP_KEYWORDS = new Set(['properties', 'patternProperties', '$defs', 'definitions', 'dependentSchemas']);
 
 /**
  * A tool's 2020-12 schema as it sits inside the document: its `$defs` move to `components/schemas` (as
  * `<tool>.<name>`, where OpenAPI tools look for shared schemas) and every reference into the schema is rewritten to
  * where its target now is, since inside the document `#` is the document, not the schema. Its `$id` goes (it would
- * make the references resolve against the schema again).
+ * make the references resolve against the schema again), and so does its `$schema`.
  */
 function embedSchema(schema: Json, tool: string, at: string, components: Json): Json {
-  const { $defs, $id, ...body } = schema;
+  // OpenAPI 3.1's own dialect is 2020-12's: the schema needs no `$schema` of its own.
+  const { $defs, $id, $schema: _dialect, ...body } = schema;
   const ownId = typeof $id === 'string' ? $id.replace(/#.*$/, '') : '';
   const names = new Map<string, string>();
   if ($defs && typeof $defs === 'object' && !Array.isArray($defs)) {

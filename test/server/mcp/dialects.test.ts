@@ -1,6 +1,9 @@
-import { resolve } from 'node:path';
+import { execFile } from 'node:child_process';
+import { rmSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startGateway, type TestGateway } from '../../helpers/gateway.js';
+import { startGateway, tempDir, type TestGateway } from '../../helpers/gateway.js';
 import { until } from '../../helpers/wait.js';
 
 /**
@@ -13,6 +16,7 @@ import { until } from '../../helpers/wait.js';
 type Json = any;
 
 const SERVER = resolve(import.meta.dirname, 'fixtures/dialects-server.mjs');
+const REDOCLY = resolve(import.meta.dirname, '../../../node_modules/.bin/redocly');
 let tg: TestGateway;
 let view: Json;
 
@@ -66,5 +70,28 @@ describe('an imported server with schemas in several dialects', () => {
   it('marks a tool whose $ref points at another host invalid, and never fetches it', async () => {
     expect(tool('elsewhere')).toMatchObject({ status: 'invalid', problem: expect.stringMatching(/"https:\/\/schemas\.example\/config\.json".*points outside the schema/) });
     expect((await tg.api('/tools/dialects__elsewhere')).status).toBe(404);
+  });
+
+  it('publishes them in /openapi.json in 2020-12, $defs as components, and the document passes @redocly/cli lint', async () => {
+    const document = (await (await tg.api('/openapi.json')).json()) as Json;
+    const body = (name: string) => document.paths[`/tools/dialects__${name}/execute`].post.requestBody.content['application/json'].schema;
+    expect(body('percent').properties.share).toEqual({ type: 'number', exclusiveMinimum: 0, exclusiveMaximum: 100 });
+    expect(body('tree').properties.root).toEqual({ $ref: '#/components/schemas/dialects__tree.node' });
+    expect(document.components.schemas['dialects__tree.node'].properties.children.items).toEqual({ $ref: '#/components/schemas/dialects__tree.node' });
+    for (const name of ['percent', 'outline', 'tree', 'lying']) expect(JSON.stringify(body(name)), name).not.toMatch(/"\$schema"|"\$recursiveRef"|"definitions"/);
+    const dir = tempDir();
+    try {
+      const file = join(dir, 'openapi.json');
+      writeFileSync(file, JSON.stringify(document));
+      const { stdout } = await promisify(execFile)(REDOCLY, ['lint', file, '--format', 'json'], {
+        env: { ...process.env, HOME: dir, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true' },
+        timeout: 60_000,
+      });
+      const report = JSON.parse(stdout.slice(stdout.indexOf('{'))) as { totals: { errors: number }; problems: { severity: string }[] };
+      expect(report.problems.filter((p) => p.severity === 'error')).toEqual([]);
+      expect(report.totals.errors).toBe(0);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

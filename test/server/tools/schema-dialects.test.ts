@@ -179,6 +179,17 @@ describe('references inside a schema', () => {
     bad(schema, { v: { $ref: 'elsewhere' } });
   });
 
+  it("cannot reach a meta-schema by taking its $id: the schema's own root wins, and a part the root lacks is not found", () => {
+    const META = 'http://json-schema.org/draft-07/schema';
+    const own: Schema = { $schema: DRAFT_07, $id: META, type: 'object', definitions: { s: { type: 'string' } }, properties: { a: { $ref: `${META}#/definitions/s` } } };
+    ok(own, { a: 'x' });
+    bad(own, { a: 1 });
+    // nonNegativeInteger is in draft-07's meta-schema, not in this schema.
+    expect(registerProblem({ $schema: DRAFT_07, $id: META, type: 'object', properties: { a: { $ref: `${META}#/definitions/nonNegativeInteger` } } })).toMatch(/can't resolve reference/);
+    // An embedded $id equal to a meta-schema's is refused rather than merged with it.
+    expect(registerProblem({ $schema: DRAFT_07, type: 'object', properties: { a: { $id: META, $ref: '#/definitions/nonNegativeInteger' } } })).toMatch(/resolves to more than one schema/);
+  });
+
   it("does not let one schema's embedded $id reach the next schema compiled", () => {
     const first: Schema = { type: 'object', properties: { a: { $id: 'https://shared.example/a', type: 'string' } } };
     ok(first, { a: 'x' });
