@@ -39,7 +39,7 @@ export function dialectOf(schema: unknown): Dialect {
   const dialect = match ? DIALECT_URIS[match[1]!] : undefined;
   if (!dialect) {
     throw new SchemaRefusal(
-      `its "$schema" ${JSON.stringify(uri)} names no JSON Schema dialect Pincer knows (known: draft-04, draft-07, 2019-09, 2020-12, ` +
+      `the "$schema" ${JSON.stringify(uri)} names no JSON Schema dialect Pincer knows (known: draft-04, draft-07, 2019-09, 2020-12, ` +
         `e.g. "http://json-schema.org/draft-07/schema#"; no "$schema" means 2020-12)`,
     );
   }
@@ -168,7 +168,7 @@ export class SchemaCompilers {
     // whatever resolves it later); a tool's schema is whole in itself or it is refused.
     if (remote) {
       throw new SchemaRefusal(
-        `its reference ${JSON.stringify(remote.ref)} (at ${remote.at}) points outside the schema; only references into the schema itself ` +
+        `the reference ${JSON.stringify(remote.ref)} (at ${remote.at}) points outside the schema; only references into the schema itself ` +
           `("#/$defs/…", "#/definitions/…", "#") are followed, so bundle what it refers to under "$defs"`,
       );
     }
