@@ -51,12 +51,14 @@ export const DATA_KEYWORDS = new Set(['enum', 'const', 'default', 'examples', 'e
 /** Keywords whose value maps names (not keywords) to subschemas (`dependencies`: or to lists of names). */
 export const MAP_KEYWORDS = new Set(['properties', 'patternProperties', '$defs', 'definitions', 'dependentSchemas', 'dependencies']);
 const REF_KEYWORDS = ['$ref', '$dynamicRef', '$recursiveRef'];
+const MAX_DEPTH = 256;
 
 /**
  * The first reference in `schema` that would leave it: anything but a fragment of this schema (`#`, `#/…`, `#name`)
- * or the schema's own `$id`. Undefined when every reference stays inside.
+ * or the schema's own `$id`. Undefined when every reference stays inside; SchemaRefusal for a schema too deep to check.
  */
 export function remoteRef(schema: unknown, dialect: Dialect): { at: string; ref: string } | undefined {
+  // Security: a reference below the depth looked at would go unchecked, so a deeper schema is refused outright.
   const idKey = dialect === 'draft-04' ? 'id' : '$id';
   const own = schema && typeof schema === 'object' && typeof (schema as Record<string, unknown>)[idKey] === 'string'
     ? ((schema as Record<string, unknown>)[idKey] as string).replace(/#$/, '')
@@ -65,7 +67,8 @@ export function remoteRef(schema: unknown, dialect: Dialect): { at: string; ref:
   let found: { at: string; ref: string } | undefined;
   // Walks everything that could be a schema (an unknown keyword's value too: a `$ref` may point into it), skipping data.
   const walk = (node: unknown, at: string, depth: number): void => {
-    if (found || !node || typeof node !== 'object' || depth > 256) return;
+    if (found || !node || typeof node !== 'object') return;
+    if (depth > MAX_DEPTH) throw new SchemaRefusal(`it nests deeper than ${MAX_DEPTH} levels (at ${at.slice(0, 200)}…)`);
     if (Array.isArray(node)) {
       node.forEach((item, i) => walk(item, `${at}/${i}`, depth + 1));
       return;

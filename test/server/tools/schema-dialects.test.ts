@@ -169,6 +169,12 @@ describe('references inside a schema', () => {
     expect(registerProblem({ type: 'object', $dynamicRef: 'https://x.example/a' })).toMatch(/points outside/);
   });
 
+  it('refuses a schema nested too deep to check for references, instead of leaving its deepest reference unchecked', () => {
+    let deep: Record<string, unknown> = { $ref: 'http://json-schema.org/draft-07/schema#' };
+    for (let i = 0; i < 300; i++) deep = { type: 'object', properties: { a: deep } };
+    expect(registerProblem(deep as Schema)).toMatch(/nests deeper than 256 levels/);
+  });
+
   it('treats a $ref inside enum, const, default or examples as data, and a property named $ref as a property', () => {
     const schema: Schema = {
       type: 'object',
