@@ -194,6 +194,8 @@ export class SchemaCompilers {
   #ajv(dialect: Dialect): AnyAjv {
     let ajv = this.#instances.get(dialect);
     if (!ajv) {
+      // addUsedSchema: false keeps a compiled schema's `$id` out of the instance, so a tool whose schema has one can be
+      // registered again (plugin reload, a second gateway in one process) instead of failing as a duplicate.
       ajv = new CLASSES[dialect]({ strict: false, addUsedSchema: false, ...this.options, code: { regExp: linearRegExp } });
       addFormats(ajv);
       useLinearChecks(ajv);
