@@ -1,5 +1,6 @@
 import { EventEmitter } from 'node:events';
 import { PatternRefusal } from './linear-regexp.js';
+import { SchemaRefusal } from './schema-dialects.js';
 import { compileValidator, closeSchema, type ArgumentValidator } from './validator.js';
 import { RISKS, type AnyTool, type ObjectSchema } from './types.js';
 
@@ -49,7 +50,7 @@ export class ToolRegistry extends EventEmitter<RegistryEvents> {
       validate = compileValidator(parameters);
     } catch (error) {
       // Security: never handed to the backtracking engine instead — any client could then stall the gateway.
-      if (error instanceof PatternRefusal) {
+      if (error instanceof PatternRefusal || error instanceof SchemaRefusal) {
         throw new RegistryError(`Cannot register tool "${definition.name}" from ${source}: in its parameters, ${error.message}.`);
       }
       throw new RegistryError(
