@@ -16,8 +16,10 @@ interface ToolRow {
   status: string;
   risk: string;
   description: string;
+  accepted: boolean;
   flags: { rule: string; reason: string; where: string }[];
   change: { field: string }[] | null;
+  problem: string | null;
 }
 interface ServerRow {
   name: string;
@@ -86,6 +88,7 @@ export async function mcpServers(args: string[], out: Out): Promise<number> {
         for (const t of server.tools) {
           for (const flag of t.flags) out.log(`  ! ${t.name}: ${flag.reason} (${flag.where})`);
           if (t.change) out.log(`  ~ ${t.name}: changed ${t.change.map((c) => c.field).join(', ')} since accepted`);
+          if (t.problem) out.log(`  x ${t.name}: cannot be imported: ${t.problem}`);
         }
       }
       out.log(servers[0]!.notice);
@@ -138,6 +141,10 @@ export async function mcpServers(args: string[], out: Out): Promise<number> {
         return 0;
       }
       const answer = await asOwner(config, (base, headers) => actOnTools(base, headers, name, action, body), { plugins: true });
+      if ('nothing' in answer) {
+        out.error(`pincer: ${answer.nothing}`);
+        return 1;
+      }
       if (answer.status !== 200) return failed(answer.json, out);
       const server = answer.json as ServerRow;
       for (const t of server.tools) out.log(`${t.name}  ${t.status}  ${t.risk}`);
@@ -159,12 +166,24 @@ export async function mcpServers(args: string[], out: Out): Promise<number> {
  * Accepts or turns off tools of a server. A gateway started for this command starts the servers; their tools must be
  * read before anything is accepted or turned off.
  */
-async function actOnTools(base: string, headers: Record<string, string>, name: string, action: 'accept' | 'disable', body: object) {
+async function actOnTools(
+  base: string,
+  headers: Record<string, string>,
+  name: string,
+  action: 'accept' | 'disable',
+  body: { tools?: string[] },
+): Promise<{ status: number; json: unknown } | { nothing: string }> {
+  let server: ServerRow | undefined;
   for (let i = 0; i < 300; i++) {
     const view = await fetch(`${base}/mcp-servers/${encodeURIComponent(name)}`, { headers });
-    const server = (await view.json()) as ServerRow;
-    if (view.status !== 200 || !['starting', 'restarting'].includes(server.status)) break;
+    server = view.status === 200 ? ((await view.json()) as ServerRow) : undefined;
+    if (!server || !['starting', 'restarting'].includes(server.status)) break;
     await new Promise((r) => setTimeout(r, 100));
+  }
+  // Accepting "everything waiting" when nothing waits is said, not passed off as done.
+  if (server && action === 'accept' && !body.tools && !server.tools.some(waitsForOwner)) {
+    const why = server.tools.length === 0 ? `it has no tools (it is ${server.status}${server.last_error ? `: ${server.last_error}` : ''})` : 'every tool is accepted, disabled or cannot be imported';
+    return { nothing: `nothing to accept: no tool of the MCP server "${name}" waits for you (${why}). "pincer mcp-servers" lists them.` };
   }
   const response = await fetch(`${base}/mcp-servers/${encodeURIComponent(name)}/${action}`, {
     method: 'POST',
@@ -172,4 +191,9 @@ async function actOnTools(base: string, headers: Record<string, string>, name: s
     body: JSON.stringify(body),
   });
   return { status: response.status, json: (await response.json()) as unknown };
+}
+
+/** What accepting "everything waiting" would accept: held-back tools, and new ones the owner never accepted. */
+function waitsForOwner(tool: ToolRow): boolean {
+  return tool.status === 'changed' || tool.status === 'flagged' || (tool.status === 'active' && !tool.accepted);
 }
