@@ -5,6 +5,8 @@ const USAGE = `usage:
   pincer mcp-servers [list] [--json]
   pincer mcp-servers add <name> [--env K=V]… -- <command> [args…]     a stdio server
   pincer mcp-servers add <name> --url <http://…/mcp> [--token T]      a Streamable HTTP server
+  pincer mcp-servers add [<name>] --from-catalog <entry>              a well-known server, version pinned
+  pincer mcp-servers catalog [--json]                                 the well-known servers
   pincer mcp-servers rm <name>
   pincer mcp-servers accept <name> [--tool T]… [--risk safe|sensitive|dangerous]
   pincer mcp-servers disable <name> [--tool T]…     the whole server, or only the tools named
@@ -29,6 +31,7 @@ interface ServerRow {
   last_error: string | null;
   stderr: string | null;
   restarts: number;
+  package: { runner: string; name: string; pinned: string | null; version: string | null } | null;
   tools: ToolRow[];
   notice: string;
 }
@@ -49,6 +52,7 @@ export async function mcpServers(args: string[], out: Out): Promise<number> {
         token: { type: 'string' },
         tool: { type: 'string', multiple: true },
         risk: { type: 'string' },
+        'from-catalog': { type: 'string' },
       },
       allowPositionals: true,
       strict: true,
@@ -75,6 +79,7 @@ export async function mcpServers(args: string[], out: Out): Promise<number> {
       }
       for (const server of servers) {
         out.log(`${server.name}  ${server.status}${server.restarts ? ` (restarts: ${server.restarts})` : ''}  ${server.transport ?? ''} ${server.target ?? ''}`);
+        if (server.package) out.log(`  package: ${packageLine(server.package)}`);
         if (server.last_error) out.log(`  last error: ${server.last_error}`);
         if (server.stderr) out.log(`  its standard error:\n${server.stderr.replace(/^/gm, '    ')}`);
         if (server.tools.length > 0) {
@@ -94,7 +99,25 @@ export async function mcpServers(args: string[], out: Out): Promise<number> {
       out.log(servers[0]!.notice);
       return 0;
     }
+    case 'catalog': {
+      if (name) throw new UsageError(USAGE);
+      const { status, json } = await ownerRequest(config, 'GET', '/mcp-servers/catalog');
+      if (status !== 200) return failed(json, out);
+      const catalog = (json as { catalog: CatalogRow[] }).catalog;
+      if (values.json) {
+        out.log(JSON.stringify(json, null, 2));
+        return 0;
+      }
+      out.log(table(['NAME', 'PACKAGE', 'VERSION', 'DESCRIPTION'], catalog.map((c) => [c.name, `${c.runner} ${c.package}`, c.version, firstSentence(c.description)])));
+      out.log('Add one with "pincer mcp-servers add --from-catalog NAME"; its tools wait for you to accept them.');
+      return 0;
+    }
     case 'add': {
+      const fromCatalog = values['from-catalog'];
+      if (fromCatalog !== undefined) {
+        if (rest.length > 0 || values.url || values.token || values.env) throw new UsageError(`--from-catalog takes the whole command line from the catalogue.\n${USAGE}`);
+        return addFromCatalog(config, name ?? fromCatalog, fromCatalog, out);
+      }
       if (!name) throw new UsageError(USAGE);
       const entry: Record<string, unknown> = {};
       if (values.url) {
@@ -162,6 +185,51 @@ export async function mcpServers(args: string[], out: Out): Promise<number> {
   }
 }
 
+interface CatalogRow {
+  name: string;
+  runner: string;
+  package: string;
+  version: string;
+  description: string;
+  command: string;
+  args: string[];
+  note: string;
+  problem: string | null;
+}
+
+/** Adds the catalogue's `entry` as the server `name`, with the command line the gateway filled in for its roots. */
+async function addFromCatalog(config: ReturnType<typeof configFrom>, name: string, entry: string, out: Out): Promise<number> {
+  type Answer = { problem: string } | { status: number; json: unknown; known?: CatalogRow };
+  const answer = await asOwner(config, async (base, headers): Promise<Answer> => {
+    const listed = await fetch(`${base}/mcp-servers/catalog`, { headers });
+    const body = (await listed.json()) as { catalog?: CatalogRow[] };
+    if (listed.status !== 200 || !body.catalog) return { status: listed.status, json: body as unknown };
+    const known = body.catalog.find((c) => c.name === entry);
+    if (!known) return { problem: `the catalogue has no server named "${entry}" (it has ${body.catalog.map((c) => c.name).join(', ')})` };
+    if (known.problem) return { problem: known.problem };
+    const put = await fetch(`${base}/mcp-servers/${encodeURIComponent(name)}`, {
+      method: 'PUT',
+      headers: { ...headers, 'content-type': 'application/json' },
+      body: JSON.stringify({ command: known.command, args: known.args }),
+    });
+    return { status: put.status, json: (await put.json()) as unknown, known };
+  });
+  if ('problem' in answer) {
+    out.error(`pincer: ${answer.problem}`);
+    return 1;
+  }
+  const { known } = answer;
+  if (answer.status !== 200 || !known) return failed(answer.json, out);
+  out.log(`Added the MCP server ${name} from the catalogue: ${[known.command, ...known.args].join(' ')}`);
+  out.log(known.note);
+  out.log(
+    `Its tools appear as ${name}__<tool> once it is running, unaccepted and rated sensitive (every call asks you): ` +
+      `"pincer mcp-servers" shows them, "pincer mcp-servers accept ${name} [--risk R]" accepts them.`,
+  );
+  out.log((answer.json as ServerRow).notice);
+  return 0;
+}
+
 /**
  * Accepts or turns off tools of a server. A gateway started for this command starts the servers; their tools must be
  * read before anything is accepted or turned off.
@@ -191,6 +259,12 @@ async function actOnTools(
     body: JSON.stringify(body),
   });
   return { status: response.status, json: (await response.json()) as unknown };
+}
+
+function packageLine(pkg: NonNullable<ServerRow['package']>): string {
+  if (pkg.pinned) return `${pkg.name} ${pkg.pinned} (${pkg.runner}, pinned)`;
+  const ran = pkg.version ? `version ${pkg.version} ran last` : 'the version that ran is not known';
+  return `${pkg.name} (${pkg.runner}, no version pinned: it runs the newest at each start; ${ran})`;
 }
 
 /** What accepting "everything waiting" would accept: held-back tools, and new ones the owner never accepted. */
