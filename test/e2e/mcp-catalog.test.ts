@@ -39,7 +39,7 @@ describe('the catalogue in the MCP servers view', { timeout: 90_000 }, () => {
     await catalog.getByRole('button', { name: 'Filesystem', exact: true }).click();
     expect(await form.getByLabel('Name', { exact: true }).inputValue()).toBe('filesystem');
     // The name field has the focus: the owner reviews, then adds.
-    expect(await page.evaluate(() => document.activeElement?.id)).toBe('server-name');
+    await expect.poll(() => page.evaluate(() => (globalThis as unknown as { document: { activeElement: { id: string } | null } }).document.activeElement?.id)).toBe('server-name');
     expect(await form.getByLabel('Command', { exact: true }).inputValue()).toBe('npx');
     expect((await form.getByLabel(/^Arguments/).inputValue()).split('\n')).toEqual(['-y', '@modelcontextprotocol/server-filesystem@2026.8.31', gateway.workspace]);
 
