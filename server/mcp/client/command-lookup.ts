@@ -61,7 +61,9 @@ export async function findCommand(command: string, args: readonly string[], opti
     return { problem, path: searched };
   }
   if (windows && /\.(cmd|bat)$/i.test(file)) {
-    const shell = envValue(options.env, 'ComSpec', true) ?? 'cmd.exe';
+    // The server's scrubbed environment keeps SYSTEMROOT but not ComSpec.
+    const root = envValue(options.env, 'SystemRoot', true);
+    const shell = envValue(options.env, 'ComSpec', true) ?? (root ? win32.join(root, 'System32', 'cmd.exe') : 'cmd.exe');
     return { command: shell, args: ['/d', '/s', '/c', `"${[quoteForCmd(file, false), ...args.map((a) => quoteForCmd(a, true))].join(' ')}"`], path: searched, verbatim: true };
   }
   return { command: file, args: [...args], path: searched, verbatim: false };

@@ -124,6 +124,12 @@ describe('finding a server\'s program on Windows', () => {
     });
   });
 
+  it('without ComSpec (the server\'s environment does not pass it on), cmd.exe is the one in SystemRoot', async () => {
+    const { ComSpec: _comSpec, ...rest } = env;
+    const found = await findCommand('npx', [], { ...lookup, env: { ...rest, SYSTEMROOT: 'C:\\Windows' } });
+    expect(found).toMatchObject({ command: 'C:\\Windows\\System32\\cmd.exe', verbatim: true });
+  });
+
   it('starts an .exe directly, from a quoted PATH entry', async () => {
     expect(await findCommand('node', ['index.js'], lookup)).toEqual({ command: 'C:\\Program Files\\nodejs\\node.exe', args: ['index.js'], path: env.Path, verbatim: false });
     expect(await findCommand('uvx.exe', [], lookup)).toMatchObject({ command: 'C:\\Users\\me\\.local\\bin\\uvx.exe' });

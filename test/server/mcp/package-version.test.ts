@@ -105,6 +105,19 @@ describe('a server run by npx without a version', { timeout: 60_000 }, () => {
     expect(JSON.parse(readFileSync(join(tg.dataDir, 'mcp-packages.json'), 'utf8')).floating).toEqual({ version: '1.1.0' });
   });
 
+  it('accepting one tool by name releases that tool at the new version only; the others stay held', async () => {
+    writeFileSync(versionFile, '1.2.0');
+    const before = (await view('floating')).restarts;
+    await tg.api('/tools/floating__restart/execute', { method: 'POST', json: {} });
+    await running('floating', before + 1);
+    await tg.asOwner('/mcp-servers/floating/accept', { json: { tools: ['plain'] } });
+    const server = await view('floating');
+    expect(toolOf(server, 'plain')).toMatchObject({ status: 'active', accepted: true, risk: 'safe' });
+    expect(toolOf(server, 'restart')).toMatchObject({ status: 'changed', change: [{ field: 'version', before: '1.1.0', after: '1.2.0' }] });
+    expect((await tg.api('/tools/floating__restart/execute', { method: 'POST', json: {} })).status).toBe(409);
+    expect(JSON.parse(readFileSync(join(tg.dataDir, 'mcp-packages.json'), 'utf8')).floating).toEqual({ version: '1.1.0', tools: { plain: '1.2.0' } });
+  });
+
   it('a version written on the command line is shown as pinned and never holds anything', async () => {
     const server = await running('pinned');
     expect(server.package).toEqual({ runner: 'npx', name: '@example/held-pkg', spec: '@example/held-pkg@1.0.0', pinned: '1.0.0', version: '1.0.0' });
