@@ -16,6 +16,8 @@ export interface CommandLookupOptions {
   env: Record<string, string | undefined>;
   /** The login shell's PATH; undefined when it cannot be asked. Called at most once per lookup. */
   loginShellPath?: () => Promise<string | undefined>;
+  /** Where the server runs: a relative `command` (`./bin/server`) is found from there, as the system would. */
+  cwd?: string;
   /** Whether `file` is a program that can be started (default: a file with the execute bit; on Windows, a file). */
   isProgram?: (file: string, platform: NodeJS.Platform) => boolean;
 }
@@ -44,7 +46,8 @@ export async function findCommand(command: string, args: readonly string[], opti
   const own = envValue(options.env, 'PATH', windows) ?? '';
   const explicit = windows ? /[\\/:]/.test(command) : command.includes('/');
   let searched = own;
-  const lookIn = (path: string) => (explicit ? candidates(command, options, windows) : splitPath(path, windows).flatMap((dir) => candidates(paths.join(dir, command), options, windows)));
+  const given = explicit && !paths.isAbsolute(command) && options.cwd ? paths.resolve(options.cwd, command) : command;
+  const lookIn = (path: string) => (explicit ? candidates(given, options, windows) : splitPath(path, windows).flatMap((dir) => candidates(paths.join(dir, command), options, windows)));
   let file = lookIn(own).find((f) => isProgram(f, options.platform));
   // macOS apps never see the login shell's PATH; elsewhere it is asked only when the program is not on the one we have.
   if (!explicit && !windows && options.loginShellPath && (options.platform === 'darwin' || !file)) {
@@ -112,6 +115,7 @@ function candidates(base: string, options: CommandLookupOptions, windows: boolea
   return has ? [base] : extensions.map((ext) => `${base}${ext.toLowerCase()}`);
 }
 
+/** Security: a relative entry (`.`, `bin`) would find a program in whatever folder the server starts in. */
 function splitPath(path: string, windows: boolean): string[] {
   return path
     .split(windows ? ';' : ':')

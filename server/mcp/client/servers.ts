@@ -91,7 +91,11 @@ export interface McpServerManagerOptions {
 }
 
 /** `askLoginShell`: false when the owner gave the server its own PATH, which is then the only one searched. */
-export type CommandFinder = (command: string, args: readonly string[], env: Record<string, string>, askLoginShell: boolean) => Promise<FoundCommand | MissingCommand>;
+export type CommandFinder = (
+  command: string,
+  args: readonly string[],
+  where: { env: Record<string, string>; cwd?: string; askLoginShell: boolean },
+) => Promise<FoundCommand | MissingCommand>;
 
 /** What every server of one manager shares: how commands are found (one login shell asked), the accepted package versions. */
 interface Shared {
@@ -101,7 +105,8 @@ interface Shared {
 
 function defaultCommandFinder(): CommandFinder {
   const login = loginShellPath({ env: scrubbedEnvironment() });
-  return (command, args, env, askLoginShell) => findCommand(command, args, { platform: process.platform, env, ...(askLoginShell && { loginShellPath: login }) });
+  return (command, args, { env, cwd, askLoginShell }) =>
+    findCommand(command, args, { platform: process.platform, env, ...(cwd && { cwd }), ...(askLoginShell && { loginShellPath: login }) });
 }
 
 /**
@@ -367,7 +372,7 @@ class ServerConnection {
       if (entry.kind === 'stdio') {
         const env = { ...scrubbedEnvironment(), ...entry.env };
         const ownPath = Object.keys(entry.env).some((k) => k.toUpperCase() === 'PATH');
-        const found = await this.options.findCommand(entry.command, entry.args, env, !ownPath);
+        const found = await this.options.findCommand(entry.command, entry.args, { env, ...(entry.cwd && { cwd: entry.cwd }), askLoginShell: !ownPath });
         if (generation !== this.#generation || this.#stopped) return;
         // Not there is not a crash: restarting would find nothing either, until the owner installs it.
         if ('problem' in found) return this.#fail(`could not start: ${found.problem}`);

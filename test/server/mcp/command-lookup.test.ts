@@ -94,6 +94,8 @@ describe('finding a server\'s program on Linux', () => {
   it('a path is used as it is, never searched for, and a missing one says so', async () => {
     const file = program(join(work, 'explicit'), 'server');
     expect(await findCommand(file, ['a'], { platform: 'linux', env: { PATH: '' } })).toEqual({ command: file, args: ['a'], path: '', verbatim: false });
+    // Relative to where the server runs, not to where the gateway was started.
+    expect(await findCommand('./server', [], { platform: 'linux', env: { PATH: '' }, cwd: join(work, 'explicit') })).toMatchObject({ command: file });
     expect(await findCommand(join(work, 'explicit', 'gone'), [], { platform: 'linux', env: { PATH: '/bin' } })).toMatchObject({
       problem: expect.stringMatching(/^the command ".*gone" does not exist or cannot be run/),
     });
