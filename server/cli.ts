@@ -33,6 +33,8 @@ Usage:
   pincer mcp                              MCP over stdio, forwarded to the running gateway (or starting it)
   pincer mcp-servers [list] | add <name> -- <command> [args…] | add <name> --url U | rm <name>
   pincer mcp-servers accept <name> [--tool T]… [--risk R] | disable <name> [--tool T]… | enable <name>
+  pincer mcp-servers catalog | add [<name>] --from-catalog <entry>
+                                          well-known servers, versions pinned
                                           imported MCP servers: their status and tools; accept new or changed tools
   pincer chat ["<message>"] [--model M] [--conversation ID] [--json]
                                           talk to the configured model with Pincer's tools (no message: interactive)

@@ -5,6 +5,8 @@ const USAGE = `usage:
   pincer mcp-servers [list] [--json]
   pincer mcp-servers add <name> [--env K=V]… -- <command> [args…]     a stdio server
   pincer mcp-servers add <name> --url <http://…/mcp> [--token T]      a Streamable HTTP server
+  pincer mcp-servers add [<name>] --from-catalog <entry>              a well-known server, version pinned
+  pincer mcp-servers catalog [--json]                                 the well-known servers
   pincer mcp-servers rm <name>
   pincer mcp-servers accept <name> [--tool T]… [--risk safe|sensitive|dangerous]
   pincer mcp-servers disable <name> [--tool T]…     the whole server, or only the tools named
@@ -16,8 +18,10 @@ interface ToolRow {
   status: string;
   risk: string;
   description: string;
+  accepted: boolean;
   flags: { rule: string; reason: string; where: string }[];
   change: { field: string }[] | null;
+  problem: string | null;
 }
 interface ServerRow {
   name: string;
@@ -27,6 +31,7 @@ interface ServerRow {
   last_error: string | null;
   stderr: string | null;
   restarts: number;
+  package: { runner: string; name: string; pinned: string | null; version: string | null } | null;
   tools: ToolRow[];
   notice: string;
 }
@@ -47,6 +52,7 @@ export async function mcpServers(args: string[], out: Out): Promise<number> {
         token: { type: 'string' },
         tool: { type: 'string', multiple: true },
         risk: { type: 'string' },
+        'from-catalog': { type: 'string' },
       },
       allowPositionals: true,
       strict: true,
@@ -73,6 +79,7 @@ export async function mcpServers(args: string[], out: Out): Promise<number> {
       }
       for (const server of servers) {
         out.log(`${server.name}  ${server.status}${server.restarts ? ` (restarts: ${server.restarts})` : ''}  ${server.transport ?? ''} ${server.target ?? ''}`);
+        if (server.package) out.log(`  package: ${packageLine(server.package)}`);
         if (server.last_error) out.log(`  last error: ${server.last_error}`);
         if (server.stderr) out.log(`  its standard error:\n${server.stderr.replace(/^/gm, '    ')}`);
         if (server.tools.length > 0) {
@@ -86,12 +93,31 @@ export async function mcpServers(args: string[], out: Out): Promise<number> {
         for (const t of server.tools) {
           for (const flag of t.flags) out.log(`  ! ${t.name}: ${flag.reason} (${flag.where})`);
           if (t.change) out.log(`  ~ ${t.name}: changed ${t.change.map((c) => c.field).join(', ')} since accepted`);
+          if (t.problem) out.log(`  x ${t.name}: cannot be imported: ${t.problem}`);
         }
       }
       out.log(servers[0]!.notice);
       return 0;
     }
+    case 'catalog': {
+      if (name) throw new UsageError(USAGE);
+      const { status, json } = await ownerRequest(config, 'GET', '/mcp-servers/catalog');
+      if (status !== 200) return failed(json, out);
+      const catalog = (json as { catalog: CatalogRow[] }).catalog;
+      if (values.json) {
+        out.log(JSON.stringify(json, null, 2));
+        return 0;
+      }
+      out.log(table(['NAME', 'PACKAGE', 'VERSION', 'DESCRIPTION'], catalog.map((c) => [c.name, `${c.runner} ${c.package}`, c.version, firstSentence(c.description)])));
+      out.log('Add one with "pincer mcp-servers add --from-catalog NAME"; its tools wait for you to accept them.');
+      return 0;
+    }
     case 'add': {
+      const fromCatalog = values['from-catalog'];
+      if (fromCatalog !== undefined) {
+        if (rest.length > 0 || values.url || values.token || values.env) throw new UsageError(`--from-catalog takes the whole command line from the catalogue.\n${USAGE}`);
+        return addFromCatalog(config, name ?? fromCatalog, fromCatalog, out);
+      }
       if (!name) throw new UsageError(USAGE);
       const entry: Record<string, unknown> = {};
       if (values.url) {
@@ -138,6 +164,10 @@ export async function mcpServers(args: string[], out: Out): Promise<number> {
         return 0;
       }
       const answer = await asOwner(config, (base, headers) => actOnTools(base, headers, name, action, body), { plugins: true });
+      if ('nothing' in answer) {
+        out.error(`pincer: ${answer.nothing}`);
+        return 1;
+      }
       if (answer.status !== 200) return failed(answer.json, out);
       const server = answer.json as ServerRow;
       for (const t of server.tools) out.log(`${t.name}  ${t.status}  ${t.risk}`);
@@ -155,16 +185,73 @@ export async function mcpServers(args: string[], out: Out): Promise<number> {
   }
 }
 
+interface CatalogRow {
+  name: string;
+  runner: string;
+  package: string;
+  version: string;
+  description: string;
+  command: string;
+  args: string[];
+  note: string;
+  problem: string | null;
+}
+
+/** Adds the catalogue's `entry` as the server `name`, with the command line the gateway filled in for its roots. */
+async function addFromCatalog(config: ReturnType<typeof configFrom>, name: string, entry: string, out: Out): Promise<number> {
+  type Answer = { problem: string } | { status: number; json: unknown; known?: CatalogRow };
+  const answer = await asOwner(config, async (base, headers): Promise<Answer> => {
+    const listed = await fetch(`${base}/mcp-servers/catalog`, { headers });
+    const body = (await listed.json()) as { catalog?: CatalogRow[] };
+    if (listed.status !== 200 || !body.catalog) return { status: listed.status, json: body as unknown };
+    const known = body.catalog.find((c) => c.name === entry);
+    if (!known) return { problem: `the catalogue has no server named "${entry}" (it has ${body.catalog.map((c) => c.name).join(', ')})` };
+    if (known.problem) return { problem: known.problem };
+    const put = await fetch(`${base}/mcp-servers/${encodeURIComponent(name)}`, {
+      method: 'PUT',
+      headers: { ...headers, 'content-type': 'application/json' },
+      body: JSON.stringify({ command: known.command, args: known.args }),
+    });
+    return { status: put.status, json: (await put.json()) as unknown, known };
+  });
+  if ('problem' in answer) {
+    out.error(`pincer: ${answer.problem}`);
+    return 1;
+  }
+  const { known } = answer;
+  if (answer.status !== 200 || !known) return failed(answer.json, out);
+  out.log(`Added the MCP server ${name} from the catalogue: ${[known.command, ...known.args].join(' ')}`);
+  out.log(known.note);
+  out.log(
+    `Its tools appear as ${name}__<tool> once it is running, unaccepted and rated sensitive (every call asks you): ` +
+      `"pincer mcp-servers" shows them, "pincer mcp-servers accept ${name} [--risk R]" accepts them.`,
+  );
+  out.log((answer.json as ServerRow).notice);
+  return 0;
+}
+
 /**
  * Accepts or turns off tools of a server. A gateway started for this command starts the servers; their tools must be
  * read before anything is accepted or turned off.
  */
-async function actOnTools(base: string, headers: Record<string, string>, name: string, action: 'accept' | 'disable', body: object) {
+async function actOnTools(
+  base: string,
+  headers: Record<string, string>,
+  name: string,
+  action: 'accept' | 'disable',
+  body: { tools?: string[] },
+): Promise<{ status: number; json: unknown } | { nothing: string }> {
+  let server: ServerRow | undefined;
   for (let i = 0; i < 300; i++) {
     const view = await fetch(`${base}/mcp-servers/${encodeURIComponent(name)}`, { headers });
-    const server = (await view.json()) as ServerRow;
-    if (view.status !== 200 || !['starting', 'restarting'].includes(server.status)) break;
+    server = view.status === 200 ? ((await view.json()) as ServerRow) : undefined;
+    if (!server || !['starting', 'restarting'].includes(server.status)) break;
     await new Promise((r) => setTimeout(r, 100));
+  }
+  // Accepting "everything waiting" when nothing waits is said, not passed off as done.
+  if (server && action === 'accept' && !body.tools && !server.tools.some(waitsForOwner)) {
+    const why = server.tools.length === 0 ? `it has no tools (it is ${server.status}${server.last_error ? `: ${server.last_error}` : ''})` : 'every tool is accepted, disabled or cannot be imported';
+    return { nothing: `nothing to accept: no tool of the MCP server "${name}" waits for you (${why}). "pincer mcp-servers" lists them.` };
   }
   const response = await fetch(`${base}/mcp-servers/${encodeURIComponent(name)}/${action}`, {
     method: 'POST',
@@ -172,4 +259,15 @@ async function actOnTools(base: string, headers: Record<string, string>, name: s
     body: JSON.stringify(body),
   });
   return { status: response.status, json: (await response.json()) as unknown };
+}
+
+function packageLine(pkg: NonNullable<ServerRow['package']>): string {
+  if (pkg.pinned) return `${pkg.name} ${pkg.pinned} (${pkg.runner}, pinned)`;
+  const ran = pkg.version ? `version ${pkg.version} ran last` : 'the version that ran is not known';
+  return `${pkg.name} (${pkg.runner}, no version pinned: it runs the newest at each start; ${ran})`;
+}
+
+/** What accepting "everything waiting" would accept: held-back tools, and new ones the owner never accepted. */
+function waitsForOwner(tool: ToolRow): boolean {
+  return tool.status === 'changed' || tool.status === 'flagged' || (tool.status === 'active' && !tool.accepted);
 }

@@ -116,7 +116,7 @@ export function createHttpApp(deps: HttpDeps): express.Express {
   app.use(cacheRoutes(deps.executor.cache, deps.registry));
   app.use(memoryRoutes(deps.memories));
   app.use(pluginRoutes(deps.plugins));
-  if (deps.mcpServers) app.use(mcpServerRoutes(deps.mcpServers, deps.executor.redactor));
+  if (deps.mcpServers) app.use(mcpServerRoutes(deps.mcpServers, deps.executor.redactor, () => deps.settings.view().roots));
   app.use(openApiRoutes(deps.registry, deps.access, deps.version));
   app.use(chatRoutes(deps.llm));
   app.use(openAIProxyRoutes(deps.llm));

@@ -79,6 +79,8 @@ export interface StartOptions extends LaunchOptions {
    * nothing it or its children print can break into the protocol).
    */
   channel?: 'stdio' | 'fd3';
+  /** Windows: `args` are already quoted for the program (cmd.exe running a .cmd file) and are passed as they are. */
+  windowsVerbatimArguments?: boolean;
 }
 
 /** A long-lived child (a plugin host, an MCP stdio server) that talks over its standard input and output (or fd 3). */
@@ -248,7 +250,14 @@ export class ProcessRunner {
   async start(options: StartOptions): Promise<ChildHandle> {
     const stderr = new OutputBuffer(options.maxStderrBytes ?? 64 * 1024, 'ends');
     const launched = await this.#launch(options, ({ argv, cwd, env }) =>
-      spawnWithPipes({ argv, cwd, env, onData: (_stream, chunk) => stderr.push(chunk), stdin: options.channel === 'fd3' ? 'channel' : 'open' }),
+      spawnWithPipes({
+        argv,
+        cwd,
+        env,
+        onData: (_stream, chunk) => stderr.push(chunk),
+        stdin: options.channel === 'fd3' ? 'channel' : 'open',
+        ...(options.windowsVerbatimArguments && { windowsVerbatimArguments: true }),
+      }),
     );
     const { spawned, tree } = launched;
     const exited = (async () => {

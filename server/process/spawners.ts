@@ -29,6 +29,8 @@ export interface SpawnRequest {
   cwd: string;
   env: Record<string, string>;
   onData: (stream: 'stdout' | 'stderr', chunk: Buffer | string) => void;
+  /** Windows: pass the arguments as they are (already quoted for cmd.exe). */
+  windowsVerbatimArguments?: boolean;
 }
 
 const SIGNAL_NAMES = new Map(Object.entries(constants.signals).map(([name, number]) => [number, name]));
@@ -52,6 +54,7 @@ export function spawnWithPipes(request: SpawnRequest & { stdin: string | Buffer 
       detached: process.platform !== 'win32',
       stdio: channel ? ['ignore', 'pipe', 'pipe', 'pipe'] : ['pipe', 'pipe', 'pipe'],
       windowsHide: true,
+      ...(request.windowsVerbatimArguments && { windowsVerbatimArguments: true }),
     });
     let closed = false;
     const close = new Promise<void>((done) => child.once('close', () => ((closed = true), done())));

@@ -422,9 +422,27 @@ export interface McpServer {
   stderr: string | null;
   restarts: number;
   server_info: { name: string; version: string } | null;
+  /** The npx or uvx package its command runs: the version written on the command line, or the one that ran last. */
+  package: { runner: 'npx' | 'uvx'; name: string; spec: string; pinned: string | null; version: string | null } | null;
   tools: ImportedTool[];
   /** Said wherever the owner accepts its tools. */
   notice: string;
+}
+
+/** One well-known server of `GET /mcp-servers/catalog`, its command line filled in for the shared folders. */
+export interface McpCatalogEntry {
+  name: string;
+  title: string;
+  description: string;
+  runner: 'npx' | 'uvx';
+  package: string;
+  version: string;
+  command: string;
+  args: string[];
+  homepage: string;
+  note: string;
+  /** Why it cannot be added as it stands (no folder shared for the filesystem server), or null. */
+  problem: string | null;
 }
 
 /** `GET /mcp-servers`. */

@@ -1,5 +1,6 @@
 import { Router } from 'express';
 import { refuse } from '../../errors.js';
+import { mcpCatalog } from '../../mcp/client/catalog.js';
 import { parseServerEntry } from '../../mcp/client/entry.js';
 import type { McpServerManager, McpServerView } from '../../mcp/client/servers.js';
 import { RISKS, type Risk } from '../../tools/types.js';
@@ -10,7 +11,7 @@ import type { Redactor } from '../../util/redact.js';
  * Imported MCP servers: anyone may see their status, last error, restarts and tools (as with /plugins); only the
  * owner adds, removes, or accepts a server's new, changed or flagged tools (rating their risk).
  */
-export function mcpServerRoutes(servers: McpServerManager, redactor: Redactor): Router {
+export function mcpServerRoutes(servers: McpServerManager, redactor: Redactor, roots: () => readonly string[]): Router {
   const router = Router();
 
   // The command line or URL may carry a secret the owner wrote into it, and what a server prints to standard error
@@ -22,6 +23,11 @@ export function mcpServerRoutes(servers: McpServerManager, redactor: Redactor): 
     const owner = identityOf(res).kind === 'owner';
     const list = servers.list().map((v) => shown(v, owner));
     res.json({ servers: list, count: list.length });
+  });
+
+  // Well-known servers with pinned versions, their command lines filled in for the shared folders (the owner's).
+  router.get('/mcp-servers/catalog', requireOwner, (_req, res) => {
+    res.json({ catalog: mcpCatalog(roots()) });
   });
 
   router.get('/mcp-servers/:name', (req, res) => {

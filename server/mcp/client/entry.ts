@@ -20,6 +20,8 @@ const DEFAULT_TIMEOUT_MS = 60_000;
 /** The entry, or what is wrong with it (that server then fails; the others and the gateway start). */
 export function parseServerEntry(name: string, raw: unknown): McpServerEntry | { problem: string } {
   if (!SERVER_NAME.test(name)) return { problem: `the name "${name}" must be 1–32 letters, digits, "_" or "-", starting with a letter or digit` };
+  // GET /mcp-servers/catalog is the catalogue of well-known servers, not a server's view.
+  if (name === 'catalog') return { problem: 'the name "catalog" is taken by the catalogue of well-known servers; pick another' };
   if (!raw || typeof raw !== 'object' || Array.isArray(raw)) return { problem: 'must be an object with "command" (stdio) or "url" (HTTP)' };
   const entry = raw as Record<string, unknown>;
   const http = entry.url !== undefined;

@@ -13,6 +13,8 @@ import { listAllTools, ToolListStopped } from './tool-list.js';
 import { definitionHash, type McpPins, type ToolDefinitionText } from './pins.js';
 import { flagDefinition, type DefinitionFlag } from '../../tools/poisoning.js';
 import { isSecretName } from '../../util/secret-names.js';
+import { findCommand, loginShellPath, type FoundCommand, type MissingCommand } from './command-lookup.js';
+import { npxRanVersion, PackageVersions, runPackage, type PackageView } from './package-version.js';
 
 export type ServerStatus = 'starting' | 'running' | 'restarting' | 'failed' | 'disabled' | 'stopped';
 /**
@@ -48,6 +50,8 @@ export interface McpServerView {
   stderr: string | null;
   restarts: number;
   server_info: { name: string; version: string } | null;
+  /** The npx or uvx package its command runs, and the version that ran (when it can be found). */
+  package: PackageView | null;
   tools: ImportedToolView[];
   /** Said wherever the owner accepts its tools. */
   notice: string;
@@ -82,6 +86,27 @@ export interface McpServerManagerOptions {
   backoffMs?: readonly number[];
   /** Where config.json is: servers added or removed while the gateway runs are saved there. */
   dataDir?: string;
+  /** Finds a stdio server's program (default: as the user's login shell would, on this platform). */
+  findCommand?: CommandFinder;
+}
+
+/** `askLoginShell`: false when the owner gave the server its own PATH, which is then the only one searched. */
+export type CommandFinder = (
+  command: string,
+  args: readonly string[],
+  where: { env: Record<string, string>; cwd?: string; askLoginShell: boolean },
+) => Promise<FoundCommand | MissingCommand>;
+
+/** What every server of one manager shares: how commands are found (one login shell asked), the accepted package versions. */
+interface Shared {
+  findCommand: CommandFinder;
+  packages: PackageVersions;
+}
+
+function defaultCommandFinder(): CommandFinder {
+  const login = loginShellPath({ env: scrubbedEnvironment() });
+  return (command, args, { env, cwd, askLoginShell }) =>
+    findCommand(command, args, { platform: process.platform, env, ...(cwd && { cwd }), ...(askLoginShell && { loginShellPath: login }) });
 }
 
 /**
@@ -97,8 +122,10 @@ export class McpServerManager {
   #running = false;
   /** secretValues(), until the servers change. */
   #secrets: readonly string[] | undefined;
+  readonly #shared: Shared;
 
   constructor(private readonly options: McpServerManagerOptions) {
+    this.#shared = { findCommand: options.findCommand ?? defaultCommandFinder(), packages: new PackageVersions(options.dataDir) };
     // Listed (as stopped) even by a gateway that does not start them, such as one started for a CLI command.
     for (const [name, raw] of Object.entries(options.entries ?? {})) this.#add(name, raw);
   }
@@ -139,6 +166,7 @@ export class McpServerManager {
     if (!server) return false;
     if (this.options.dataDir) saveServerEntry(this.options.dataDir, name, undefined);
     this.options.pins.forget(name);
+    this.#shared.packages.forget(name);
     this.#servers.delete(name);
     this.#secrets = undefined;
     await server.stop();
@@ -191,7 +219,7 @@ export class McpServerManager {
 
   #add(name: string, raw: unknown): ServerConnection {
     const parsed = parseServerEntry(name, raw);
-    const server = new ServerConnection(name, raw, parsed, this.options);
+    const server = new ServerConnection(name, raw, parsed, { ...this.options, ...this.#shared });
     this.#servers.set(name, server);
     this.#secrets = undefined;
     if (this.#running) server.start();
@@ -200,8 +228,7 @@ export class McpServerManager {
 }
 
 /** What a call to a held-back imported tool answers (TOOL_HELD): why, and what releases it. */
-function heldMessage(server: string, tool: string, importedAs: string, status: 'changed' | 'flagged'): string {
-  const why = status === 'changed' ? 'its definition changed since the owner accepted it' : 'its description looks like it gives the model instructions';
+function heldMessage(server: string, tool: string, importedAs: string, why: string): string {
   return (
     `The tool "${importedAs}" of the MCP server "${server}" is held back (${why}): it stays off until the owner reviews and accepts it ` +
     `(pincer mcp-servers accept ${server} --tool ${tool}, or Accept in the dashboard's MCP servers view). Tell the user; calling it again before then fails the same way.`
@@ -257,8 +284,10 @@ class ServerConnection {
     /** The entry as config.json has it (kept to change only its `disabled`). */
     readonly raw: unknown,
     private readonly entry: McpServerEntry | { problem: string },
-    private readonly options: McpServerManagerOptions,
+    private readonly options: McpServerManagerOptions & Shared,
   ) {}
+  /** The package its command runs (npx, uvx), and the version that ran at its last start. */
+  #package: PackageView | null = null;
 
   start(): void {
     if (this.#stopped || this.#status !== 'stopped') return;
@@ -295,6 +324,7 @@ class ServerConnection {
       stderr: this.#stderr,
       restarts: this.#restarts,
       server_info: info ? { name: info.name, version: info.version } : null,
+      package: this.#package ?? this.#declaredPackage(),
       tools: [...this.#remote.values()].map((r) => this.#toolView(r)),
       notice: NOTICE,
     };
@@ -319,10 +349,12 @@ class ServerConnection {
       if (remote.problem) continue;
       const pinned = this.options.pins.get(this.name, remote.tool.name);
       // Accepting "everything waiting" leaves alone what the owner turned off: that takes naming the tool.
-      const waiting = !pinned || (!pinned.disabled && pinned.hash !== remote.hash);
+      const waiting = !pinned || (!pinned.disabled && (pinned.hash !== remote.hash || this.#versionChange(remote) !== null));
       if (names ? !names.includes(remote.tool.name) : !waiting) continue;
       this.options.pins.accept(this.name, remote.tool.name, remote.definition, risk ?? this.#rated(remote));
     }
+    const ran = this.#package && !this.#package.pinned ? this.#package.version : null;
+    if (ran) this.options.packages.accept(this.name, ran, names);
     this.#apply();
   }
 
@@ -350,13 +382,22 @@ class ServerConnection {
       ]);
       if (generation !== this.#generation || this.#stopped) return;
       if (entry.kind === 'stdio') {
+        const env = { ...scrubbedEnvironment(), ...entry.env };
+        const ownPath = Object.keys(entry.env).some((k) => k.toUpperCase() === 'PATH');
+        const found = await this.options.findCommand(entry.command, entry.args, { env, ...(entry.cwd && { cwd: entry.cwd }), askLoginShell: !ownPath });
+        if (generation !== this.#generation || this.#stopped) return;
+        // Not there is not a crash: restarting would find nothing either, until the owner installs it.
+        if ('problem' in found) return this.#fail(`could not start: ${found.problem}`);
+        // The program was found on this PATH: what it starts (`#!/usr/bin/env node`) is looked up on it too.
+        if (!ownPath && found.path) env[Object.keys(env).find((k) => k.toUpperCase() === 'PATH') ?? 'PATH'] = found.path;
         this.#child = await this.options.runner.start({
           kind: `mcp:${this.name}`,
-          command: entry.command,
-          args: entry.args,
-          env: { ...scrubbedEnvironment(), ...entry.env },
+          command: found.command,
+          args: found.args,
+          env,
           ...(entry.cwd && { cwd: entry.cwd }),
           tag: true,
+          ...(found.verbatim && { windowsVerbatimArguments: true }),
         });
         const child = this.#child;
         // Stopped while it was starting (the gateway closing): it must not outlive the stop.
@@ -391,6 +432,7 @@ class ServerConnection {
       connected = true;
       if (generation !== this.#generation || this.#stopped) return;
       this.#connectedAt = Date.now();
+      this.#readPackage(entry);
       // Running once its tools are read again: until then the view still shows the last connection's tools.
       await this.#sync(generation, false);
       if (generation !== this.#generation || this.#stopped) return;
@@ -461,7 +503,7 @@ class ServerConnection {
     for (const remote of this.#remote.values()) {
       const status = this.#toolStatus(remote);
       if (status === 'active') wanted.set(remote.importedAs, remote);
-      if (status === 'changed' || status === 'flagged') held.set(remote.importedAs, heldMessage(this.name, remote.tool.name, remote.importedAs, status));
+      if (status === 'changed' || status === 'flagged') held.set(remote.importedAs, heldMessage(this.name, remote.tool.name, remote.importedAs, this.#heldWhy(remote, status)));
     }
     registry.setHeld(`mcp:${this.name}`, held);
     for (const [name, registered] of [...this.#registered]) {
@@ -490,6 +532,7 @@ class ServerConnection {
     if (remote.problem) return 'invalid';
     const pinned = this.options.pins.get(this.name, remote.tool.name);
     if (pinned?.disabled) return 'disabled';
+    if (this.#versionChange(remote)) return 'changed';
     if (pinned) return pinned.hash === remote.hash ? 'active' : 'changed';
     return remote.flags.length > 0 ? 'flagged' : 'active';
   }
@@ -511,23 +554,61 @@ class ServerConnection {
   #toolView(remote: RemoteTool): ImportedToolView {
     const pinned = this.options.pins.get(this.name, remote.tool.name);
     const status = this.#toolStatus(remote);
+    const version = status === 'changed' ? this.#versionChange(remote) : null;
     const change =
-      status === 'changed' && pinned
-        ? (['title', 'description', 'inputSchema', 'annotations'] as const)
-            .filter((f) => JSON.stringify(pinned.definition[f] ?? null) !== JSON.stringify(remote.definition[f] ?? null))
-            .map((field) => ({ field, before: pinned.definition[field] ?? null, after: remote.definition[field] ?? null }))
+      status === 'changed'
+        ? [
+            ...(version ? [{ field: 'version', ...version }] : []),
+            ...(pinned
+              ? (['title', 'description', 'inputSchema', 'annotations'] as const)
+                  .filter((f) => JSON.stringify(pinned.definition[f] ?? null) !== JSON.stringify(remote.definition[f] ?? null))
+                  .map((field) => ({ field, before: pinned.definition[field] ?? null, after: remote.definition[field] ?? null }))
+              : []),
+          ]
         : null;
     return {
       name: remote.tool.name,
       imported_as: remote.importedAs,
       status,
       risk: this.#risk(remote),
-      accepted: pinned !== undefined && !pinned.disabled && pinned.hash === remote.hash,
+      accepted: pinned !== undefined && !pinned.disabled && pinned.hash === remote.hash && status !== 'changed',
       description: remote.definition.description,
       flags: remote.flags,
       change,
       problem: remote.problem,
     };
+  }
+
+  /** The package its command line names, before it has run (no version known yet). */
+  #declaredPackage(): PackageView | null {
+    if ('problem' in this.entry || this.entry.kind !== 'stdio') return null;
+    const pkg = runPackage(this.entry.command, this.entry.args);
+    return pkg ? { ...pkg, version: pkg.pinned } : null;
+  }
+
+  /** After a start: the version of an unpinned npx package that ran, the first one taken as the accepted one. */
+  #readPackage(entry: McpServerEntry): void {
+    if (entry.kind !== 'stdio') return;
+    const pkg = runPackage(entry.command, entry.args);
+    if (!pkg) return;
+    const ran = pkg.runner === 'npx' && !pkg.pinned ? (npxRanVersion(pkg, { ...scrubbedEnvironment(), ...entry.env }) ?? null) : null;
+    this.#package = { ...pkg, version: pkg.pinned ?? ran };
+    if (ran) this.options.packages.seen(this.name, ran);
+  }
+
+  /** The package version that ran, when it is not the one the owner accepted this tool with. */
+  #versionChange(remote: RemoteTool): { before: string; after: string } | null {
+    const ran = this.#package && !this.#package.pinned ? this.#package.version : null;
+    if (!ran) return null;
+    const accepted = this.options.packages.accepted(this.name, remote.tool.name);
+    return accepted !== undefined && accepted !== ran ? { before: accepted, after: ran } : null;
+  }
+
+  #heldWhy(remote: RemoteTool, status: 'changed' | 'flagged'): string {
+    if (status === 'flagged') return 'its description looks like it gives the model instructions';
+    const version = this.#versionChange(remote);
+    if (version) return `the package it runs, ${this.#package!.name}, is now version ${version.after}, not ${version.before} as when the owner accepted it`;
+    return 'its definition changed since the owner accepted it';
   }
 
   #registryTool(remote: RemoteTool): AnyTool {

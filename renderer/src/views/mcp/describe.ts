@@ -1,14 +1,14 @@
 // Imported MCP servers in words: their status and their tools', what waits for the owner, what a definition hides,
 // and the "Add a server" form as a config.json entry. Pure, so it is tested without a browser.
 import type { Look } from '../../lib/look';
-import type { ImportedTool, ImportedToolStatus, McpServer, McpServerEntry, McpServerStatus, Risk } from '../../lib/types';
+import type { ImportedTool, ImportedToolStatus, McpCatalogEntry, McpServer, McpServerEntry, McpServerStatus, Risk } from '../../lib/types';
 
 /** Colour is never the only signal: each status has its own icon and word. */
 export const SERVER_LOOK: Record<McpServerStatus, Look> = {
   running: { icon: '✓', label: 'running', tone: 'ok', hint: 'Connected: its active tools can be called' },
   starting: { icon: '◌', label: 'starting', tone: 'run', hint: 'Starting it (or connecting to it) and reading its tools' },
   restarting: { icon: '↻', label: 'restarting', tone: 'wait', hint: 'It stopped answering or its process ended; Pincer starts it again, waiting longer after each failure' },
-  failed: { icon: '✕', label: 'failed', tone: 'fail', hint: 'Its entry cannot be used: the error says why' },
+  failed: { icon: '✕', label: 'failed', tone: 'fail', hint: 'Its entry cannot be used, or its program was not found: the error says why' },
   disabled: { icon: '–', label: 'disabled', tone: 'neutral', hint: 'Turned off by you: not started, its tools are not imported' },
   stopped: { icon: '■', label: 'stopped', tone: 'neutral', hint: 'Not running in this gateway' },
 };
@@ -109,6 +109,22 @@ export interface ServerForm {
 }
 
 export const EMPTY_FORM: ServerForm = { name: '', transport: 'stdio', command: '', args: '', env: '', url: '', token: '' };
+
+/**
+ * The add form filled with a catalogue entry's command line, ready to send as it is or to edit. A name already taken
+ * gets a number (`memory-2`), so picking an entry twice never proposes replacing a server.
+ */
+export function formFromCatalog(entry: McpCatalogEntry, existing: readonly string[]): ServerForm {
+  let name = entry.name;
+  for (let n = 2; existing.includes(name); n++) name = `${entry.name}-${n}`;
+  return { ...EMPTY_FORM, name, transport: 'stdio', command: entry.command, args: entry.args.join('\n') };
+}
+
+/** "Not pinned: it runs the newest at each start (1.2.0 ran last)", or the pinned version: what a server's package runs. */
+export function packageInWords(pkg: NonNullable<McpServer['package']>): string {
+  if (pkg.pinned) return `${pkg.name} ${pkg.pinned} (pinned)`;
+  return `${pkg.name}, no version pinned: the newest runs at each start${pkg.version ? ` (${pkg.version} ran last)` : ''}`;
+}
 
 const lines = (text: string) => text.split(/\r?\n/).map((line, i) => ({ line: line.trim(), number: i + 1 }));
 

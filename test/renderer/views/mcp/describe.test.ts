@@ -40,6 +40,7 @@ const server = (name: string, status: McpServerStatus, tools: ImportedTool[] = [
   stderr: null,
   restarts: 0,
   server_info: null,
+  package: null,
   tools,
   notice: '',
 });
