@@ -1,10 +1,14 @@
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { CallOutcome } from '../executor/executor.js';
 import type { RegisteredTool } from '../tools/registry.js';
+import { isContentBlock, isContentResult } from '../tools/content.js';
 
 /** How the gateway's tools and call outcomes read in MCP (protocol 2025-11-25). */
 
-/** One registry tool as `tools/list` publishes it: the enforced schema, the annotations and a title. */
+/**
+ * One registry tool as `tools/list` publishes it: the enforced schema, the annotations and a title, and the result's
+ * schema and icons where the tool has them (an imported tool's are its server's).
+ */
 export function toMcpTool(tool: RegisteredTool): Tool {
   const def = tool.definition;
   const { title, ...hints } = def.annotations;
@@ -13,6 +17,8 @@ export function toMcpTool(tool: RegisteredTool): Tool {
     title: title ?? titleFrom(def.name),
     description: def.description,
     inputSchema: tool.parameters as Tool['inputSchema'],
+    ...(def.outputSchema && { outputSchema: def.outputSchema as Tool['outputSchema'] }),
+    ...(def.icons && def.icons.length > 0 && { icons: def.icons }),
     annotations: { title: title ?? titleFrom(def.name), ...hints },
   };
 }
@@ -24,24 +30,30 @@ function titleFrom(name: string): string {
 }
 
 /**
- * A finished call as a `tools/call` result. A tool that ran and failed, and every refusal the model can act on
- * (bad arguments, a disabled tool, a policy or owner denial, an approval timeout), is an `isError` result whose text
- * starts with the envelope's error name; the whole envelope is in `structuredContent` for programs.
+ * A finished call as a `tools/call` result. MCP content (an imported tool's answer) is passed on block for block,
+ * with its `structuredContent`. A tool that ran and failed, and every refusal the model can act on (bad arguments, a
+ * disabled tool, a policy or owner denial, an approval timeout), is an `isError` result whose text starts with the
+ * envelope's error name; an imported server's own error keeps its blocks. The whole envelope is in
+ * `structuredContent` for programs — unless the tool declares an `outputSchema`, which an error's envelope would
+ * break (clients check an error's structuredContent against it too).
  */
-export function toCallToolResult(outcome: CallOutcome): CallToolResult {
+export function toCallToolResult(outcome: CallOutcome, outputSchema = false): CallToolResult {
   const envelope = outcome.envelope;
   if (envelope.success) {
     const result = envelope.result;
+    if (isContentResult(result)) return { ...result } as CallToolResult;
     return {
       content: [{ type: 'text', text: typeof result === 'string' ? result : JSON.stringify(result ?? null) }],
       ...(isPlainObject(result) && { structuredContent: result }),
     };
   }
   const error = envelope.error;
+  const blocks = error.name === 'MCP_TOOL_ERROR' ? error.details.content : undefined;
+  const content = Array.isArray(blocks) && blocks.length > 0 && blocks.every(isContentBlock) ? blocks : [{ type: 'text' as const, text: `${error.name}: ${error.message}` }];
   return {
     isError: true,
-    content: [{ type: 'text', text: `${error.name}: ${error.message}` }],
-    structuredContent: { success: false, error, call_id: envelope.call_id },
+    content: content as CallToolResult['content'],
+    ...(!outputSchema && { structuredContent: { success: false, error, call_id: envelope.call_id } }),
   };
 }
 
