@@ -1,11 +1,13 @@
 import { resolve } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BIN } from '../../helpers/cli.js';
 import { startGateway, type TestGateway } from '../../helpers/gateway.js';
 import { until } from '../../helpers/wait.js';
+import { startStubLlm, type StubLlm } from '../llm/stub-llm.js';
 
 /**
  * What an imported server's results become at each door, against the real `@modelcontextprotocol/server-everything`:
@@ -20,6 +22,7 @@ const EVERYTHING = resolve(import.meta.dirname, '../../../node_modules/@modelcon
 // Takes the draft-07 "$schema" out of the listing only, so the tools import whatever the gateway's schema dialects.
 const RELAY = resolve(import.meta.dirname, 'fixtures/schema-relay.mjs');
 let tg: TestGateway;
+let llm: StubLlm;
 let direct: Client;
 const pincerClients: Client[] = [];
 
@@ -31,7 +34,11 @@ async function pincer(token = tg.token): Promise<Client> {
 }
 
 beforeAll(async () => {
-  tg = await startGateway({ mcpServers: { every: { command: process.execPath, args: [RELAY, process.execPath, EVERYTHING, 'stdio'] } } });
+  llm = await startStubLlm();
+  tg = await startGateway({
+    mcpServers: { every: { command: process.execPath, args: [RELAY, process.execPath, EVERYTHING, 'stdio'] } },
+    llm: { baseUrl: llm.url, model: 'stub-model', api: 'ollama' },
+  });
   await until(async () => {
     const view = (await (await tg.api('/mcp-servers/every')).json()) as Json;
     return view.status === 'running' && view.tools.some((t: Json) => t.name === 'get-tiny-image' && t.status === 'active');
@@ -45,6 +52,7 @@ afterAll(async () => {
   for (const client of pincerClients) await client.close().catch(() => undefined);
   await direct?.close().catch(() => undefined);
   await tg?.close();
+  await llm?.close();
 });
 
 describe('results of an imported MCP server through Pincer', () => {
@@ -55,6 +63,23 @@ describe('results of an imported MCP server through Pincer', () => {
     expect(viaPincer.content).toEqual(own.content);
     expect(viaPincer.content[1]).toMatchObject({ type: 'image', mimeType: 'image/png', data: expect.stringMatching(/^iVBORw0KGgo/) });
     expect(viaPincer.isError).toBeFalsy();
+  });
+
+  it('passes the blocks through `pincer mcp` over stdio too, and reads a returned link there', async () => {
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [BIN, 'mcp', '--data-dir', tg.dataDir, '--port', String(tg.port)],
+      env: getDefaultEnvironment(),
+      stderr: 'ignore',
+    });
+    const client = new Client({ name: 'stdio-passthrough', version: '1.0.0' });
+    await client.connect(transport);
+    pincerClients.push(client);
+    const image = (await client.callTool({ name: 'every__get-tiny-image', arguments: {} })) as CallToolResult;
+    const own = (await direct.callTool({ name: 'get-tiny-image', arguments: {} })) as CallToolResult;
+    expect(image.content).toEqual(own.content);
+    await client.callTool({ name: 'every__get-resource-links', arguments: { count: 1 } });
+    expect((await client.readResource({ uri: 'demo://resource/dynamic/blob/1' })).contents[0]).toMatchObject({ uri: 'demo://resource/dynamic/blob/1' });
   });
 
   it('keeps content annotations on text and image blocks', async () => {
@@ -182,5 +207,29 @@ describe('reading resource links through Pincer', () => {
     } finally {
       await tg.asOwner('/tools/every__get-resource-links', { method: 'PATCH', json: { enabled: true } });
     }
+  });
+});
+
+describe.each(['ollama', 'openai'] as const)('an image through the LLM bridge (%s)', (api) => {
+  it('reaches the model as a description with a handle, and the chat steps keep the image whole', async () => {
+    expect((await tg.asOwner('/settings', { method: 'PATCH', json: { llm: { api } } })).status).toBe(200);
+    llm.setScript((request) => {
+      const last = request.messages[request.messages.length - 1]!;
+      if (last.role === 'user') return { tool_calls: [{ name: 'every__get-tiny-image', arguments: {} }] };
+      return { content: `I was told: ${String(last.content)}` };
+    });
+    const before = llm.requests.length;
+    const body = (await (await tg.api('/chat', { method: 'POST', json: { message: 'Show me the logo.' } })).json()) as Json;
+    const own = (await direct.callTool({ name: 'get-tiny-image', arguments: {} })) as CallToolResult;
+    const data = (own.content[1] as { data: string }).data;
+    const toolMessage = llm.requests.slice(before).flatMap((r) => r.messages).find((m) => m.role === 'tool')!;
+    expect(typeof toolMessage.content).toBe('string');
+    expect(toolMessage.content as string).not.toContain(data.slice(0, 64));
+    const told = JSON.parse(toolMessage.content as string);
+    expect(told.result.content[1]).toMatchObject({ type: 'image', mimeType: 'image/png', note: expect.stringContaining(`GET /calls/${body.steps[0].call_id}`) });
+    expect(body.steps[0].result.content[1]).toEqual(own.content[1]);
+    const recorded = (await (await tg.api(`/calls/${body.steps[0].call_id}`)).json()) as Json;
+    expect(recorded).toMatchObject({ via: expect.stringMatching(/^llm|chat/), status: 'succeeded' });
+    expect(recorded.result.content[1].data).toBe(data);
   });
 });
