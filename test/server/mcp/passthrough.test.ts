@@ -233,3 +233,29 @@ describe.each(['ollama', 'openai'] as const)('an image through the LLM bridge (%
     expect(recorded.result.content[1].data).toBe(data);
   });
 });
+
+describe('an imported result over the output cap', () => {
+  it('is refused as OUTPUT_TOO_LARGE, saying how big it was, as any tool\'s is; history keeps the refusal', async () => {
+    const small = await startGateway({
+      maxOutputBytes: 2048,
+      mcpServers: { every: { command: process.execPath, args: [RELAY, process.execPath, EVERYTHING, 'stdio'] } },
+    });
+    try {
+      await until(async () => {
+        const view = (await (await small.api('/mcp-servers/every')).json()) as Json;
+        return view.status === 'running' && view.tools.some((t: Json) => t.name === 'get-tiny-image' && t.status === 'active');
+      }, 'the everything server running');
+      await small.asOwner('/mcp-servers/every/accept', { json: { risk: 'safe' } });
+      const answer = (await (await small.api('/tools/every__get-tiny-image/execute', { method: 'POST', json: {} })).json()) as Json;
+      expect(answer).toMatchObject({ success: false, error: { name: 'OUTPUT_TOO_LARGE', details: { limit: 2048 } } });
+      expect(answer.error.details.bytes).toBeGreaterThan(2048);
+      const recorded = (await (await small.api(`/calls/${answer.call_id}`)).json()) as Json;
+      expect(recorded).toMatchObject({ status: 'failed', result: null, error: { name: 'OUTPUT_TOO_LARGE' } });
+      // A result under the cap is kept whole.
+      const weather = (await (await small.api('/tools/every__get-structured-content/execute', { method: 'POST', json: { location: 'Chicago' } })).json()) as Json;
+      expect(weather).toMatchObject({ success: true, result: { humidity: 82 } });
+    } finally {
+      await small.close();
+    }
+  });
+});
