@@ -1,3 +1,4 @@
+import { Ajv } from 'ajv';
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { CallOutcome } from '../executor/executor.js';
 import type { RegisteredTool } from '../tools/registry.js';
@@ -12,15 +13,45 @@ import { isContentBlock, isContentResult } from '../tools/content.js';
 export function toMcpTool(tool: RegisteredTool): Tool {
   const def = tool.definition;
   const { title, ...hints } = def.annotations;
+  const outputSchema = publishedOutputSchema(def.outputSchema);
   return {
     name: def.name,
     title: title ?? titleFrom(def.name),
     description: def.description,
     inputSchema: tool.parameters as Tool['inputSchema'],
-    ...(def.outputSchema && { outputSchema: def.outputSchema as Tool['outputSchema'] }),
+    ...(outputSchema && { outputSchema }),
     ...(def.icons && def.icons.length > 0 && { icons: def.icons }),
     annotations: { title: title ?? titleFrom(def.name), ...hints },
   };
+}
+
+/** Output schemas as published, by the schema they came from (a tool keeps its definition while registered). */
+const published = new WeakMap<object, Tool['outputSchema'] | null>();
+let checker: Ajv | undefined;
+
+/**
+ * An outputSchema as clients can use it, or undefined. SDK clients compile every listed outputSchema when they list
+ * tools, and one that does not compile fails the whole listing: an imported server's schema that a stock client
+ * cannot compile (a remote `$ref`, a broken `$ref`) is not published, and its results still pass through. The
+ * `$schema` is left out, so each client reads it in its own dialect.
+ */
+function publishedOutputSchema(schema: object | undefined): Tool['outputSchema'] | undefined {
+  if (!schema) return undefined;
+  let result = published.get(schema);
+  if (result === undefined) {
+    const { $schema: _dialect, ...rest } = schema as Record<string, unknown>;
+    try {
+      // The SDK clients' own checker: draft-07 Ajv, not strict. Compiled only, never run here.
+      checker ??= new Ajv({ strict: false, validateSchema: false, logger: false });
+      checker.compile(rest);
+      result = rest as Tool['outputSchema'];
+    } catch {
+      result = null;
+    }
+    checker?.removeSchema();
+    published.set(schema, result);
+  }
+  return result ?? undefined;
 }
 
 /** `file_read` → "File read": a readable title for tools that declare none. */
