@@ -277,6 +277,7 @@ export function createGateway(options: GatewayOptions): Gateway {
       version: VERSION,
       log,
       dataDir: config.dataDir,
+      maxOutputBytes: config.maxOutputBytes,
       // Every viewer hears of it: an error that quotes a URL with its token is redacted.
       onChange: (change) => events.emit('mcp_servers', { ...change, last_error: change.last_error === null ? null : redactor.text(change.last_error) }),
       ...(options.mcpBackoffMs && { backoffMs: options.mcpBackoffMs }),

@@ -83,6 +83,8 @@ export interface McpServerManagerOptions {
   backoffMs?: readonly number[];
   /** Where config.json is: servers added or removed while the gateway runs are saved there. */
   dataDir?: string;
+  /** The largest resource read through Pincer (JSON bytes), as for tool results. */
+  maxOutputBytes?: number;
 }
 
 /**
@@ -659,11 +661,18 @@ class ServerConnection {
     if (!connection || this.#status !== 'running') {
       throw new ToolError('MCP_SERVER_UNAVAILABLE', `The MCP server "${this.name}" is ${this.#status}; try reading ${uri} again shortly.`);
     }
+    let read: { contents: unknown[] };
     try {
-      return (await connection.readResource({ uri }, { timeout: (this.entry as McpServerEntry).timeoutMs })) as { contents: unknown[] };
+      read = (await connection.readResource({ uri }, { timeout: (this.entry as McpServerEntry).timeoutMs })) as { contents: unknown[] };
     } catch (error) {
       throw new ToolError('MCP_SERVER_ERROR', `The MCP server "${this.name}" could not read ${uri}: ${(error as Error).message}`);
     }
+    const limit = this.options.maxOutputBytes;
+    const size = limit === undefined ? 0 : Buffer.byteLength(JSON.stringify(read.contents));
+    if (limit !== undefined && size > limit) {
+      throw new ToolError('OUTPUT_TOO_LARGE', `${uri} is ${size} bytes, more than the ${limit}-byte limit (max_output_bytes).`, { bytes: size, limit });
+    }
+    return read;
   }
 
   #crashed(reason: string): void {

@@ -160,8 +160,8 @@ export function createRunPythonTool(options: RunPythonOptions = {}) {
       properties: {
         stdout: { type: 'string' },
         stderr: { type: 'string' },
-        exit_code: { type: ['integer', 'null'] },
-        signal: { type: ['string', 'null'] },
+        exit_code: { anyOf: [{ type: 'integer' }, { type: 'null' }] },
+        signal: { anyOf: [{ type: 'string' }, { type: 'null' }] },
         timed_out: { type: 'boolean' },
         truncated: { type: 'boolean' },
         duration_ms: { type: 'number' },

@@ -102,7 +102,7 @@ export function createRunShellTool(options: RunShellOptions) {
       properties: {
         output: { type: 'string' },
         output_plain: { type: 'string' },
-        exit_code: { type: ['integer', 'null'] },
+        exit_code: { anyOf: [{ type: 'integer' }, { type: 'null' }] },
         signal: { type: 'string' },
         timed_out: { type: 'boolean' },
         truncated: { type: 'boolean' },
