@@ -32,8 +32,8 @@ let checker: Ajv | undefined;
 /**
  * An outputSchema as clients can use it, or undefined. SDK clients compile every listed outputSchema when they list
  * tools, and one that does not compile fails the whole listing: an imported server's schema that a stock client
- * cannot compile (a remote `$ref`, a broken `$ref`) is not published, and its results still pass through. The
- * `$schema` is left out, so each client reads it in its own dialect.
+ * cannot compile (a remote or broken `$ref`) is not published, so the other tools stay listed. The `$schema` is left
+ * out, so each client reads it in its own dialect.
  */
 function publishedOutputSchema(schema: object | undefined): Tool['outputSchema'] | undefined {
   if (!schema) return undefined;

@@ -259,3 +259,63 @@ describe('an imported result over the output cap', () => {
     }
   });
 });
+
+describe('error results, _meta, icons and outputSchemas of an imported server', () => {
+  let other: TestGateway;
+  let client: Client;
+  beforeAll(async () => {
+    const server = resolve(import.meta.dirname, 'fixtures/content-server.mjs');
+    other = await startGateway({ mcpServers: { content: { command: process.execPath, args: [server] } } });
+    await until(async () => {
+      const view = (await (await other.api('/mcp-servers/content')).json()) as Json;
+      return view.status === 'running' && view.tools.length === 4 && view;
+    }, 'the content server running');
+    await other.asOwner('/mcp-servers/content/accept', { json: { risk: 'safe' } });
+    client = new Client({ name: 'content-test', version: '1.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${other.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${other.token}` } } }));
+  });
+  afterAll(async () => {
+    await client?.close().catch(() => undefined);
+    await other?.close();
+  });
+
+  it('passes the server\'s own error blocks through /mcp, image included, and names the error over HTTP', async () => {
+    const failed = (await client.callTool({ name: 'content__broken_chart', arguments: {} })) as CallToolResult;
+    expect(failed.isError).toBe(true);
+    expect(failed.content).toEqual([
+      { type: 'text', text: 'The chart failed half way.' },
+      { type: 'image', data: expect.stringMatching(/^iVBOR/), mimeType: 'image/png' },
+    ]);
+    const answer = (await (await other.api('/tools/content__broken_chart/execute', { method: 'POST', json: {} })).json()) as Json;
+    expect(answer).toMatchObject({ success: false, error: { name: 'MCP_TOOL_ERROR', message: 'The chart failed half way.' } });
+    // In a tool message the error's image is described too.
+    const body = { tool_calls: [{ id: 'x', type: 'function', function: { name: 'content__broken_chart', arguments: '{}' } }] };
+    const { messages } = (await (await other.api('/tool_calls', { method: 'POST', json: body })).json()) as Json;
+    expect(messages[0].content).not.toContain('iVBOR');
+    expect(JSON.parse(messages[0].content).error.details.content[1]).toMatchObject({ type: 'image', mimeType: 'image/png', bytes: expect.any(Number) });
+  });
+
+  it('keeps _meta on the result and on its blocks', async () => {
+    const result = (await client.callTool({ name: 'content__with_meta', arguments: {} })) as CallToolResult;
+    expect(result._meta).toEqual({ 'example.org/tag': 'result' });
+    expect(result.content).toEqual([{ type: 'text', text: 'tagged', _meta: { 'example.org/tag': 'block' } }]);
+  });
+
+  it('lists only the icons with an http(s) or data:image source', async () => {
+    const { tools } = await client.listTools();
+    const icons = tools.find((t) => t.name === 'content__iconic')!.icons!;
+    expect(icons.map((i) => i.src.slice(0, 16))).toEqual(['https://example.', 'data:image/png;b']);
+    expect(icons[0]).toEqual({ src: 'https://example.org/icon.png', mimeType: 'image/png', sizes: ['48x48'] });
+  });
+
+  it('lists a tool whose outputSchema no client could compile without it, so the listing of every other tool stands', async () => {
+    const { tools } = await client.listTools();
+    const far = tools.find((t) => t.name === 'content__far_schema')!;
+    expect(far).toBeDefined();
+    expect(far.outputSchema).toBeUndefined();
+    // Pincer's own check of the server's answer cannot use that schema either: the call fails saying why.
+    const result = (await client.callTool({ name: 'content__far_schema', arguments: {} })) as CallToolResult;
+    expect(result.isError).toBe(true);
+    expect((result.content[0] as { text: string }).text).toMatch(/outputSchema cannot be checked/);
+  });
+});
