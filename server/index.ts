@@ -277,6 +277,7 @@ export function createGateway(options: GatewayOptions): Gateway {
       version: VERSION,
       log,
       dataDir: config.dataDir,
+      maxOutputBytes: config.maxOutputBytes,
       // Every viewer hears of it: an error that quotes a URL with its token is redacted.
       onChange: (change) => events.emit('mcp_servers', { ...change, last_error: change.last_error === null ? null : redactor.text(change.last_error) }),
       ...(options.mcpBackoffMs && { backoffMs: options.mcpBackoffMs }),
@@ -285,7 +286,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     // Like plugins, they start processes: a gateway started for one CLI command starts them only when asked to.
     if (options.loadPlugins !== false) mcpServers.start();
     const streams = new EventStreams(events, options.streamLimits, (callId) => executor.clientOf(callId));
-    const mcp = new McpSessions({ registry, executor, access, version: VERSION, ...(options.mcpProgressIntervalMs && { progressIntervalMs: options.mcpProgressIntervalMs }) }, events);
+    const mcp = new McpSessions({ registry, executor, access, resources: mcpServers, version: VERSION, ...(options.mcpProgressIntervalMs && { progressIntervalMs: options.mcpProgressIntervalMs }) }, events);
     const llm = new LlmBridge({ config, registry, access, executor, store, ...options.llm });
     const parts = { registry, executor, store, events, streams, credentials, approvals, rules, access, settings, memories, plugins, llm };
     const app = createHttpApp({

@@ -1,6 +1,7 @@
 import type { ErrorBody } from '../errors.js';
 import type { CallStatus } from '../store/index.js';
 import type { Executor } from '../executor/executor.js';
+import { envelopeForModel } from '../executor/for-model.js';
 import { decodeArguments } from '../util/tool-arguments.js';
 import type { AssistantTurn, ChatMessage, ChatRequest, LlmProvider, ToolCall, Usage } from './types.js';
 
@@ -175,5 +176,6 @@ async function runCall(call: ToolCall, options: LoopOptions, steps: Step[]): Pro
   // The model asked for this call, so it reads the answer whole, as any caller does: with secrets redacted it would
   // write "[REDACTED]" back over the real values of a file it edits. What is kept of the turn is redacted (the
   // executor's history, the bridge's stored conversation); a later turn, read back from storage, sees it redacted.
-  return { role: 'tool', tool_call_id: call.id, tool_name: call.name, content: JSON.stringify(envelope) };
+  // Images, audio and blobs are described, with where their bytes are: never a wall of base64 in the context.
+  return { role: 'tool', tool_call_id: call.id, tool_name: call.name, content: JSON.stringify(envelopeForModel(envelope)) };
 }

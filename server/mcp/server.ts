@@ -2,9 +2,11 @@ import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import {
   CallToolRequestSchema,
   ErrorCode,
+  ListResourcesRequestSchema,
   ListToolsRequestSchema,
   LoggingLevelSchema,
   McpError,
+  ReadResourceRequestSchema,
   SetLevelRequestSchema,
   type CallToolResult,
   type LoggingLevel,
@@ -15,6 +17,7 @@ import type { Executor } from '../executor/executor.js';
 import type { ClientAccess } from '../policy/access.js';
 import type { ToolRegistry } from '../tools/registry.js';
 import type { ProgressUpdate } from '../tools/types.js';
+import type { McpServerManager } from './client/servers.js';
 import { toCallToolResult, toMcpTool } from './results.js';
 
 /** Who an MCP session belongs to: the token's client (or the owner's dashboard session) that opened it. */
@@ -28,6 +31,8 @@ export interface McpServerDeps {
   executor: Executor;
   access: ClientAccess;
   version: string;
+  /** The imported servers, whose resource links (named in a client's results) the client may read through Pincer. */
+  resources?: Pick<McpServerManager, 'offeredResources' | 'readResource'>;
   /**
    * How often a call waiting for the owner reports progress (clients that reset their timeout on it keep waiting);
    * also how long an answer may take before its POST becomes a stream with keepalives.
@@ -43,6 +48,8 @@ export interface McpCallContext {
 }
 
 export const DEFAULT_PROGRESS_INTERVAL_MS = 5_000;
+/** MCP's error code for a resource that does not exist (or is not the caller's to read). */
+const RESOURCE_NOT_FOUND = -32002;
 
 const INSTRUCTIONS =
   'Pincer runs these tools on the user\'s machine behind a policy. Some calls wait for the user to approve them: ' +
@@ -57,7 +64,7 @@ const INSTRUCTIONS =
 export function createMcpServer(deps: McpServerDeps, identity: McpIdentity, context: McpCallContext): Server {
   const server = new Server(
     { name: 'pincer', title: 'Pincer', version: deps.version },
-    { capabilities: { tools: { listChanged: true }, logging: {} }, instructions: INSTRUCTIONS },
+    { capabilities: { tools: { listChanged: true }, logging: {}, resources: {} }, instructions: INSTRUCTIONS },
   );
 
   // The least severe level the client wants to hear (logging/setLevel). Until it sets one it hears none: a client
@@ -71,6 +78,37 @@ export function createMcpServer(deps: McpServerDeps, identity: McpIdentity, cont
     if (logLevel === undefined || LOG_LEVELS.indexOf(level) < LOG_LEVELS.indexOf(logLevel)) return;
     send({ method: 'notifications/message', params: { level, logger: 'pincer', data } }).catch(() => undefined);
   };
+
+  // Only the resources imported servers named in this identity's own results, read through the server that named them.
+  server.setRequestHandler(ListResourcesRequestSchema, () => ({
+    resources: (deps.resources?.offeredResources(identity.name) ?? []).map((offer) => ({
+      uri: offer.uri,
+      name: offer.name,
+      ...(offer.mimeType !== undefined && { mimeType: offer.mimeType }),
+      description: `Named in a result of ${offer.tool} (MCP server "${offer.server}").`,
+    })),
+  }));
+
+  server.setRequestHandler(ReadResourceRequestSchema, async (request) => {
+    const uri = request.params.uri;
+    // Security: the tool that named it must still be one this identity may call (enabled, in its set, not paused).
+    const allowed = (tool: string) =>
+      deps.registry.get(tool) !== undefined && deps.registry.isEnabled(tool) && !deps.access.refusal(identity.name, tool, identity.owner);
+    let read: { contents: unknown[] } | undefined;
+    try {
+      read = await deps.resources?.readResource(identity.name, uri, allowed);
+    } catch (error) {
+      throw new McpError(ErrorCode.InternalError, (error as Error).message);
+    }
+    if (!read) {
+      throw new McpError(
+        RESOURCE_NOT_FOUND,
+        `Resource not found: Pincer reads only resources that an imported MCP server named in a result of one of your own calls within the last hour, through that server, while you may still call the tool that returned it; "${uri}" is not one of them.`,
+        { uri },
+      );
+    }
+    return read as { contents: [] };
+  });
 
   server.setRequestHandler(ListToolsRequestSchema, () => {
     const { tools } = deps.access.visible(deps.registry, identity.name, identity.owner);
@@ -118,7 +156,7 @@ export function createMcpServer(deps: McpServerDeps, identity: McpIdentity, cont
       // Unregistered while the call was on its way.
       throw new McpError(ErrorCode.InvalidParams, outcome.envelope.error.message);
     }
-    return toCallToolResult(outcome);
+    return toCallToolResult(outcome, deps.registry.get(name)?.definition.outputSchema !== undefined);
   });
 
   return server;

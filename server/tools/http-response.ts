@@ -2,6 +2,7 @@ import { TextDecoder } from 'node:util';
 import { ToolError } from '../errors.js';
 import { parseUntrustedJson } from '../util/json.js';
 import type { FetchResult } from '../security/net.js';
+import type { ObjectSchema } from './types.js';
 
 /** What http_get and http_post share: their common arguments and how an answer is shown to a model. */
 
@@ -124,6 +125,28 @@ export interface HttpToolResult {
   bytes: number;
   truncated: boolean;
 }
+
+/** The result's JSON Schema (MCP `outputSchema`), as HttpToolResult has it. */
+export const HTTP_OUTPUT_SCHEMA: ObjectSchema = {
+  type: 'object',
+  properties: {
+    ok: { type: 'boolean' },
+    status: { type: 'integer' },
+    status_text: { type: 'string' },
+    url: { type: 'string' },
+    final_url: { type: 'string' },
+    redirects: { type: 'array', items: { type: 'string' } },
+    headers: { type: 'object', additionalProperties: { type: 'string' } },
+    content_type: { anyOf: [{ type: 'string' }, { type: 'null' }] },
+    body_encoding: { enum: ['text', 'base64'] },
+    body: { type: 'string' },
+    json: { anyOf: [{ type: 'object', additionalProperties: true }, { type: 'array' }, { type: 'string' }, { type: 'number' }, { type: 'boolean' }, { type: 'null' }] },
+    json_error: { type: 'string' },
+    bytes: { type: 'integer' },
+    truncated: { type: 'boolean' },
+  },
+  required: ['ok', 'status', 'status_text', 'url', 'final_url', 'redirects', 'headers', 'content_type', 'body_encoding', 'bytes', 'truncated'],
+};
 
 /** Response headers worth showing; Set-Cookie and the like stay out of the model's context and the call log. */
 const SHOWN_HEADERS = [

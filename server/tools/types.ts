@@ -13,6 +13,14 @@ export interface ToolAnnotations {
   openWorldHint?: boolean;
 }
 
+/** An MCP icon: an image a client may show beside the tool. */
+export interface ToolIcon {
+  src: string;
+  mimeType?: string;
+  sizes?: string[];
+  theme?: 'light' | 'dark';
+}
+
 /** A JSON Schema for a tool's arguments; the top level is always an object. */
 export interface ObjectSchema {
   type: 'object';
@@ -63,6 +71,13 @@ export interface ToolDefinition<Args = Record<string, unknown>, Result = unknown
   /** Written for a model: what the tool does, when to use it, what it returns. */
   description: string;
   parameters: ObjectSchema;
+  /**
+   * The JSON Schema of the result, where its shape is fixed: MCP publishes it as `outputSchema`, and the result (an
+   * object) is sent as `structuredContent`, which clients check against it.
+   */
+  outputSchema?: ObjectSchema;
+  /** MCP icons for clients that show them (an imported tool's own). */
+  icons?: ToolIcon[];
   category: string;
   risk: Risk;
   annotations: ToolAnnotations;

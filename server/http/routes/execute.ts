@@ -2,6 +2,7 @@ import { Router, type Request, type Response } from 'express';
 import { refuse } from '../../errors.js';
 import { CallerGone } from '../../executor/cancellation.js';
 import type { CallOutcome, CallRequest, Executor } from '../../executor/executor.js';
+import { envelopeForModel } from '../../executor/for-model.js';
 import { identityOf } from '../identity.js';
 import { decodeArguments } from '../../util/tool-arguments.js';
 
@@ -73,7 +74,7 @@ export function executeRoutes(executor: Executor, maxJsonDepth: number): Router 
           via: 'tool_calls',
           ...(decoded.error !== undefined && { argumentsError: decoded.error }),
         });
-        return { role: 'tool' as const, tool_call_id: call.id ?? `call_${i}`, content: JSON.stringify(outcome.envelope) };
+        return { role: 'tool' as const, tool_call_id: call.id ?? `call_${i}`, content: JSON.stringify(envelopeForModel(outcome.envelope)) };
       }),
     );
     res.json({ messages });

@@ -4,7 +4,8 @@ import type { CallToolResult, Progress, Tool } from '@modelcontextprotocol/sdk/t
 import { ToolError } from '../../errors.js';
 import { scrubbedEnvironment, type ChildHandle, type ProcessRunner } from '../../process/index.js';
 import type { ToolRegistry } from '../../tools/registry.js';
-import { RISKS, type AnyTool, type ObjectSchema, type ProgressUpdate, type Risk, type ToolAnnotations } from '../../tools/types.js';
+import { RISKS, type AnyTool, type ObjectSchema, type ProgressUpdate, type Risk, type ToolAnnotations, type ToolContext, type ToolIcon } from '../../tools/types.js';
+import { contentResult, type ContentBlock } from '../../tools/content.js';
 import { saveServerEntry } from './config-writer.js';
 import { parseServerEntry, type McpServerEntry } from './entry.js';
 import { importedNames } from './naming.js';
@@ -88,6 +89,8 @@ export interface McpServerManagerOptions {
   dataDir?: string;
   /** Finds a stdio server's program (default: as the user's login shell would, on this platform). */
   findCommand?: CommandFinder;
+  /** The largest resource read through Pincer (JSON bytes), as for tool results. */
+  maxOutputBytes?: number;
 }
 
 /** `askLoginShell`: false when the owner gave the server its own PATH, which is then the only one searched. */
@@ -187,6 +190,27 @@ export class McpServerManager {
     return this.put(name, enabled ? rest : { ...rest, disabled: true });
   }
 
+  /**
+   * The resources imported servers named in the results of `client`'s calls, each with the server that named it.
+   * Security: these, and only these, can be read through Pincer (resources/read): a client cannot make a server
+   * read a URI of its choosing, nor Pincer read anything itself; and it reads only links its own calls were given.
+   */
+  offeredResources(client: string): (OfferedResource & { server: string })[] {
+    return [...this.#servers.values()].flatMap((server) => server.offered(client).map((offer) => ({ ...offer, server: server.name })));
+  }
+
+  /**
+   * Reads a resource through the server whose result named it for `client`, if `allowed` still lets that client use
+   * the tool that returned it; undefined when no server offered `client` that URI (or the offer expired).
+   */
+  async readResource(client: string, uri: string, allowed: (tool: string) => boolean): Promise<{ contents: unknown[] } | undefined> {
+    const offers = this.offeredResources(client)
+      .filter((offer) => offer.uri === uri && allowed(offer.tool))
+      .sort((a, b) => b.expires - a.expires);
+    const newest = offers[0];
+    return newest ? this.#servers.get(newest.server)?.readOffered(client, uri) : undefined;
+  }
+
   /** The owner turns tools of a server off (all of them, or those named): they stay off until accepted. */
   disableTools(name: string, tools?: string[]): McpServerView | { problem: string } | undefined {
     const server = this.#servers.get(name);
@@ -251,6 +275,37 @@ function unknownToolsProblem(server: string, names: string[]): string {
   return `the MCP server "${server}" has no tool named ${names.map((n) => `"${n}"`).join(', ')} (use the names it lists, not <server>__<tool>)`;
 }
 
+/** A resource an imported server named in a call's result: readable by the client that made the call, for a while. */
+export interface OfferedResource {
+  client: string;
+  uri: string;
+  /** The imported tool whose result named it. */
+  tool: string;
+  name: string;
+  mimeType: string | undefined;
+  expires: number;
+}
+
+/** How long a client may read a resource a result named, and how many such links a server keeps. */
+const RESOURCE_LINK_TTL_MS = 60 * 60_000;
+const MAX_OFFERED_RESOURCES = 1_000;
+
+/**
+ * Icons as a server declares them, kept only with an http(s) or data:image source.
+ * Security: a client that shows icons would otherwise load `file:` or `javascript:` URLs a server chose.
+ */
+function safeIcons(icons: unknown): ToolIcon[] {
+  if (!Array.isArray(icons)) return [];
+  return icons.filter((icon): icon is ToolIcon => {
+    if (!isObject(icon) || typeof icon.src !== 'string') return false;
+    return /^https?:\/\//i.test(icon.src) || /^data:image\/[a-z0-9.+-]+[;,]/i.test(icon.src);
+  });
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
 interface RemoteTool {
   tool: Tool;
   importedAs: string;
@@ -269,6 +324,8 @@ class ServerConnection {
   #client: Client | undefined;
   #child: ChildHandle | undefined;
   #remote = new Map<string, RemoteTool>();
+  /** Resources named in results, by client and URI (see OfferedResource). */
+  readonly #offered = new Map<string, OfferedResource>();
   /** What this server has in the registry, by name: the definition registered and the definition hash and risk it came from. */
   readonly #registered = new Map<string, { definition: AnyTool; key: string }>();
   #timer: NodeJS.Timeout | undefined;
@@ -619,6 +676,7 @@ class ServerConnection {
     }
     const title = tool.title ?? tool.annotations?.title;
     const timeoutMs = (this.entry as McpServerEntry).timeoutMs;
+    const icons = safeIcons(tool.icons);
     return {
       name: remote.importedAs,
       description: remote.definition.description.trim() || `${tool.name} (from the MCP server "${this.name}")`,
@@ -626,13 +684,17 @@ class ServerConnection {
       category: `mcp:${this.name}`,
       risk: this.#risk(remote),
       annotations: { ...(title && { title }), ...hints },
+      ...(tool.outputSchema?.type === 'object' && { outputSchema: tool.outputSchema as ObjectSchema }),
+      ...(icons.length > 0 && { icons }),
       timeoutMs,
-      handler: (args: Record<string, unknown>, ctx) => this.#call(tool.name, args, ctx.signal, timeoutMs, ctx.progress),
+      handler: (args: Record<string, unknown>, ctx) => this.#call(tool.name, remote.importedAs, args, ctx, timeoutMs),
     };
   }
 
-  async #call(tool: string, args: Record<string, unknown>, signal: AbortSignal, timeoutMs: number, progress?: (update: ProgressUpdate) => void): Promise<unknown> {
+  async #call(tool: string, importedAs: string, args: Record<string, unknown>, ctx: ToolContext, timeoutMs: number): Promise<unknown> {
     const client = this.#client;
+    const signal = ctx.signal;
+    const progress = ctx.progress;
     if (!client || this.#status !== 'running') {
       throw new ToolError('MCP_SERVER_UNAVAILABLE', `The MCP server "${this.name}" is ${this.#status}${this.#lastError ? ` (${this.#lastError})` : ''}; try again shortly.`);
     }
@@ -645,13 +707,68 @@ class ServerConnection {
       if (signal.aborted) throw error;
       throw new ToolError('MCP_SERVER_ERROR', `The MCP server "${this.name}" refused the call to ${tool}: ${(error as Error).message}`);
     }
-    const text = (result.content ?? [])
-      .map((part) => (part.type === 'text' ? part.text : `[${part.type}]`))
-      .join('\n');
-    if (result.isError) throw new ToolError('MCP_TOOL_ERROR', text || `${tool} on the MCP server "${this.name}" failed.`);
-    if (result.structuredContent !== undefined) return result.structuredContent;
-    const content = result.content ?? [];
-    return content.length === 1 && content[0]!.type === 'text' ? text : content;
+    // The SDK client checked every block against the protocol's schemas: what is left is passed on as it came.
+    const content = (result.content ?? []) as ContentBlock[];
+    if (result.isError) {
+      const text = content.filter((part) => part.type === 'text').map((part) => part.text).join('\n');
+      throw new ToolError('MCP_TOOL_ERROR', text || `${tool} on the MCP server "${this.name}" failed.`, { content });
+    }
+    this.#noteResources(ctx.client, importedAs, content);
+    return contentResult({
+      content,
+      ...(isObject(result.structuredContent) && { structuredContent: result.structuredContent }),
+      ...(isObject(result._meta) && { _meta: result._meta }),
+    });
+  }
+
+  /** Remembers the resources this server named in a result, as readable by the client whose call got them. */
+  #noteResources(client: string, tool: string, content: ContentBlock[]): void {
+    const expires = Date.now() + RESOURCE_LINK_TTL_MS;
+    for (const block of content) {
+      const named =
+        block.type === 'resource_link'
+          ? { uri: block.uri, name: block.name, mimeType: block.mimeType }
+          : block.type === 'resource'
+            ? { uri: block.resource.uri, name: block.resource.uri, mimeType: block.resource.mimeType }
+            : undefined;
+      if (!named) continue;
+      const key = `${client}\u0000${named.uri}`;
+      this.#offered.delete(key);
+      this.#offered.set(key, { client, tool, ...named, expires });
+    }
+    // Oldest first in a Map: past the cap, the oldest links are forgotten.
+    for (const key of this.#offered.keys()) {
+      if (this.#offered.size <= MAX_OFFERED_RESOURCES) break;
+      this.#offered.delete(key);
+    }
+  }
+
+  /** The resources this server offered `client` (in its results) that have not expired, newest last. */
+  offered(client: string): OfferedResource[] {
+    const now = Date.now();
+    return [...this.#offered.values()].filter((r) => r.client === client && r.expires > now);
+  }
+
+  /** Reads a resource this server offered `client`; undefined if it did not (or the offer expired). */
+  async readOffered(client: string, uri: string): Promise<{ contents: unknown[] } | undefined> {
+    const offer = this.#offered.get(`${client}\u0000${uri}`);
+    if (!offer || offer.expires <= Date.now()) return undefined;
+    const connection = this.#client;
+    if (!connection || this.#status !== 'running') {
+      throw new ToolError('MCP_SERVER_UNAVAILABLE', `The MCP server "${this.name}" is ${this.#status}; try reading ${uri} again shortly.`);
+    }
+    let read: { contents: unknown[] };
+    try {
+      read = (await connection.readResource({ uri }, { timeout: (this.entry as McpServerEntry).timeoutMs })) as { contents: unknown[] };
+    } catch (error) {
+      throw new ToolError('MCP_SERVER_ERROR', `The MCP server "${this.name}" could not read ${uri}: ${(error as Error).message}`);
+    }
+    const limit = this.options.maxOutputBytes;
+    const size = limit === undefined ? 0 : Buffer.byteLength(JSON.stringify(read.contents));
+    if (limit !== undefined && size > limit) {
+      throw new ToolError('OUTPUT_TOO_LARGE', `${uri} is ${size} bytes, more than the ${limit}-byte limit (max_output_bytes).`, { bytes: size, limit });
+    }
+    return read;
   }
 
   #crashed(reason: string): void {

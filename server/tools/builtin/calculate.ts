@@ -27,6 +27,7 @@ export const calculateTool = defineTool<{ expression: string }, { expression: st
     required: ['expression'],
     additionalProperties: false,
   },
+  outputSchema: { type: 'object', properties: { expression: { type: 'string' }, result: { type: 'number' } }, required: ['expression', 'result'] },
   category: 'math',
   risk: 'safe',
   annotations: {

@@ -30,6 +30,18 @@ export function createFileDeleteTool(guard: PathGuard) {
       required: ['path'],
       additionalProperties: false,
     },
+    outputSchema: {
+      type: 'object',
+      properties: {
+        path: { type: 'string' },
+        root: { type: 'string' },
+        deleted: { const: true },
+        type: { enum: ['file', 'dir', 'symlink', 'other'] },
+        files: { type: 'integer' },
+        dirs: { type: 'integer' },
+      },
+      required: ['path', 'root', 'deleted', 'type', 'files', 'dirs'],
+    },
     category: 'files',
     risk: 'dangerous',
     annotations: { title: 'Delete file', readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },

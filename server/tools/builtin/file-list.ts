@@ -57,6 +57,25 @@ export function createFileListTool(guard: PathGuard) {
       required: ['path'],
       additionalProperties: false,
     },
+    outputSchema: {
+      type: 'object',
+      properties: {
+        path: { type: 'string' },
+        root: { type: 'string' },
+        entries: {
+          type: 'array',
+          items: {
+            type: 'object',
+            properties: { name: { type: 'string' }, path: { type: 'string' }, type: { type: 'string' }, size: { type: 'number' }, mtime: { type: 'string' } },
+            required: ['name', 'path', 'type', 'size', 'mtime'],
+          },
+        },
+        count: { type: 'integer' },
+        truncated: { type: 'boolean' },
+        truncated_reason: { type: 'string' },
+      },
+      required: ['path', 'root', 'entries', 'count', 'truncated'],
+    },
     category: 'files',
     risk: 'sensitive',
     annotations: { title: 'List files', readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },

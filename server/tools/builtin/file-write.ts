@@ -52,6 +52,18 @@ export function createFileWriteTool(guard: PathGuard) {
       required: ['path', 'content'],
       additionalProperties: false,
     },
+    outputSchema: {
+      type: 'object',
+      properties: {
+        path: { type: 'string' },
+        root: { type: 'string' },
+        mode: { type: 'string' },
+        created: { type: 'boolean' },
+        bytes_written: { type: 'integer' },
+        size: { type: 'integer' },
+      },
+      required: ['path', 'root', 'mode', 'created', 'bytes_written', 'size'],
+    },
     category: 'files',
     risk: 'dangerous',
     annotations: { title: 'Write file', readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },

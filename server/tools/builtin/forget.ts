@@ -18,6 +18,7 @@ export function createForgetTool(memories: Memories) {
       required: ['id'],
       additionalProperties: false,
     },
+    outputSchema: { type: 'object', properties: { id: { type: 'integer' }, deleted: { const: true } }, required: ['id', 'deleted'] },
     category: 'memory',
     // Deleting what the person (or another assistant) stored is not the model's decision alone: it asks.
     risk: 'sensitive',

@@ -39,6 +39,20 @@ export const getTimeTool = defineTool<GetTimeArgs, TimeDescription>({
     required: [],
     additionalProperties: false,
   },
+  outputSchema: {
+  type: 'object',
+  properties: {
+    timezone: { type: 'string' },
+    iso: { type: 'string' },
+    utc: { type: 'string' },
+    unix: { type: 'integer' },
+    unix_ms: { type: 'integer' },
+    utc_offset: { type: 'string' },
+    is_dst: { type: 'boolean' },
+    weekday: { type: 'string' },
+  },
+  required: ['timezone', 'iso', 'utc', 'unix', 'unix_ms', 'utc_offset', 'is_dst', 'weekday'],
+  },
   category: 'time',
   risk: 'safe',
   annotations: {

@@ -9,6 +9,7 @@ import {
   RESULT_DESCRIPTION,
   TIMEOUT_PROPERTY,
   URL_PROPERTY,
+  HTTP_OUTPUT_SCHEMA,
   type HttpToolResult,
 } from '../http-response.js';
 import { defineTool } from '../types.js';
@@ -40,6 +41,7 @@ export function createHttpGetTool(net: NetGuard) {
       required: ['url'],
       additionalProperties: false,
     },
+    outputSchema: HTTP_OUTPUT_SCHEMA,
     category: 'network',
     risk: 'sensitive',
     annotations: {

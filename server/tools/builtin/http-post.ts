@@ -10,6 +10,7 @@ import {
   RESULT_DESCRIPTION,
   TIMEOUT_PROPERTY,
   URL_PROPERTY,
+  HTTP_OUTPUT_SCHEMA,
   type HttpToolResult,
 } from '../http-response.js';
 import { defineTool } from '../types.js';
@@ -58,6 +59,7 @@ export function createHttpPostTool(net: NetGuard) {
       required: ['url'],
       additionalProperties: false,
     },
+    outputSchema: HTTP_OUTPUT_SCHEMA,
     category: 'network',
     risk: 'dangerous',
     annotations: {

@@ -45,6 +45,7 @@ export const jsonParseTool = defineTool<JsonParseArgs, JsonParseResult>({
     required: ['text'],
     additionalProperties: false,
   },
+  outputSchema: { type: 'object', properties: { value: { anyOf: [{ type: 'object', additionalProperties: true }, { type: 'array' }, { type: 'string' }, { type: 'number' }, { type: 'boolean' }, { type: 'null' }] }, type: { enum: ['null', 'array', 'object', 'string', 'number', 'boolean'] } }, required: ['value', 'type'] },
   category: 'data',
   risk: 'safe',
   annotations: {

@@ -32,6 +32,7 @@ export function createNotifyTool(options: { announce: (notification: Notificatio
       required: ['title', 'message'],
       additionalProperties: false,
     },
+    outputSchema: { type: 'object', properties: { delivered: { type: 'boolean' }, reason: { type: 'string' } }, required: ['delivered'] },
     category: 'desktop',
     risk: 'safe',
     annotations: { title: 'Notify the user', readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },

@@ -34,6 +34,22 @@ export function createRecallTool(memories: Memories) {
       required: ['query'],
       additionalProperties: false,
     },
+    outputSchema: {
+      type: 'object',
+      properties: {
+        results: {
+          type: 'array',
+          items: {
+            type: 'object',
+            properties: { id: { type: 'integer' }, content: { type: 'string' }, score: { type: 'number' }, tags: { type: 'array', items: { type: 'string' } } },
+            required: ['id', 'content', 'score'],
+          },
+        },
+        count: { type: 'integer' },
+        notice: { type: 'string' },
+      },
+      required: ['results', 'count'],
+    },
     category: 'memory',
     risk: 'safe',
     annotations: { title: 'Recall', readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },

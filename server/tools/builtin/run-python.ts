@@ -155,6 +155,19 @@ export function createRunPythonTool(options: RunPythonOptions = {}) {
       required: ['code'],
       additionalProperties: false,
     },
+    outputSchema: {
+      type: 'object',
+      properties: {
+        stdout: { type: 'string' },
+        stderr: { type: 'string' },
+        exit_code: { anyOf: [{ type: 'integer' }, { type: 'null' }] },
+        signal: { anyOf: [{ type: 'string' }, { type: 'null' }] },
+        timed_out: { type: 'boolean' },
+        truncated: { type: 'boolean' },
+        duration_ms: { type: 'number' },
+      },
+      required: ['stdout', 'stderr', 'exit_code', 'signal', 'timed_out', 'truncated', 'duration_ms'],
+    },
     category: 'code',
     risk: 'dangerous',
     annotations: {

@@ -47,6 +47,18 @@ export function createWebSearchTool(net: NetGuard, provider: PincerConfig['webSe
       required: ['query'],
       additionalProperties: false,
     },
+    outputSchema: {
+      type: 'object',
+      properties: {
+        query: { type: 'string' },
+        provider: { type: 'string' },
+        results: {
+          type: 'array',
+          items: { type: 'object', properties: { title: { type: 'string' }, url: { type: 'string' }, snippet: { type: 'string' } }, required: ['title', 'url', 'snippet'] },
+        },
+      },
+      required: ['query', 'provider', 'results'],
+    },
     category: 'network',
     risk: 'sensitive',
     annotations: {

@@ -123,7 +123,10 @@ describe('MCP server over Streamable HTTP (SDK client)', () => {
     const invalid = (await client.callTool({ name: 'calculate', arguments: { expression: 42 } })) as CallToolResult;
     expect(invalid.isError).toBe(true);
     expect(text(invalid)).toMatch(/^INVALID_ARGUMENTS: /);
-    expect(invalid.structuredContent).toMatchObject({ success: false, error: { name: 'INVALID_ARGUMENTS' } });
+    // calculate declares an outputSchema, which the envelope would break: a tool without one carries it.
+    expect(invalid.structuredContent).toBeUndefined();
+    const untyped = (await client.callTool({ name: 'text_process', arguments: { text: 'a' } })) as CallToolResult;
+    expect(untyped.structuredContent).toMatchObject({ success: false, error: { name: 'INVALID_ARGUMENTS' } });
 
     const failed = (await client.callTool({ name: 'calculate', arguments: { expression: '1/' } })) as CallToolResult;
     expect(failed.isError).toBe(true);

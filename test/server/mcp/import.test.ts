@@ -97,7 +97,8 @@ describe('imported MCP servers', () => {
     const accepted = (await (await tg.asOwner('/mcp-servers/stub/accept', { json: { tools: ['add_numbers'], risk: 'safe' } })).json()) as Json;
     expect(await tool(accepted, 'add_numbers')).toMatchObject({ status: 'active', accepted: true, risk: 'safe' });
     const sum = (await (await tg.api('/tools/stub__add_numbers/execute', { method: 'POST', json: { a: 2, b: 3 } })).json()) as Json;
-    expect(sum).toMatchObject({ success: true, result: { sum: 5 } });
+    // Its text ("5") is not the JSON of its structuredContent: the result is the server's, both kept.
+    expect(sum).toMatchObject({ success: true, result: { content: [{ type: 'text', text: '5' }], structuredContent: { sum: 5 } } });
   });
 
   it('flags a description that gives its orders in plain words, naming the phrases, and keeps that tool off', async () => {
