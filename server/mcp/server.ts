@@ -28,6 +28,8 @@ export interface McpServerDeps {
    * also how long an answer may take before its POST becomes a stream with keepalives.
    */
   progressIntervalMs?: number;
+  /** How long a task of the stateless protocol (a call waiting for the owner) is kept from its creation. */
+  taskTtlMs?: number;
 }
 
 export interface McpCallContext {
@@ -35,11 +37,18 @@ export interface McpCallContext {
   clientName(): string | undefined;
   /** Fires when the request's HTTP stream is gone before the answer (the client hung up). */
   hangup(requestId: string | number): AbortSignal | undefined;
+  /** A call began waiting for the owner (the stateless protocol may turn it into a task the client polls). */
+  pending?(requestId: string | number, approvalId: string): void;
 }
 
 export const DEFAULT_PROGRESS_INTERVAL_MS = 5_000;
 
-const INSTRUCTIONS =
+/** Pincer as it names itself to MCP clients (initialize, and every result of the stateless protocol). */
+export function serverInfo(deps: Pick<McpServerDeps, 'version'>): { name: string; title: string; version: string } {
+  return { name: 'pincer', title: 'Pincer', version: deps.version };
+}
+
+export const INSTRUCTIONS =
   'Pincer runs these tools on the user\'s machine behind a policy. Some calls wait for the user to approve them: ' +
   'the call stays open (with progress notifications) until they answer. A refused call comes back as an error ' +
   'result whose text starts with the reason\'s name (POLICY_DENIED, APPROVAL_DENIED, APPROVAL_TIMEOUT, ' +
@@ -50,10 +59,7 @@ const INSTRUCTIONS =
  * for one session. Every tools/call goes through the executor as the session's identity, `via: "mcp"`.
  */
 export function createMcpServer(deps: McpServerDeps, identity: McpIdentity, context: McpCallContext): Server {
-  const server = new Server(
-    { name: 'pincer', title: 'Pincer', version: deps.version },
-    { capabilities: { tools: { listChanged: true } }, instructions: INSTRUCTIONS },
-  );
+  const server = new Server(serverInfo(deps), { capabilities: { tools: { listChanged: true } }, instructions: INSTRUCTIONS });
 
   server.setRequestHandler(ListToolsRequestSchema, () => {
     const { tools } = deps.access.visible(deps.registry, identity.name, identity.owner);
@@ -80,6 +86,7 @@ export function createMcpServer(deps: McpServerDeps, identity: McpIdentity, cont
         via: viaLabel(context.clientName()),
         signal,
         onPending: ({ approval_id }) => {
+          context.pending?.(extra.requestId, approval_id);
           if (progressToken === undefined) return;
           let step = 0;
           const report = () => {
