@@ -195,6 +195,7 @@ export class StatelessMcp {
       },
     });
     if (NOT_IN_STATELESS_ERA.has(request.method) || !handles(server, request.method)) {
+      exchange.stopTimers();
       finish();
       return refuse(res, 404, request.id, -32601, `Method not found: ${request.method} is not a method of protocol revision ${envelope.version} here.`);
     }

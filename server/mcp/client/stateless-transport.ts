@@ -1,0 +1,151 @@
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { JSONRPCMessage, JSONRPCRequest, RequestId } from '@modelcontextprotocol/sdk/types.js';
+import { isPlainObject, META_CLIENT_CAPABILITIES, META_CLIENT_INFO, META_PROTOCOL_VERSION, META_SERVER_INFO, STATELESS_PROTOCOL_VERSIONS } from '../era.js';
+import { postStateless } from './stateless-post.js';
+
+/** What a server of the stateless revision says of itself in `server/discover`. */
+export interface Discovered {
+  version: string;
+  capabilities: Record<string, unknown>;
+  serverInfo: { name: string; version: string };
+  instructions?: string;
+}
+
+/**
+ * Asks a Streamable HTTP server whether it speaks the stateless revision (`server/discover`). Undefined when it does
+ * not (a server of the handshake era refuses a request without a session, or knows no such method).
+ */
+export async function discoverStateless(url: URL, headers: Readonly<Record<string, string>>, signal?: AbortSignal): Promise<Discovered | undefined> {
+  const version = STATELESS_PROTOCOL_VERSIONS[0]!;
+  let answer: JSONRPCMessage | undefined;
+  try {
+    await postStateless(
+      url,
+      headers,
+      { jsonrpc: '2.0', id: 'pincer-discover', method: 'server/discover', params: { _meta: envelope(version, {}, { name: 'pincer', version: '0' }) } },
+      (message) => {
+        if ('id' in message && message.id === 'pincer-discover') answer = message;
+      },
+      signal,
+    );
+  } catch {
+    return undefined;
+  }
+  const result = answer && 'result' in answer ? (answer.result as Record<string, unknown>) : undefined;
+  const supported = Array.isArray(result?.supportedVersions) ? (result.supportedVersions as unknown[]) : [];
+  const spoken = STATELESS_PROTOCOL_VERSIONS.find((v) => supported.includes(v));
+  if (!result || !spoken) return undefined;
+  const info = isPlainObject(result._meta) && isPlainObject(result._meta[META_SERVER_INFO]) ? result._meta[META_SERVER_INFO] : {};
+  return {
+    version: spoken,
+    capabilities: isPlainObject(result.capabilities) ? result.capabilities : {},
+    serverInfo: { name: typeof info.name === 'string' ? info.name : 'unknown', version: typeof info.version === 'string' ? info.version : '0' },
+    ...(typeof result.instructions === 'string' && { instructions: result.instructions }),
+  };
+}
+
+/**
+ * A Streamable HTTP server of the stateless revision, as the SDK's handshake-era `Client` expects a server to be:
+ * `initialize` is answered here from what `server/discover` said, and every later request goes out on its own POST
+ * with the protocol version, the client's capabilities and its identity in `_meta`. Results lose the revision's
+ * framing (`resultType`); a result the handshake era cannot carry (a task, a request for input) is an error.
+ */
+export class StatelessClientTransport implements Transport {
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+  onmessage?: (message: JSONRPCMessage) => void;
+  #capabilities: Record<string, unknown> = {};
+  #clientInfo: Record<string, unknown> = { name: 'pincer', version: '0' };
+  readonly #inFlight = new Map<RequestId, AbortController>();
+  #closed = false;
+
+  constructor(
+    private readonly url: URL,
+    private readonly headers: Readonly<Record<string, string>>,
+    private readonly discovered: Discovered,
+  ) {}
+
+  async start(): Promise<void> {}
+
+  async send(message: JSONRPCMessage): Promise<void> {
+    if (this.#closed) throw new Error('the connection to the server is closed');
+    const method = 'method' in message ? message.method : undefined;
+    const id = 'id' in message ? message.id : undefined;
+    if (method === 'initialize' && id !== undefined) return this.#initialize(message as JSONRPCRequest);
+    // The revision has no handshake to finish and no ping: answered here, as a server of the old era would.
+    if (method === 'notifications/initialized') return;
+    if (method === 'ping' && id !== undefined) return this.#deliver({ jsonrpc: '2.0', id, result: {} });
+    if (method === 'notifications/cancelled') {
+      const requestId = (message as { params?: { requestId?: RequestId } }).params?.requestId;
+      // Closing the request's stream is how the revision cancels over HTTP.
+      if (requestId !== undefined) this.#inFlight.get(requestId)?.abort();
+      return;
+    }
+    if (method === undefined) return; // An answer to a server request: the revision sends none.
+    const framed = this.#frame(message);
+    if (id === undefined) {
+      void postStateless(this.url, this.headers, framed, () => undefined).catch((error: Error) => this.onerror?.(error));
+      return;
+    }
+    const controller = new AbortController();
+    this.#inFlight.set(id, controller);
+    void postStateless(this.url, this.headers, framed, (answer) => this.#deliver(unframe(answer)), controller.signal)
+      .catch((error: Error) => {
+        if (controller.signal.aborted) return;
+        this.#deliver({ jsonrpc: '2.0', id, error: { code: -32603, message: `the request to the server failed: ${error.message}` } });
+      })
+      .finally(() => {
+        if (this.#inFlight.get(id) === controller) this.#inFlight.delete(id);
+      });
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    for (const controller of this.#inFlight.values()) controller.abort();
+    this.#inFlight.clear();
+    this.onclose?.();
+  }
+
+  #initialize(request: JSONRPCRequest): void {
+    const params = request.params ?? {};
+    if (isPlainObject(params.capabilities)) this.#capabilities = params.capabilities;
+    if (isPlainObject(params.clientInfo)) this.#clientInfo = params.clientInfo;
+    const { extensions: _extensions, ...capabilities } = this.discovered.capabilities;
+    this.#deliver({
+      jsonrpc: '2.0',
+      id: request.id,
+      result: {
+        // The client's own version: what it speaks to us; what we speak to the server is the revision discovered.
+        protocolVersion: typeof params.protocolVersion === 'string' ? params.protocolVersion : '2025-11-25',
+        capabilities,
+        serverInfo: this.discovered.serverInfo,
+        ...(this.discovered.instructions !== undefined && { instructions: this.discovered.instructions }),
+      },
+    });
+  }
+
+  #frame(message: JSONRPCMessage): JSONRPCMessage {
+    const params = isPlainObject((message as { params?: unknown }).params) ? (message as { params: Record<string, unknown> }).params : {};
+    const meta = isPlainObject(params._meta) ? params._meta : {};
+    return { ...message, params: { ...params, _meta: { ...meta, ...envelope(this.discovered.version, this.#capabilities, this.#clientInfo) } } } as JSONRPCMessage;
+  }
+
+  #deliver(message: JSONRPCMessage): void {
+    queueMicrotask(() => this.onmessage?.(message));
+  }
+}
+
+function envelope(version: string, capabilities: Record<string, unknown>, clientInfo: Record<string, unknown>): Record<string, unknown> {
+  return { [META_PROTOCOL_VERSION]: version, [META_CLIENT_CAPABILITIES]: capabilities, [META_CLIENT_INFO]: clientInfo };
+}
+
+/** A result without the revision's framing; one the handshake era cannot carry becomes an error saying so. */
+function unframe(message: JSONRPCMessage): JSONRPCMessage {
+  if (!('result' in message) || !isPlainObject(message.result)) return message;
+  const { resultType, ...result } = message.result as Record<string, unknown>;
+  if (resultType !== undefined && resultType !== 'complete') {
+    return { jsonrpc: '2.0', id: message.id, error: { code: -32603, message: `the server answered with a "${String(resultType)}" result, which Pincer cannot take from an imported server yet` } };
+  }
+  return { ...message, result } as JSONRPCMessage;
+}
