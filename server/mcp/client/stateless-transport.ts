@@ -12,25 +12,28 @@ export interface Discovered {
 }
 
 /**
- * Asks a Streamable HTTP server whether it speaks the stateless revision (`server/discover`). Undefined when it does
- * not (a server of the handshake era refuses a request without a session, or knows no such method).
+ * Asks a server over an open connection (started, nothing else listening on it) whether it speaks the stateless
+ * revision (`server/discover`). Undefined when it does not (a server of the handshake era refuses a request before
+ * `initialize`, or knows no such method), or does not answer in time.
  */
-export async function discoverStateless(url: URL, headers: Readonly<Record<string, string>>, signal?: AbortSignal): Promise<Discovered | undefined> {
+export async function discoverStateless(connection: Transport, signal: AbortSignal): Promise<Discovered | undefined> {
   const version = STATELESS_PROTOCOL_VERSIONS[0]!;
-  let answer: JSONRPCMessage | undefined;
-  try {
-    await postStateless(
-      url,
-      headers,
-      { jsonrpc: '2.0', id: 'pincer-discover', method: 'server/discover', params: { _meta: envelope(version, {}, { name: 'pincer', version: '0' }) } },
-      (message) => {
-        if ('id' in message && message.id === 'pincer-discover') answer = message;
-      },
-      signal,
-    );
-  } catch {
-    return undefined;
-  }
+  const id = 'pincer-discover';
+  const answer = await new Promise<JSONRPCMessage | undefined>((resolve) => {
+    const give = (message: JSONRPCMessage | undefined) => {
+      signal.removeEventListener('abort', onAbort);
+      connection.onmessage = undefined;
+      resolve(message);
+    };
+    const onAbort = () => give(undefined);
+    signal.addEventListener('abort', onAbort, { once: true });
+    connection.onmessage = (message) => {
+      if ('id' in message && message.id === id && ('result' in message || 'error' in message)) give(message);
+    };
+    connection
+      .send({ jsonrpc: '2.0', id, method: 'server/discover', params: { _meta: envelope(version, {}, { name: 'pincer', version: '0' }) } })
+      .catch(() => give(undefined));
+  });
   const result = answer && 'result' in answer ? (answer.result as Record<string, unknown>) : undefined;
   const supported = Array.isArray(result?.supportedVersions) ? (result.supportedVersions as unknown[]) : [];
   const spoken = STATELESS_PROTOCOL_VERSIONS.find((v) => supported.includes(v));
@@ -45,10 +48,11 @@ export async function discoverStateless(url: URL, headers: Readonly<Record<strin
 }
 
 /**
- * A Streamable HTTP server of the stateless revision, as the SDK's handshake-era `Client` expects a server to be:
- * `initialize` is answered here from what `server/discover` said, and every later request goes out on its own POST
- * with the protocol version, the client's capabilities and its identity in `_meta`. Results lose the revision's
- * framing (`resultType`); a result the handshake era cannot carry (a task, a request for input) is an error.
+ * A server of the stateless revision, as the SDK's handshake-era `Client` expects a server to be: `initialize` is
+ * answered here from what `server/discover` said, and every later request goes out over `connection` (stdio, or one
+ * POST per message) with the protocol version, the client's capabilities and its identity in `_meta`. Results lose
+ * the revision's framing (`resultType`); a result the handshake era cannot carry (a task, a request for input) is
+ * an error. `connection` is already started.
  */
 export class StatelessClientTransport implements Transport {
   onclose?: () => void;
@@ -56,55 +60,31 @@ export class StatelessClientTransport implements Transport {
   onmessage?: (message: JSONRPCMessage) => void;
   #capabilities: Record<string, unknown> = {};
   #clientInfo: Record<string, unknown> = { name: 'pincer', version: '0' };
-  readonly #inFlight = new Map<RequestId, AbortController>();
-  #closed = false;
 
   constructor(
-    private readonly url: URL,
-    private readonly headers: Readonly<Record<string, string>>,
+    private readonly connection: Transport,
     private readonly discovered: Discovered,
   ) {}
 
-  async start(): Promise<void> {}
+  async start(): Promise<void> {
+    this.connection.onmessage = (message) => this.onmessage?.(unframe(message));
+    this.connection.onclose = () => this.onclose?.();
+    this.connection.onerror = (error) => this.onerror?.(error);
+  }
 
   async send(message: JSONRPCMessage): Promise<void> {
-    if (this.#closed) throw new Error('the connection to the server is closed');
     const method = 'method' in message ? message.method : undefined;
     const id = 'id' in message ? message.id : undefined;
     if (method === 'initialize' && id !== undefined) return this.#initialize(message as JSONRPCRequest);
     // The revision has no handshake to finish and no ping: answered here, as a server of the old era would.
     if (method === 'notifications/initialized') return;
     if (method === 'ping' && id !== undefined) return this.#deliver({ jsonrpc: '2.0', id, result: {} });
-    if (method === 'notifications/cancelled') {
-      const requestId = (message as { params?: { requestId?: RequestId } }).params?.requestId;
-      // Closing the request's stream is how the revision cancels over HTTP.
-      if (requestId !== undefined) this.#inFlight.get(requestId)?.abort();
-      return;
-    }
     if (method === undefined) return; // An answer to a server request: the revision sends none.
-    const framed = this.#frame(message);
-    if (id === undefined) {
-      void postStateless(this.url, this.headers, framed, () => undefined).catch((error: Error) => this.onerror?.(error));
-      return;
-    }
-    const controller = new AbortController();
-    this.#inFlight.set(id, controller);
-    void postStateless(this.url, this.headers, framed, (answer) => this.#deliver(unframe(answer)), controller.signal)
-      .catch((error: Error) => {
-        if (controller.signal.aborted) return;
-        this.#deliver({ jsonrpc: '2.0', id, error: { code: -32603, message: `the request to the server failed: ${error.message}` } });
-      })
-      .finally(() => {
-        if (this.#inFlight.get(id) === controller) this.#inFlight.delete(id);
-      });
+    await this.connection.send(this.#frame(message));
   }
 
   async close(): Promise<void> {
-    if (this.#closed) return;
-    this.#closed = true;
-    for (const controller of this.#inFlight.values()) controller.abort();
-    this.#inFlight.clear();
-    this.onclose?.();
+    await this.connection.close();
   }
 
   #initialize(request: JSONRPCRequest): void {
@@ -133,6 +113,57 @@ export class StatelessClientTransport implements Transport {
 
   #deliver(message: JSONRPCMessage): void {
     queueMicrotask(() => this.onmessage?.(message));
+  }
+}
+
+/**
+ * The stateless revision over Streamable HTTP: each message on its own POST (`postStateless`), its answer handed on
+ * as it arrives. Cancelling a request hangs up on its POST, which is how the revision cancels over HTTP.
+ */
+export class StatelessHttpConnection implements Transport {
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+  onmessage?: (message: JSONRPCMessage) => void;
+  readonly #inFlight = new Map<RequestId, AbortController>();
+  #closed = false;
+
+  constructor(
+    private readonly url: URL,
+    private readonly headers: Readonly<Record<string, string>>,
+  ) {}
+
+  async start(): Promise<void> {}
+
+  async send(message: JSONRPCMessage): Promise<void> {
+    if (this.#closed) throw new Error('the connection to the server is closed');
+    const id = 'id' in message && 'method' in message ? message.id : undefined;
+    if ('method' in message && message.method === 'notifications/cancelled') {
+      const requestId = (message.params as { requestId?: RequestId } | undefined)?.requestId;
+      if (requestId !== undefined) this.#inFlight.get(requestId)?.abort();
+      return;
+    }
+    if (id === undefined) {
+      void postStateless(this.url, this.headers, message, () => undefined).catch((error: Error) => this.onerror?.(error));
+      return;
+    }
+    const controller = new AbortController();
+    this.#inFlight.set(id, controller);
+    void postStateless(this.url, this.headers, message, (answer) => this.onmessage?.(answer), controller.signal)
+      .catch((error: Error) => {
+        if (controller.signal.aborted) return;
+        this.onmessage?.({ jsonrpc: '2.0', id, error: { code: -32603, message: `the request to the server failed: ${error.message}` } });
+      })
+      .finally(() => {
+        if (this.#inFlight.get(id) === controller) this.#inFlight.delete(id);
+      });
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    for (const controller of this.#inFlight.values()) controller.abort();
+    this.#inFlight.clear();
+    this.onclose?.();
   }
 }
 

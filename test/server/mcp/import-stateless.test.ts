@@ -1,5 +1,6 @@
 import { createServer, type Server as HttpServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { resolve } from 'node:path';
 import { createMcpHandler, McpServer } from '@modelcontextprotocol/server';
 import * as z from 'zod';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -53,7 +54,10 @@ beforeAll(async () => {
   });
   await new Promise<void>((resolve) => stub.listen(0, '127.0.0.1', resolve));
   stubUrl = `http://127.0.0.1:${(stub.address() as AddressInfo).port}/mcp`;
-  gateway = await startGateway({ mcpServers: { modern: { url: stubUrl, token: 'stub-secret' } } }, { loadPlugins: true, mcpBackoffMs: [60_000] });
+  gateway = await startGateway(
+    { mcpServers: { modern: { url: stubUrl, token: 'stub-secret' }, stdio26: { command: process.execPath, args: [resolve(import.meta.dirname, 'fixtures/stateless-stdio-server.mjs')] } } },
+    { loadPlugins: true, mcpBackoffMs: [60_000] },
+  );
 });
 afterAll(async () => {
   await gateway?.close();
@@ -82,5 +86,20 @@ describe('an imported server that speaks only 2026-07-28', () => {
     expect(failed.success).toBe(false);
     expect(JSON.stringify(failed.error)).toContain('it broke');
     expect(seen.filter((s) => s.method === 'tools/call').every((s) => s.version === '2026-07-28')).toBe(true);
+  });
+});
+
+describe('an imported stdio server that speaks only 2026-07-28', () => {
+  it('keeps its process after the refused handshake, discovers it, and lists and calls its tools', async () => {
+    const view = await until(async () => {
+      const server = (await (await gateway.api('/mcp-servers/stdio26')).json()) as Json;
+      return server.status === 'running' && server;
+    }, 'the 2026-only stdio server running');
+    expect(view).toMatchObject({ restarts: 0, server_info: { name: 'modern-stdio', version: '2.0.0' } });
+    expect(view.tools.map((t: Json) => t.imported_as)).toEqual(['stdio26__reverse']);
+    await gateway.asOwner('/mcp-servers/stdio26/accept', { json: { risk: 'safe' } });
+    const answer = (await (await gateway.api('/tools/stdio26__reverse/execute', { method: 'POST', json: { text: 'pincer' } })).json()) as Json;
+    expect(answer.success).toBe(true);
+    expect(JSON.stringify(answer.result)).toContain('recnip');
   });
 });
