@@ -1,5 +1,7 @@
 import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport, getDefaultEnvironment } from '@modelcontextprotocol/client/stdio';
+import { spawn } from 'node:child_process';
+import { createInterface } from 'node:readline';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { defineTool } from '../../../server/index.js';
 import { BIN } from '../../helpers/cli.js';
@@ -90,5 +92,39 @@ describe('pincer mcp in the 2026-07-28 revision', () => {
     expect(client.getProtocolEra()).toBe('legacy');
     expect((await client.callTool({ name: 'calculate', arguments: { expression: '1+2' } })).structuredContent).toMatchObject({ result: 3 });
     await client.close();
+  });
+
+  it('a call waiting for the owner becomes a task through the command, polled to its result with tasks/get', async () => {
+    const child = spawn(process.execPath, [BIN, 'mcp', '--data-dir', tg.dataDir, '--port', String(tg.port)], { stdio: ['pipe', 'pipe', 'pipe'] });
+    const answers = new Map<unknown, Json>();
+    createInterface({ input: child.stdout! }).on('line', (line) => {
+      const message = JSON.parse(line);
+      if ('id' in message) answers.set(message.id, message);
+    });
+    const meta = {
+      'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+      'io.modelcontextprotocol/clientCapabilities': { extensions: { 'io.modelcontextprotocol/tasks': {} } },
+      'io.modelcontextprotocol/clientInfo': { name: 'Stdio Tasks', version: '1' },
+    };
+    const send = (message: Json) => child.stdin!.write(`${JSON.stringify(message)}\n`);
+    try {
+      const before = runs;
+      send({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'stdio_wait', arguments: {}, _meta: meta } });
+      const task = (await until(() => answers.get(1), 'the task')).result;
+      expect(task).toMatchObject({ resultType: 'task', status: 'working' });
+      const approval = await pendingApproval('stdio_wait');
+      await tg.asOwner(`/approvals/${approval.id}`, { json: { decision: 'allow_once' } });
+      let id = 100;
+      const done = await until(async () => {
+        const asked = ++id;
+        send({ jsonrpc: '2.0', id: asked, method: 'tasks/get', params: { taskId: task.taskId, _meta: meta } });
+        const answer = await until(() => answers.get(asked), 'the tasks/get answer');
+        return answer.result?.status === 'completed' && answer.result;
+      }, 'the task to complete');
+      expect(done.result.structuredContent).toMatchObject({ runs: before + 1 });
+    } finally {
+      child.stdin!.end();
+      await new Promise((resolve) => child.once('exit', resolve));
+    }
   });
 });
