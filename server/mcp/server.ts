@@ -43,7 +43,7 @@ export interface McpCallContext {
 
 export const DEFAULT_PROGRESS_INTERVAL_MS = 5_000;
 
-/** Pincer as it names itself to MCP clients (initialize, and every result of the stateless protocol). */
+/** Pincer as it names itself to MCP clients of the stateless protocol (in every result), as initialize does. */
 export function serverInfo(deps: Pick<McpServerDeps, 'version'>): { name: string; title: string; version: string } {
   return { name: 'pincer', title: 'Pincer', version: deps.version };
 }
@@ -59,7 +59,10 @@ export const INSTRUCTIONS =
  * for one session. Every tools/call goes through the executor as the session's identity, `via: "mcp"`.
  */
 export function createMcpServer(deps: McpServerDeps, identity: McpIdentity, context: McpCallContext): Server {
-  const server = new Server(serverInfo(deps), { capabilities: { tools: { listChanged: true } }, instructions: INSTRUCTIONS });
+  const server = new Server(
+    { name: 'pincer', title: 'Pincer', version: deps.version },
+    { capabilities: { tools: { listChanged: true } }, instructions: INSTRUCTIONS },
+  );
 
   server.setRequestHandler(ListToolsRequestSchema, () => {
     const { tools } = deps.access.visible(deps.registry, identity.name, identity.owner);

@@ -117,7 +117,7 @@ export class StatelessMcp {
       supportedVersions: [...STATELESS_PROTOCOL_VERSIONS],
       // No listChanged: the stateless revision has no stream of its own to send it on (clients list again).
       capabilities: { tools: {}, extensions: { [TASKS_EXTENSION]: {} } },
-      instructions: INSTRUCTIONS,
+      instructions: `${INSTRUCTIONS} A client that declares the Tasks extension gets a task to poll (tasks/get) instead of a call held open.`,
     };
   }
 
