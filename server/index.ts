@@ -87,6 +87,8 @@ export interface GatewayOptions {
   recover?: boolean;
   /** How often an MCP call waiting for approval reports progress (tests set a short one). */
   mcpProgressIntervalMs?: number;
+  /** How long an MCP task (a 2026-07-28 call waiting for the owner) is kept from its creation (tests set a short one). */
+  mcpTaskTtlMs?: number;
   /** Backoff steps between restarts of a crashed imported MCP server (tests set short ones). */
   mcpBackoffMs?: readonly number[];
   /** Retries, backoff and silence timeout towards the LLM server, and the tool loop's step limit (tests set small ones). */
@@ -286,7 +288,18 @@ export function createGateway(options: GatewayOptions): Gateway {
     // Like plugins, they start processes: a gateway started for one CLI command starts them only when asked to.
     if (options.loadPlugins !== false) mcpServers.start();
     const streams = new EventStreams(events, options.streamLimits, (callId) => executor.clientOf(callId));
-    const mcp = new McpSessions({ registry, executor, access, resources: mcpServers, version: VERSION, ...(options.mcpProgressIntervalMs && { progressIntervalMs: options.mcpProgressIntervalMs }) }, events);
+    const mcp = new McpSessions(
+      {
+        registry,
+        executor,
+        access,
+        resources: mcpServers,
+        version: VERSION,
+        ...(options.mcpProgressIntervalMs && { progressIntervalMs: options.mcpProgressIntervalMs }),
+        ...(options.mcpTaskTtlMs && { taskTtlMs: options.mcpTaskTtlMs }),
+      },
+      events,
+    );
     const llm = new LlmBridge({ config, registry, access, executor, store, ...options.llm });
     const parts = { registry, executor, store, events, streams, credentials, approvals, rules, access, settings, memories, plugins, llm };
     const app = createHttpApp({

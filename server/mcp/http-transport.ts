@@ -210,8 +210,11 @@ export class StreamableHttpSession implements Transport {
   }
 }
 
-/** The answer of one POST: undecided until its first message is ready, then JSON or an SSE stream. */
-class Exchange {
+/**
+ * The answer of one POST: undecided until its first message is ready, then JSON or an SSE stream. Shared by the
+ * sessions and by the stateless protocol (no session id: no session header).
+ */
+export class Exchange {
   #mode: 'undecided' | 'json' | 'sse' = 'undecided';
   readonly #answers = new Map<RequestId, JSONRPCMessage>();
   /** The requests still to be answered in this POST, in the order they came (cancelled ones are taken out). */
@@ -221,7 +224,7 @@ class Exchange {
 
   constructor(
     private readonly res: ServerResponse,
-    private readonly sessionId: string,
+    private readonly sessionId: string | undefined,
     private readonly accepts: Accepts,
     ids: readonly RequestId[],
     /** The client sent a batch (an array): the answer is an array too, even of one (JSON-RPC 2.0). */
@@ -265,13 +268,13 @@ class Exchange {
     if (this.#mode === 'sse') return void this.res.end();
     if (this.#ids.length === 0) {
       // Every request of the POST was cancelled: nothing to answer, as for a POST of notifications.
-      this.res.writeHead(202, { 'mcp-session-id': this.sessionId }).end();
+      this.res.writeHead(202, sessionHeader(this.sessionId)).end();
       return;
     }
     this.#mode = 'json';
     const answers = this.#ids.map((id) => this.#answers.get(id)!);
     const body = JSON.stringify(this.batch ? answers : answers[0]);
-    this.res.writeHead(200, { 'content-type': 'application/json', 'mcp-session-id': this.sessionId }).end(body);
+    this.res.writeHead(200, { 'content-type': 'application/json', ...sessionHeader(this.sessionId) }).end(body);
   }
 
   stopTimers(): void {
@@ -300,13 +303,17 @@ function idOf(message: JSONRPCMessage): RequestId {
   return (message as { id: RequestId }).id;
 }
 
-function startStream(res: ServerResponse, sessionId: string): void {
+function sessionHeader(sessionId: string | undefined): Record<string, string> {
+  return sessionId === undefined ? {} : { 'mcp-session-id': sessionId };
+}
+
+function startStream(res: ServerResponse, sessionId: string | undefined): void {
   res.writeHead(200, {
     'content-type': 'text/event-stream',
     'cache-control': 'no-cache, no-transform',
     connection: 'keep-alive',
     'x-accel-buffering': 'no',
-    'mcp-session-id': sessionId,
+    ...sessionHeader(sessionId),
   });
   res.flushHeaders();
 }
@@ -321,7 +328,7 @@ function writeEvent(res: ServerResponse, message: JSONRPCMessage): void {
   if (!res.writableEnded) res.write(`event: message\ndata: ${JSON.stringify(message)}\n\n`);
 }
 
-function reject(res: ServerResponse, status: number, message: string, sessionId?: string, code = -32000): void {
+export function reject(res: ServerResponse, status: number, message: string, sessionId?: string, code = -32000): void {
   res
     .writeHead(status, { 'content-type': 'application/json', ...(sessionId && { 'mcp-session-id': sessionId }) })
     .end(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }));
@@ -351,6 +358,6 @@ export function accepted(header: string | undefined): Accepts {
   return { json: takes('application/json'), sse: takes('text/event-stream') };
 }
 
-function isJsonContentType(header: string | undefined): boolean {
+export function isJsonContentType(header: string | undefined): boolean {
   return header?.split(';')[0]!.trim().toLowerCase() === 'application/json';
 }

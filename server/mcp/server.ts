@@ -38,6 +38,8 @@ export interface McpServerDeps {
    * also how long an answer may take before its POST becomes a stream with keepalives.
    */
   progressIntervalMs?: number;
+  /** How long a task of the stateless protocol (a call waiting for the owner) is kept from its creation. */
+  taskTtlMs?: number;
 }
 
 export interface McpCallContext {
@@ -45,13 +47,20 @@ export interface McpCallContext {
   clientName(): string | undefined;
   /** Fires when the request's HTTP stream is gone before the answer (the client hung up). */
   hangup(requestId: string | number): AbortSignal | undefined;
+  /** A call began waiting for the owner (the stateless protocol may turn it into a task the client polls). */
+  pending?(requestId: string | number, approvalId: string): void;
 }
 
 export const DEFAULT_PROGRESS_INTERVAL_MS = 5_000;
 /** MCP's error code for a resource that does not exist (or is not the caller's to read). */
 const RESOURCE_NOT_FOUND = -32002;
 
-const INSTRUCTIONS =
+/** Pincer as it names itself to MCP clients of the stateless protocol (in every result), as initialize does. */
+export function serverInfo(deps: Pick<McpServerDeps, 'version'>): { name: string; title: string; version: string } {
+  return { name: 'pincer', title: 'Pincer', version: deps.version };
+}
+
+export const INSTRUCTIONS =
   'Pincer runs these tools on the user\'s machine behind a policy. Some calls wait for the user to approve them: ' +
   'the call stays open (with progress notifications) until they answer. A refused call comes back as an error ' +
   'result whose text starts with the reason\'s name (POLICY_DENIED, APPROVAL_DENIED, APPROVAL_TIMEOUT, ' +
@@ -135,6 +144,7 @@ export function createMcpServer(deps: McpServerDeps, identity: McpIdentity, cont
         via: viaLabel(context.clientName()),
         signal,
         onPending: ({ approval_id }) => {
+          context.pending?.(extra.requestId, approval_id);
           const message = `Waiting for the owner to approve this call (approval ${approval_id}); it runs once they allow it.`;
           // Also for clients that sent no progress token but asked for logs: a log line says why the answer is slow.
           log('notice', { tool: name, approval_id, message }, (note) => extra.sendNotification(note));

@@ -5,6 +5,7 @@ import type { EventBus } from '../events/bus.js';
 import type { RequestId } from '@modelcontextprotocol/sdk/types.js';
 import type { StreamableHttpSession } from './http-transport.js';
 import type { McpIdentity, McpServerDeps } from './server.js';
+import type { StatelessMcp } from './stateless.js';
 
 /** Sessions one identity may hold at once; opening one more closes its least recently used. */
 const MAX_SESSIONS_PER_IDENTITY = 32;
@@ -32,6 +33,8 @@ export class McpSessions {
   readonly #sessions = new Map<string, Session>();
   /** Set once the gateway is closing: no session opens after that (it would outlive the gateway's own close). */
   #closing = false;
+  /** The requests of the stateless revision (2026-07-28), loaded with the first one. */
+  #stateless: Promise<StatelessMcp> | undefined;
 
   constructor(
     private readonly deps: McpServerDeps,
@@ -43,6 +46,7 @@ export class McpSessions {
     events.on('closing', () => {
       this.#closing = true;
       void this.closeAll();
+      void this.#stateless?.then((stateless) => stateless.close());
     });
   }
 
@@ -83,6 +87,14 @@ export class McpSessions {
     if (!transport.initialized) return void server.close().catch(() => undefined);
     this.#sessions.set(session.id, session);
     this.#evictBeyondCap(identity);
+  }
+
+  /** Answers a POST of the stateless revision (no session: the token is the identity of each request). */
+  async stateless(identity: McpIdentity, req: IncomingMessage, res: ServerResponse, body: unknown): Promise<void> {
+    this.#stateless ??= import('./stateless.js').then(({ StatelessMcp }) => new StatelessMcp(this.deps));
+    const stateless = await this.#stateless;
+    if (this.#closing) return refuseWhileClosing(res);
+    await stateless.handle(identity, req, res, body);
   }
 
   /** Passes a request of an open session (POST, GET or DELETE) to its transport. */

@@ -2,6 +2,7 @@ import type { Readable, Writable } from 'node:stream';
 import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import type { JSONRPCMessage, JSONRPCRequest, RequestId } from '@modelcontextprotocol/sdk/types.js';
+import { StatelessRelay } from './stdio-stateless.js';
 
 /** After standard input ends, how long answers still on their way are waited for. */
 const DRAIN_MS = 30_000;
@@ -156,7 +157,10 @@ export async function bridgeStdio(options: StdioBridgeOptions): Promise<void> {
   // client's cancellation of it.
   let setup = Promise.resolve();
   const inFlight = new Set<Promise<void>>();
+  // A client of the 2026-07-28 revision sends no initialize: its messages go up one POST each, outside any session.
+  const stateless = new StatelessRelay(new URL('/mcp', options.url), options.token, (message) => void toClient(message));
   downstream.onmessage = (message: JSONRPCMessage) => {
+    if (StatelessRelay.claims(message)) return stateless.relay(message);
     const isRequest = 'method' in message && 'id' in message && message.id !== undefined;
     if (isRequest) unanswered.add(message.id);
     const send = () =>
@@ -191,17 +195,18 @@ export async function bridgeStdio(options: StdioBridgeOptions): Promise<void> {
     await setup;
     await Promise.allSettled([...inFlight]);
     // Input ended: answers still on their way are delivered first (for a while), then the session ends.
-    if (unanswered.size > 0) {
+    if (unanswered.size + stateless.pending > 0) {
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, DRAIN_MS);
         answered = () => {
-          if (unanswered.size > 0) return;
+          if (unanswered.size + stateless.pending > 0) return;
           clearTimeout(timer);
           resolve();
         };
         answered();
       });
     }
+    stateless.close();
     await upstream.terminateSession().catch(() => undefined);
     await upstream.close().catch(() => undefined);
     await downstream.close().catch(() => undefined);
@@ -213,6 +218,7 @@ export async function bridgeStdio(options: StdioBridgeOptions): Promise<void> {
     'abort',
     () => {
       unanswered.clear();
+      stateless.close();
       answered();
       void close();
     },

@@ -1,5 +1,6 @@
 import { Router, type Request, type Response } from 'express';
 import { GatewayError } from '../../errors.js';
+import { claimsStatelessEra } from '../../mcp/era.js';
 import type { McpSessions } from '../../mcp/sessions.js';
 import type { McpIdentity } from '../../mcp/server.js';
 import { parseUntrustedJson } from '../../util/json.js';
@@ -25,6 +26,8 @@ export function mcpRoutes(sessions: McpSessions, bodyLimitBytes: number, maxDept
       if (!session) return sessionNotFound(res);
       return sessions.handle(session, req, res, body);
     }
+    // 2026-07-28 and later: no handshake, no session; each request names its protocol version in _meta.
+    if (!isInitialize(body) && claimsStatelessEra(req.headers['mcp-protocol-version'], body)) return sessions.stateless(identity, req, res, body);
     if (!isInitialize(body)) {
       return rpcError(res, 400, -32000, 'Bad Request: no valid session ID; start with an initialize request (send Mcp-Session-Id afterwards).');
     }

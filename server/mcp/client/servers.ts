@@ -7,6 +7,7 @@ import type { ToolRegistry } from '../../tools/registry.js';
 import { RISKS, type AnyTool, type ObjectSchema, type ProgressUpdate, type Risk, type ToolAnnotations, type ToolContext, type ToolIcon } from '../../tools/types.js';
 import { contentResult, type ContentBlock } from '../../tools/content.js';
 import { saveServerEntry } from './config-writer.js';
+import { connectEitherEra } from './connect-era.js';
 import { parseServerEntry, type McpServerEntry } from './entry.js';
 import { importedNames } from './naming.js';
 import { linearOutputValidator } from './output-validator.js';
@@ -485,7 +486,7 @@ class ServerConnection {
         this.#crashed('the connection to the server closed');
       };
       this.#client = client;
-      await client.connect(transport, { timeout: CONNECT_TIMEOUT_MS });
+      await connectEitherEra(client, transport, entry, CONNECT_TIMEOUT_MS);
       connected = true;
       if (generation !== this.#generation || this.#stopped) return;
       this.#connectedAt = Date.now();

@@ -1,0 +1,38 @@
+/**
+ * The two eras of MCP that Pincer speaks: the 2025 handshake (initialize, then a session id) and the stateless
+ * protocol of 2026-07-28 (no handshake; every request carries its protocol version and the client's capabilities in
+ * `_meta`). Kept free of the SDK so the route can tell them apart without loading it.
+ */
+
+/** The stateless revisions Pincer speaks. */
+export const STATELESS_PROTOCOL_VERSIONS: readonly string[] = ['2026-07-28'];
+
+/** The newest revision of the handshake era; anything later is a stateless one. */
+const LAST_HANDSHAKE_REVISION = '2025-11-25';
+
+export const META_PROTOCOL_VERSION = 'io.modelcontextprotocol/protocolVersion';
+export const META_CLIENT_CAPABILITIES = 'io.modelcontextprotocol/clientCapabilities';
+export const META_CLIENT_INFO = 'io.modelcontextprotocol/clientInfo';
+export const META_SERVER_INFO = 'io.modelcontextprotocol/serverInfo';
+
+/**
+ * Whether a POST without a session id belongs to the stateless era: its body claims a protocol version in `_meta`
+ * (a batch holding such a message included, to be refused as the era requires), or its `MCP-Protocol-Version` header
+ * names a revision after the handshake era. Revision names are dates, so they compare as strings.
+ */
+export function claimsStatelessEra(header: string | string[] | undefined, body: unknown): boolean {
+  const messages = Array.isArray(body) ? body : [body];
+  if (messages.some((m) => envelopeVersion(m) !== undefined)) return true;
+  return typeof header === 'string' && header > LAST_HANDSHAKE_REVISION;
+}
+
+/** What a message's `params._meta` says its protocol version is (undefined: it claims none). */
+export function envelopeVersion(message: unknown): unknown {
+  const params = isPlainObject(message) ? message.params : undefined;
+  const meta = isPlainObject(params) ? params._meta : undefined;
+  return isPlainObject(meta) && Object.hasOwn(meta, META_PROTOCOL_VERSION) ? meta[META_PROTOCOL_VERSION] : undefined;
+}
+
+export function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
