@@ -13,6 +13,8 @@ import { listAllTools, ToolListStopped } from './tool-list.js';
 import { definitionHash, type McpPins, type ToolDefinitionText } from './pins.js';
 import { flagDefinition, type DefinitionFlag } from '../../tools/poisoning.js';
 import { isSecretName } from '../../util/secret-names.js';
+import type { OwnerRequestsHost } from './owner-requests.js';
+import { RunningCalls } from './running-calls.js';
 
 export type ServerStatus = 'starting' | 'running' | 'restarting' | 'failed' | 'disabled' | 'stopped';
 /**
@@ -82,6 +84,8 @@ export interface McpServerManagerOptions {
   backoffMs?: readonly number[];
   /** Where config.json is: servers added or removed while the gateway runs are saved there. */
   dataDir?: string;
+  /** Answers the servers' own requests (elicitation, sampling, roots); without it Pincer declares none of them. */
+  owner?: OwnerRequestsHost;
 }
 
 /**
@@ -183,6 +187,19 @@ export class McpServerManager {
     return server.view();
   }
 
+  /** The roots changed: every connected server hears notifications/roots/list_changed. */
+  rootsChanged(): void {
+    for (const server of this.#servers.values()) server.rootsChanged();
+  }
+
+  /**
+   * The owner turned sampling on or off: connected servers are connected again, since a client's capabilities are
+   * declared once, when it connects (turning it off is also checked on every request).
+   */
+  samplingChanged(): void {
+    for (const server of this.#servers.values()) server.reconnect();
+  }
+
   async close(): Promise<void> {
     const all = [...this.#servers.values()];
     this.#servers.clear();
@@ -239,6 +256,8 @@ class ServerConnection {
   /** The tool listing under way, and the one asked for while it runs. */
   #listing: Promise<void> | undefined;
   #listingWanted: { generation: number; announce: boolean } | undefined;
+  /** The calls running on this server, to tie its questions to the client that caused them. */
+  readonly #running = new RunningCalls(() => this.options.owner?.approvals);
 
   constructor(
     readonly name: string,
@@ -322,6 +341,20 @@ class ServerConnection {
     this.#apply();
   }
 
+  rootsChanged(): void {
+    if (this.#status === 'running') void this.#client?.sendRootsListChanged().catch(() => undefined);
+  }
+
+  reconnect(): void {
+    if (this.#stopped || !['running', 'starting', 'restarting'].includes(this.#status)) return;
+    clearTimeout(this.#timer);
+    this.#status = 'restarting';
+    this.#changed();
+    void this.#disconnect().then(() => {
+      if (!this.#stopped) void this.#connect();
+    });
+  }
+
   async #connect(): Promise<void> {
     const generation = ++this.#generation;
     const entry = this.entry as McpServerEntry;
@@ -330,11 +363,12 @@ class ServerConnection {
     let transport: Transport;
     try {
       // Loaded when a server is first started, not with the gateway.
-      const [{ Client }, { StreamableHTTPClientTransport }, { ToolListChangedNotificationSchema }, { ChildStdioTransport }] = await Promise.all([
+      const [{ Client }, { StreamableHTTPClientTransport }, { ToolListChangedNotificationSchema }, { ChildStdioTransport }, ownerRequests] = await Promise.all([
         import('@modelcontextprotocol/sdk/client/index.js'),
         import('@modelcontextprotocol/sdk/client/streamableHttp.js'),
         import('@modelcontextprotocol/sdk/types.js'),
         import('./child-transport.js'),
+        import('./owner-requests.js'),
       ]);
       if (generation !== this.#generation || this.#stopped) return;
       if (entry.kind === 'stdio') {
@@ -366,7 +400,9 @@ class ServerConnection {
           requestInit: { headers: entry.token ? { authorization: `Bearer ${entry.token}` } : {} },
         });
       }
-      const client = new Client({ name: 'pincer', version: this.options.version }, { capabilities: {}, jsonSchemaValidator: linearOutputValidator() });
+      const capabilities = ownerRequests.ownerCapabilities(this.options.owner);
+      const client = new Client({ name: 'pincer', version: this.options.version }, { capabilities, jsonSchemaValidator: linearOutputValidator() });
+      if (this.options.owner) ownerRequests.installOwnerRequests(client, this.name, this.options.owner, this.#running, capabilities);
       client.setNotificationHandler(ToolListChangedNotificationSchema, () => void this.#sync(generation));
       let connected = false;
       client.onclose = () => {
@@ -534,7 +570,7 @@ class ServerConnection {
       risk: this.#risk(remote),
       annotations: { ...(title && { title }), ...hints },
       timeoutMs,
-      handler: (args: Record<string, unknown>, ctx) => this.#call(tool.name, args, ctx.signal, timeoutMs),
+      handler: (args: Record<string, unknown>, ctx) => this.#running.during(ctx.callId, ctx.client, remote.importedAs, () => this.#call(tool.name, args, ctx.signal, timeoutMs)),
     };
   }
 
