@@ -76,7 +76,9 @@ export interface ApprovalList {
 export type ApprovalAnswer =
   | { decision: 'allow_once' }
   | { decision: 'allow_always'; scope: RuleScope; pattern?: string }
-  | { decision: 'deny'; message?: string };
+  | { decision: 'deny'; message?: string }
+  | { decision: 'accept'; content: Record<string, unknown> }
+  | { decision: 'decline' };
 
 export interface Rule {
   id: string;
