@@ -111,8 +111,10 @@ export async function askOwner(
   running: RunningCalls,
   question: Omit<QuestionRequest, 'server' | 'client' | 'callId' | 'tool' | 'reason'> & { reason: (client: string, tool: string) => string },
   signal: AbortSignal,
+  /** The signal of the call the request belongs to, when known (a multi-round-trip call's own input round). */
+  callSignal?: AbortSignal,
 ): Promise<{ approval: PendingApproval; resolution: QuestionResolution }> {
-  const who = running.attribute();
+  const who = running.attribute(callSignal);
   if ('problem' in who) throw new McpError(ErrorCode.InvalidRequest, `Pincer cannot ask its owner: ${who.problem}.`);
   const tool = who.tool ?? `mcp:${server}`;
   let opened: ReturnType<ApprovalBroker['ask']>;
@@ -132,27 +134,82 @@ export async function askOwner(
   }
 }
 
+/** An elicitation (a server-to-client request, or one input of a multi-round-trip call) put to the owner. */
+async function elicit(
+  server: string,
+  host: OwnerRequestsHost,
+  running: RunningCalls,
+  params: { mode?: string; message?: unknown; requestedSchema?: unknown },
+  signal: AbortSignal,
+  callSignal?: AbortSignal,
+): Promise<ElicitResult> {
+  if (params.mode === 'url') throw new McpError(ErrorCode.InvalidParams, 'Pincer answers form elicitations only (no URL mode).');
+  const schema = checkRequestedSchema(params.requestedSchema);
+  if ('problem' in schema) throw new McpError(ErrorCode.InvalidParams, `Pincer cannot show this question to its owner: ${schema.problem}.`);
+  const { resolution } = await askOwner(
+    server,
+    host,
+    running,
+    {
+      kind: 'elicitation',
+      message: String(params.message ?? '').slice(0, 4000),
+      requestedSchema: schema,
+      reason: (client, tool) => `The MCP server "${server}" asks you this while running ${tool} for ${client}.`,
+    },
+    signal,
+    callSignal,
+  );
+  return elicitResult(resolution);
+}
+
+function rootsList(host: OwnerRequestsHost): { roots: { uri: string; name: string }[] } {
+  return { roots: host.roots().map((folder) => ({ uri: pathToFileURL(folder).href, name: basename(folder) || folder })) };
+}
+
+/** Rounds of input one call may ask for before Pincer stops retrying it (a server that never finishes). */
+const MAX_INPUT_ROUNDS = 8;
+
+interface InputRequired {
+  resultType: 'input_required';
+  inputRequests?: Record<string, { method?: unknown; params?: unknown }>;
+  requestState?: unknown;
+}
+
+const isInputRequired = (result: unknown): result is InputRequired => (result as { resultType?: unknown } | null)?.resultType === 'input_required';
+
+/**
+ * The 2026-07-28 way to ask: a tools/call answered `resultType: "input_required"` with `inputRequests` (elicitation,
+ * roots; sampling is not among what Pincer answers this way), retried with `inputResponses` under the same keys and
+ * the `requestState` echoed. Pincer answers the rounds itself, so whoever called the tool sees only the final result;
+ * each question is tied to exactly the call it came in (its signal), never guessed.
+ */
+function answerInputRounds(client: Client, server: string, host: OwnerRequestsHost, running: RunningCalls): void {
+  const send = client.request.bind(client);
+  client.request = (async (request: Parameters<typeof send>[0], schema: Parameters<typeof send>[1], options?: Parameters<typeof send>[2]) => {
+    let result: unknown = await send(request, schema, options);
+    if (request.method !== 'tools/call') return result;
+    const signal = options?.signal ?? new AbortController().signal;
+    for (let round = 1; isInputRequired(result); round++) {
+      if (round > MAX_INPUT_ROUNDS) throw new McpError(ErrorCode.InvalidRequest, `the server asked for input ${MAX_INPUT_ROUNDS} times in one call; Pincer stopped retrying it`);
+      const responses: Record<string, unknown> = {};
+      for (const [key, asked] of Object.entries(result.inputRequests ?? {})) {
+        if (asked?.method === 'elicitation/create') responses[key] = await elicit(server, host, running, (asked.params ?? {}) as Parameters<typeof elicit>[3], signal, options?.signal);
+        else if (asked?.method === 'roots/list') responses[key] = rootsList(host);
+        else throw new McpError(ErrorCode.InvalidRequest, `Pincer does not answer ${String(asked?.method)} as an input request`);
+      }
+      const params: Record<string, unknown> = { ...(request.params as Record<string, unknown>), inputResponses: responses };
+      if (result.requestState !== undefined) params.requestState = result.requestState;
+      else delete params.requestState;
+      result = await send({ ...request, params } as Parameters<typeof send>[0], schema, options);
+    }
+    return result;
+  }) as typeof client.request;
+}
+
 /** Installs Pincer's answers to an imported server's requests: elicitation/create, sampling/createMessage, roots/list. */
 export function installOwnerRequests(client: Client, server: string, host: OwnerRequestsHost, running: RunningCalls, capabilities: ClientCapabilities): void {
-  client.setRequestHandler(ElicitRequestSchema, async (request, extra) => {
-    const params = request.params;
-    if (params.mode === 'url') throw new McpError(ErrorCode.InvalidParams, 'Pincer answers form elicitations only (no URL mode).');
-    const schema = checkRequestedSchema(params.requestedSchema);
-    if ('problem' in schema) throw new McpError(ErrorCode.InvalidParams, `Pincer cannot show this question to its owner: ${schema.problem}.`);
-    const { resolution } = await askOwner(
-      server,
-      host,
-      running,
-      {
-        kind: 'elicitation',
-        message: String(params.message).slice(0, 4000),
-        requestedSchema: schema,
-        reason: (client, tool) => `The MCP server "${server}" asks you this while running ${tool} for ${client}.`,
-      },
-      extra.signal,
-    );
-    return elicitResult(resolution);
-  });
+  client.setRequestHandler(ElicitRequestSchema, (request, extra) => elicit(server, host, running, request.params, extra.signal));
+  answerInputRounds(client, server, host, running);
 
   // Without the capability the SDK takes no handler for sampling; a server that asks anyway hears why, not "Method not found".
   client.fallbackRequestHandler = async (request) => {
@@ -195,7 +252,5 @@ export function installOwnerRequests(client: Client, server: string, host: Owner
     });
   }
 
-  client.setRequestHandler(ListRootsRequestSchema, () => ({
-    roots: host.roots().map((folder) => ({ uri: pathToFileURL(folder).href, name: basename(folder) || folder })),
-  }));
+  client.setRequestHandler(ListRootsRequestSchema, () => rootsList(host));
 }

@@ -3,6 +3,8 @@ import type { ApprovalBroker } from '../../approvals/broker.js';
 interface Running {
   client: string;
   tool: string;
+  /** The call's own signal: a request made with it (a retried call's input round) is that call's, exactly. */
+  signal?: AbortSignal;
   /** Questions the server asked during this call: withdrawn when the call ends (nobody waits for the answer). */
   questions: Set<string>;
 }
@@ -20,8 +22,9 @@ export class RunningCalls {
 
   constructor(private readonly approvals: () => ApprovalBroker | undefined) {}
 
-  async during<T>(callId: string, client: string, tool: string, run: () => Promise<T>): Promise<T> {
-    const running: Running = { client, tool, questions: new Set() };
+  async during<T>(call: { callId: string; client: string; signal?: AbortSignal }, tool: string, run: () => Promise<T>): Promise<T> {
+    const { callId, client, signal } = call;
+    const running: Running = { client, tool, questions: new Set(), ...(signal && { signal }) };
     this.#calls.set(callId, running);
     try {
       return await run();
@@ -32,8 +35,10 @@ export class RunningCalls {
   }
 
   /** Whose question this is, or why it cannot be told. */
-  attribute(): { client: string; callId: string | null; tool: string | null } | { problem: string } {
+  attribute(signal?: AbortSignal): { client: string; callId: string | null; tool: string | null } | { problem: string } {
     const calls = [...this.#calls.entries()];
+    const own = signal && calls.find(([, c]) => c.signal === signal);
+    if (own) return { client: own[1].client, callId: own[0], tool: own[1].tool };
     const clients = new Set(calls.map(([, c]) => c.client));
     if (clients.size === 0) {
       return { problem: 'Pincer passes a question to its owner only while a client\'s call to this server runs, and none does: nobody would read the answer' };

@@ -570,7 +570,7 @@ class ServerConnection {
       risk: this.#risk(remote),
       annotations: { ...(title && { title }), ...hints },
       timeoutMs,
-      handler: (args: Record<string, unknown>, ctx) => this.#running.during(ctx.callId, ctx.client, remote.importedAs, () => this.#call(tool.name, args, ctx.signal, timeoutMs)),
+      handler: (args: Record<string, unknown>, ctx) => this.#running.during(ctx, remote.importedAs, () => this.#call(tool.name, args, ctx.signal, timeoutMs)),
     };
   }
 

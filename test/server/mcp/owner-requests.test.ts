@@ -18,15 +18,16 @@ import { startStubLlm, type StubLlm } from '../llm/stub-llm.js';
 type Json = any;
 
 const ASKER = resolve(import.meta.dirname, 'fixtures/asking-server.mjs');
+const MRTR = resolve(import.meta.dirname, 'fixtures/mrtr-server.mjs');
 let tg: TestGateway;
 let llm: StubLlm;
 const tokens: Record<string, string> = {};
 
-async function call(client: string, tool: string, args: Record<string, unknown> = {}): Promise<Json> {
+async function call(client: string, tool: string, args: Record<string, unknown> = {}, server = 'asker'): Promise<Json> {
   const res = await fetch(`${tg.url}/tool_calls`, {
     method: 'POST',
     headers: { authorization: `Bearer ${tokens[client]}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ tool_calls: [{ id: 'c1', type: 'function', function: { name: `asker__${tool}`, arguments: JSON.stringify(args) } }] }),
+    body: JSON.stringify({ tool_calls: [{ id: 'c1', type: 'function', function: { name: `${server}__${tool}`, arguments: JSON.stringify(args) } }] }),
   });
   expect(res.status).toBe(200);
   const body = (await res.json()) as Json;
@@ -48,15 +49,17 @@ const decide = (id: string, body: unknown) => tg.asOwner(`/approvals/${id}`, { j
 beforeAll(async () => {
   llm = await startStubLlm(() => ({ content: 'Blue.' }));
   tg = await startGateway(
-    { mcpServers: { asker: { command: process.execPath, args: [ASKER] } }, llm: { baseUrl: llm.url, api: 'ollama', model: 'stub-model' } },
+    { mcpServers: { asker: { command: process.execPath, args: [ASKER] }, mrtr: { command: process.execPath, args: [MRTR] } }, llm: { baseUrl: llm.url, api: 'ollama', model: 'stub-model' } },
     { loadPlugins: true, mcpBackoffMs: [50, 100, 200] },
   );
-  await until(async () => {
-    const view = (await (await tg.api('/mcp-servers/asker')).json()) as Json;
-    return view.status === 'running' && view.tools.length > 0;
-  }, 'the asking server running');
-  // Rated safe, so the calls run without a call approval and the only question is the server's.
-  expect((await tg.asOwner('/mcp-servers/asker/accept', { json: { risk: 'safe' } })).status).toBe(200);
+  for (const name of ['asker', 'mrtr']) {
+    await until(async () => {
+      const view = (await (await tg.api(`/mcp-servers/${name}`)).json()) as Json;
+      return view.status === 'running' && view.tools.length > 0;
+    }, `the ${name} server running`);
+    // Rated safe, so the calls run without a call approval and the only question is the server's.
+    expect((await tg.asOwner(`/mcp-servers/${name}/accept`, { json: { risk: 'safe' } })).status).toBe(200);
+  }
   for (const name of ['alice', 'bob']) tokens[name] = ((await (await tg.asOwner('/clients', { json: { name } })).json()) as Json).token;
 });
 afterAll(async () => {
@@ -200,6 +203,25 @@ describe('elicitation from an imported server', () => {
     const envelope = await call('alice', 'book');
     expect(JSON.stringify(envelope)).toMatch(/calls of several clients are running on this server/);
     await hold;
+  });
+});
+
+describe('a 2026-era server that asks by multi round-trip (input_required)', () => {
+  it('its input request is the same elicitation approval, and the retried call carries the answer and the state', async () => {
+    const pending = call('bob', 'confirm', { thing: 'the cache' }, 'mrtr');
+    const question = await waitingQuestion();
+    expect(question).toMatchObject({ kind: 'elicitation', server: 'mrtr', client: 'bob', tool: 'mrtr__confirm', message: 'Delete the cache?' });
+    expect(question.call_id).toMatch(/^c_/);
+    expect((await decide(question.id, { decision: 'accept', content: { why: 'stale' } })).status).toBe(400);
+    expect((await decide(question.id, { decision: 'accept', content: { sure: true, why: 'stale' } })).status).toBe(200);
+    const envelope = await pending;
+    expect(JSON.parse(envelope.result)).toEqual({ answer: { action: 'accept', content: { sure: true, why: 'stale' } }, state: 'round-1-state' });
+  });
+
+  it('a declined input request is retried with decline', async () => {
+    const pending = call('alice', 'confirm', { thing: 'x' }, 'mrtr');
+    await decide((await waitingQuestion()).id, { decision: 'decline' });
+    expect(JSON.parse((await pending).result)).toEqual({ answer: { action: 'decline' }, state: 'round-1-state' });
   });
 });
 
