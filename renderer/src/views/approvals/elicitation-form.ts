@@ -20,8 +20,8 @@ export interface FormField {
   maxLength?: number;
 }
 
-/** What the inputs hold: text for text and numbers, a flag, the chosen option's value, or the chosen values. */
-export type FormValue = string | boolean | string[];
+/** What the inputs hold: text (a number input bound by Svelte holds a number), a flag, the chosen option's value, or the chosen values. */
+export type FormValue = string | number | boolean | string[];
 
 const INPUTS: Record<string, FormField['input']> = { email: 'email', uri: 'url', date: 'date', 'date-time': 'datetime-local' };
 
@@ -89,7 +89,7 @@ export function contentOf(fields: readonly FormField[], values: Record<string, F
       if (chosen.length > 0 || field.required) content[field.name] = chosen.map((v) => field.options.find((o) => o.value === v)?.raw ?? v);
       continue;
     }
-    const text = typeof value === 'string' ? value : '';
+    const text = typeof value === 'number' ? String(value) : typeof value === 'string' ? value : '';
     if (text.trim() === '') {
       if (field.required) problems.push({ field: field.name, message: `${field.label} is required` });
       continue;

@@ -57,7 +57,7 @@ describe('initialValues', () => {
 
 describe('contentOf', () => {
   const fields = formFields(SCHEMA);
-  const filled = (over: Record<string, unknown>) => ({ ...initialValues(SCHEMA), seat: 'aisle', ...over }) as Record<string, string | boolean | string[]>;
+  const filled = (over: Record<string, unknown>) => ({ ...initialValues(SCHEMA), seat: 'aisle', ...over }) as Record<string, string | number | boolean | string[]>;
 
   it('sends each value as its type, leaving out empty optional fields', () => {
     expect(contentOf(fields, filled({ count: '2', weight: '7.5', email: 'me@example.com', meals: ['veg'] }))).toEqual({
@@ -74,6 +74,10 @@ describe('contentOf', () => {
         { field: 'name', message: 'name must be at least 2 characters' },
       ],
     });
+  });
+
+  it('a number input holding a number (as Svelte binds it) is sent as that number', () => {
+    expect(contentOf(fields, filled({ count: 3 }))).toEqual({ content: { seat: 'aisle', count: 3, vip: true } });
   });
 
   it('an integer field refuses a fraction, a number field refuses words', () => {
