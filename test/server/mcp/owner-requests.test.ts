@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startGateway, tempDir, type TestGateway } from '../../helpers/gateway.js';
 import { until } from '../../helpers/wait.js';
 import { startStubLlm, type StubLlm } from '../llm/stub-llm.js';
+import { fake } from '../../helpers/secret-samples.js';
 
 /**
  * An imported MCP server's own requests while a client's call to it runs: its question to the user (elicitation)
@@ -126,6 +127,24 @@ describe('elicitation from an imported server', () => {
         decision: 'decline',
         client: 'bob',
       });
+    } finally {
+      db.close();
+    }
+  });
+
+  it('the server receives the answer whole; what the ledger and the answer keep of it is redacted', async () => {
+    const secret = `ghp_${fake(36, 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789')}`;
+    const pending = call('alice', 'book');
+    const question = await waitingQuestion();
+    const answered = (await (await decide(question.id, { decision: 'accept', content: { seat: 'window', count: 1, note: `token ${secret}` } })).json()) as Json;
+    expect(JSON.stringify(answered)).not.toContain(secret);
+    expect(answered.response.note).toMatch(/REDACTED/);
+    expect(heard(await pending).heard.content.note).toBe(`token ${secret}`);
+    const db = new Database(join(tg.dataDir, 'pincer.db'), { readonly: true });
+    try {
+      const row = db.prepare('SELECT response FROM approvals WHERE id = ?').get(question.id) as { response: string };
+      expect(row.response).not.toContain(secret);
+      expect(JSON.parse(row.response)).toMatchObject({ seat: 'window', count: 1 });
     } finally {
       db.close();
     }
