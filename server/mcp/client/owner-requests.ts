@@ -70,6 +70,7 @@ export function checkRequestedSchema(schema: unknown): ObjectSchema | { problem:
 
 /** Reads a sampling request's messages as text; images and audio are not passed on (the bridge speaks text). */
 export function samplingPrompt(params: { messages: { role: string; content: unknown }[]; systemPrompt?: string; maxTokens: number; temperature?: number; stopSequences?: string[] }): SamplingPrompt | { problem: string } {
+  if (!Array.isArray(params.messages) || !Number.isInteger(params.maxTokens)) return { problem: 'a sampling request needs messages and a whole-number maxTokens' };
   const messages: SamplingPrompt['messages'] = [];
   let size = params.systemPrompt?.length ?? 0;
   for (const message of params.messages) {
@@ -162,6 +163,46 @@ async function elicit(
   return elicitResult(resolution);
 }
 
+/** A sampling request (a server-to-client request, or one input of a multi-round-trip call) put to the owner, then the model. */
+async function sample(
+  server: string,
+  host: OwnerRequestsHost,
+  running: RunningCalls,
+  params: Parameters<typeof samplingPrompt>[0],
+  signal: AbortSignal,
+  callSignal?: AbortSignal,
+): Promise<CreateMessageResult> {
+  if (!host.samplingAllowed()) throw new McpError(ErrorCode.InvalidRequest, SAMPLING_OFF);
+  const prompt = samplingPrompt(params);
+  if ('problem' in prompt) throw new McpError(ErrorCode.InvalidParams, `Pincer cannot run this sampling request: ${prompt.problem}.`);
+  const lastUser = [...prompt.messages].reverse().find((m) => m.role === 'user')?.text ?? prompt.messages.at(-1)!.text;
+  const { approval, resolution } = await askOwner(
+    server,
+    host,
+    running,
+    {
+      kind: 'sampling',
+      message: lastUser.length > 300 ? `${lastUser.slice(0, 300)}…` : lastUser,
+      prompt,
+      reason: (client, tool) => `The MCP server "${server}" wants the configured model to answer this while running ${tool} for ${client}.`,
+    },
+    signal,
+    callSignal,
+  );
+  if (resolution.outcome !== 'allowed') {
+    const why = resolution.outcome === 'denied' ? `the owner refused it${resolution.message ? `: ${resolution.message}` : ''}` : resolution.outcome === 'expired' ? 'the owner did not answer in time' : 'it was withdrawn';
+    throw new McpError(ErrorCode.InvalidRequest, `Pincer did not run the sampling request: ${why}.`);
+  }
+  let answer: ModelAnswer;
+  try {
+    answer = await host.sample(prompt, signal);
+  } catch (error) {
+    throw new McpError(ErrorCode.InternalError, `The configured model failed: ${(error as Error).message}`);
+  }
+  host.approvals.recordResponse(approval.id, { model: answer.model, text: answer.text });
+  return { role: 'assistant', content: { type: 'text', text: answer.text }, model: answer.model, stopReason: answer.stopped };
+}
+
 function rootsList(host: OwnerRequestsHost): { roots: { uri: string; name: string }[] } {
   return { roots: host.roots().map((folder) => ({ uri: pathToFileURL(folder).href, name: basename(folder) || folder })) };
 }
@@ -179,7 +220,7 @@ const isInputRequired = (result: unknown): result is InputRequired => (result as
 
 /**
  * The 2026-07-28 way to ask: a tools/call answered `resultType: "input_required"` with `inputRequests` (elicitation,
- * roots; sampling is not among what Pincer answers this way), retried with `inputResponses` under the same keys and
+ * sampling when the owner allows it, roots), retried with `inputResponses` under the same keys and
  * the `requestState` echoed. Pincer answers the rounds itself, so whoever called the tool sees only the final result;
  * each question is tied to exactly the call it came in (its signal), never guessed.
  */
@@ -194,6 +235,7 @@ function answerInputRounds(client: Client, server: string, host: OwnerRequestsHo
       const responses: Record<string, unknown> = {};
       for (const [key, asked] of Object.entries(result.inputRequests ?? {})) {
         if (asked?.method === 'elicitation/create') responses[key] = await elicit(server, host, running, (asked.params ?? {}) as Parameters<typeof elicit>[3], signal, options?.signal);
+        else if (asked?.method === 'sampling/createMessage') responses[key] = await sample(server, host, running, (asked.params ?? {}) as Parameters<typeof sample>[3], signal, options?.signal);
         else if (asked?.method === 'roots/list') responses[key] = rootsList(host);
         else throw new McpError(ErrorCode.InvalidRequest, `Pincer does not answer ${String(asked?.method)} as an input request`);
       }
@@ -218,38 +260,7 @@ export function installOwnerRequests(client: Client, server: string, host: Owner
   };
 
   if (capabilities.sampling) {
-    client.setRequestHandler(CreateMessageRequestSchema, async (request, extra): Promise<CreateMessageResult> => {
-      if (!host.samplingAllowed()) {
-        throw new McpError(ErrorCode.InvalidRequest, SAMPLING_OFF);
-      }
-      const prompt = samplingPrompt(request.params);
-      if ('problem' in prompt) throw new McpError(ErrorCode.InvalidParams, `Pincer cannot run this sampling request: ${prompt.problem}.`);
-      const lastUser = [...prompt.messages].reverse().find((m) => m.role === 'user')?.text ?? prompt.messages.at(-1)!.text;
-      const { approval, resolution } = await askOwner(
-        server,
-        host,
-        running,
-        {
-          kind: 'sampling',
-          message: lastUser.length > 300 ? `${lastUser.slice(0, 300)}…` : lastUser,
-          prompt,
-          reason: (client, tool) => `The MCP server "${server}" wants the configured model to answer this while running ${tool} for ${client}.`,
-        },
-        extra.signal,
-      );
-      if (resolution.outcome !== 'allowed') {
-        const why = resolution.outcome === 'denied' ? `the owner refused it${resolution.message ? `: ${resolution.message}` : ''}` : resolution.outcome === 'expired' ? 'the owner did not answer in time' : 'it was withdrawn';
-        throw new McpError(ErrorCode.InvalidRequest, `Pincer did not run the sampling request: ${why}.`);
-      }
-      let answer: Awaited<ReturnType<OwnerRequestsHost['sample']>>;
-      try {
-        answer = await host.sample(prompt, extra.signal);
-      } catch (error) {
-        throw new McpError(ErrorCode.InternalError, `The configured model failed: ${(error as Error).message}`);
-      }
-      host.approvals.recordResponse(approval.id, { model: answer.model, text: answer.text });
-      return { role: 'assistant', content: { type: 'text', text: answer.text }, model: answer.model, stopReason: answer.stopped };
-    });
+    client.setRequestHandler(CreateMessageRequestSchema, (request, extra) => sample(server, host, running, request.params, extra.signal));
   }
 
   client.setRequestHandler(ListRootsRequestSchema, () => rootsList(host));

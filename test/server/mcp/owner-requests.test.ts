@@ -255,11 +255,13 @@ describe('sampling from an imported server', () => {
     const patched = await tg.asOwner('/settings', { method: 'PATCH', json: { mcp_sampling: true } });
     expect(patched.status).toBe(200);
     expect(((await patched.json()) as Json).mcp_sampling).toBe(true);
-    // The server is connected again with sampling declared.
-    await until(async () => {
-      const view = (await (await tg.api('/mcp-servers/asker')).json()) as Json;
-      return view.status === 'running' && view.tools.some((t: Json) => t.status === 'active');
-    }, 'the asking server reconnected');
+    // The servers are connected again with sampling declared.
+    for (const name of ['asker', 'mrtr']) {
+      await until(async () => {
+        const view = (await (await tg.api(`/mcp-servers/${name}`)).json()) as Json;
+        return view.status === 'running' && view.tools.some((t: Json) => t.status === 'active');
+      }, `the ${name} server reconnected`);
+    }
 
     const pending = call('alice', 'ask_model', { prompt: 'Sky colour?' });
     const question = await waitingQuestion('sampling');
@@ -282,6 +284,14 @@ describe('sampling from an imported server', () => {
     ]);
     // No tools go with it: a server's request gets the model's words only.
     expect(sent.tools).toEqual([]);
+  });
+
+  it("a 2026-era server's sampling input request is the same approval, and the retry carries the model's answer", async () => {
+    const pending = call('bob', 'summarise', { text: 'a long story' }, 'mrtr');
+    const question = await waitingQuestion('sampling');
+    expect(question).toMatchObject({ kind: 'sampling', server: 'mrtr', client: 'bob', message: 'Summarise: a long story' });
+    await decide(question.id, { decision: 'allow_once' });
+    expect(JSON.parse((await pending).result)).toEqual({ answer: { role: 'assistant', content: { type: 'text', text: 'Blue.' }, model: 'stub-model', stopReason: 'endTurn' }, state: null });
   });
 
   it('a denied request reaches the server as an error and never reaches the model', async () => {
