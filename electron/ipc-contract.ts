@@ -13,6 +13,8 @@ export type ApprovalScope = 'exact' | 'tool' | 'prefix' | 'folder' | 'host';
 /** A pending approval as the popup shows it: the same JSON as the gateway's `GET /approvals/{id}`. */
 export interface ApprovalView {
   id: string;
+  /** A call waiting to run, an imported MCP server's question (elicitation), or its request to use the model. */
+  kind?: 'call' | 'elicitation' | 'sampling';
   call_id: string;
   tool: string;
   client: string;
@@ -20,8 +22,8 @@ export interface ApprovalView {
   risk: string;
   rule: string;
   reason: string;
-  status: 'pending' | 'allowed' | 'denied' | 'expired' | 'cancelled';
-  decision: 'allow_once' | 'allow_always' | 'deny' | null;
+  status: 'pending' | 'allowed' | 'denied' | 'accepted' | 'declined' | 'expired' | 'cancelled';
+  decision: 'allow_once' | 'allow_always' | 'deny' | 'accept' | 'decline' | null;
   message: string | null;
   granted_rule: string | null;
   created_at: string;
@@ -34,6 +36,37 @@ export interface ApprovalView {
   source?: string;
   /** Files the call runs that a client wrote recently (a Makefile for `make`), newest first. */
   provenance?: ProvenanceView[];
+  /** The imported MCP server that asks (elicitation, sampling). */
+  server?: string | null;
+  /** Elicitation: the flat JSON Schema of the form the owner fills in (an ElicitationSchema, checked by the gateway). */
+  requested_schema?: Record<string, unknown>;
+  /** Sampling: what the server wants the model to answer. */
+  prompt?: unknown;
+}
+
+/** An MCP elicitation's form: flat, one property per field (string, number, integer, boolean, enum). */
+export interface ElicitationSchema {
+  type: 'object';
+  properties: Record<string, ElicitationField>;
+  required?: string[];
+}
+
+export interface ElicitationField {
+  type: 'string' | 'number' | 'integer' | 'boolean' | 'array';
+  title?: string;
+  description?: string;
+  default?: unknown;
+  format?: string;
+  minLength?: number;
+  maxLength?: number;
+  minimum?: number;
+  maximum?: number;
+  enum?: unknown[];
+  enumNames?: string[];
+  oneOf?: { const: unknown; title?: string }[];
+  items?: { type?: string; enum?: unknown[]; anyOf?: { const: unknown; title?: string }[] };
+  minItems?: number;
+  maxItems?: number;
 }
 
 /** A file a command runs and the client call that wrote it. */
@@ -55,10 +88,12 @@ export interface ProvenanceView {
 export type DecisionPayload =
   | { decision: 'allow_once' }
   | { decision: 'allow_always'; scope: ApprovalScope; pattern?: string }
-  | { decision: 'deny'; message?: string };
+  | { decision: 'deny'; message?: string }
+  | { decision: 'accept'; content: Record<string, unknown> }
+  | { decision: 'decline' };
 
 /** What a decision came to; a refusal names why (already answered, expired, invalid). */
-export type DecisionResult = { ok: true; status: 'allowed' | 'denied' } | { ok: false; error: string };
+export type DecisionResult = { ok: true; status: 'allowed' | 'denied' | 'accepted' | 'declined' } | { ok: false; error: string };
 
 /** Request/response channels (`ipcRenderer.invoke` → `ipcMain.handle`). */
 export interface InvokeChannels {

@@ -47,6 +47,8 @@ Owner commands (they act on the running gateway as its owner, or on one started 
   pincer approvals [list] [--json]        pending approvals
   pincer approvals allow <id> [--always [--scope exact|tool|prefix|folder|host] [--pattern P]]
   pincer approvals deny <id> [--message "…"]
+  pincer approvals accept <id> [--set field=value …]   answer an imported server's question
+  pincer approvals decline <id>
   pincer rules [list] [--json]            standing grants and denials
   pincer rules add <allow|ask|deny> <tool|*> [--scope tool|exact|prefix|folder|host] [--pattern P]
                    [--args JSON (exact)] [--note N] [--expires ISO]

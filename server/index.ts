@@ -39,6 +39,7 @@ import type { AnyTool } from './tools/types.js';
 import { VERSION } from './version.js';
 import { Redactor } from './util/redact.js';
 import { LlmBridge, type BridgeOptions } from './llm/bridge.js';
+import { answerPrompt } from './llm/sampling.js';
 
 export { loadConfig, resolveDataDir, ConfigError, type PincerConfig, type ConfigFlags } from './config/config.js';
 export { DataDirInUseError, type LockHolder } from './store/index.js';
@@ -243,6 +244,8 @@ export function createGateway(options: GatewayOptions): Gateway {
         // Roots change what the file tools may reach: open dashboards and clients re-read what they show. A change of
         // paused alone was announced just above; a second event would only make them re-read twice.
         if (keys.some((key) => key !== 'paused')) events.emit('tools', { reason: 'settings', names: [] });
+        if (keys.includes('roots')) mcpServers.rootsChanged();
+        if (keys.includes('mcp_sampling')) mcpServers.samplingChanged();
       },
     });
     const pluginNet = new NetGuard({ allow: config.httpAllow, selfPort: () => boundPort });
@@ -283,6 +286,12 @@ export function createGateway(options: GatewayOptions): Gateway {
       // Every viewer hears of it: an error that quotes a URL with its token is redacted.
       onChange: (change) => events.emit('mcp_servers', { ...change, last_error: change.last_error === null ? null : redactor.text(change.last_error) }),
       ...(options.mcpBackoffMs && { backoffMs: options.mcpBackoffMs }),
+      owner: {
+        approvals,
+        samplingAllowed: () => config.mcpSampling,
+        roots: () => config.roots,
+        sample: (prompt, signal) => answerPrompt(llm, prompt, signal),
+      },
     });
     mcpSecrets = () => mcpServers.secretValues();
     // Like plugins, they start processes: a gateway started for one CLI command starts them only when asked to.

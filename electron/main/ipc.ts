@@ -50,7 +50,7 @@ export function registerIpc(deps: IpcDeps): () => void {
     if (args.length !== 1) return { ok: false, error: 'Send exactly one answer.' };
     try {
       const { status } = deps.decide(id, parseOwnerDecision(args[0]));
-      return status === 'allowed' || status === 'denied' ? { ok: true, status } : { ok: false, error: `The approval ended ${status}.` };
+      return status === 'allowed' || status === 'denied' || status === 'accepted' || status === 'declined' ? { ok: true, status } : { ok: false, error: `The approval ended ${status}.` };
     } catch (error) {
       // A refusal the owner can read (already answered, expired, invalid answer); nothing else leaves the process.
       return { ok: false, error: error instanceof GatewayError ? error.message : 'The answer could not be recorded.' };

@@ -4,7 +4,9 @@ import { GatewayError, refuse } from '../errors.js';
 import type { PolicyDecision, Provenance, Subject } from '../decision.js';
 import type { RuleBook } from '../policy/rules.js';
 import { redactSecrets } from '../util/redact.js';
-import type { ApprovalDecision, ApprovalRecord, Rule, RuleScope, Store } from '../store/index.js';
+import type { ApprovalDecision, ApprovalKind, ApprovalRecord, Rule, RuleScope, Store } from '../store/index.js';
+import { closeSchema, compileValidator, type ArgumentValidator } from '../tools/validator.js';
+import type { ObjectSchema } from '../tools/types.js';
 import type { Redactor } from '../util/redact.js';
 
 /** How a wait for the owner ended. */
@@ -13,6 +15,41 @@ export type Resolution =
   | { outcome: 'denied'; message: string | null; rule: string }
   | { outcome: 'expired' }
   | { outcome: 'cancelled' };
+
+/** How an imported server's question (elicitation) or request for the model (sampling) ended. */
+export type QuestionResolution =
+  | { outcome: 'accepted'; content: Record<string, unknown> }
+  | { outcome: 'declined' }
+  | { outcome: 'allowed' }
+  | { outcome: 'denied'; message: string | null }
+  | { outcome: 'expired' }
+  | { outcome: 'cancelled' };
+
+/** The decisions each kind of approval takes: one kind's answers never settle another's. */
+export const DECISIONS_BY_KIND: Record<ApprovalKind, readonly ApprovalDecision[]> = {
+  call: ['allow_once', 'allow_always', 'deny'],
+  elicitation: ['accept', 'decline'],
+  sampling: ['allow_once', 'deny'],
+};
+
+/** An imported MCP server asks the owner something while a client's call to it runs. */
+export interface QuestionRequest {
+  kind: 'elicitation' | 'sampling';
+  server: string;
+  /** The client whose call caused it (never guessed: the caller decides it only when it is certain). */
+  client: string;
+  /** That call, when it is known which one (a client may have several calls to the server running). */
+  callId: string | null;
+  /** The imported tool being called, or `mcp:<server>` when not one call. */
+  tool: string;
+  /** Elicitation: the server's question; sampling: a one-line summary of what it asks the model. */
+  message: string;
+  /** Elicitation: the flat schema the answer must match (checked as one by the caller). */
+  requestedSchema?: ObjectSchema;
+  /** Sampling: the prompt as the owner sees it (redacted here). */
+  prompt?: unknown;
+  reason: string;
+}
 
 export interface ApprovalRequest {
   callId: string;
@@ -37,6 +74,8 @@ export interface OwnerDecision {
   scope?: RuleScope;
   pattern?: string;
   message?: string;
+  /** An elicitation's answer, with `accept`: checked against its requested schema. */
+  content?: Record<string, unknown>;
 }
 
 /** A pending approval as the owner's UI needs it: everything to render without another request. */
@@ -56,10 +95,13 @@ export interface PendingApproval extends ApprovalRecord {
 
 interface Waiting {
   approval: PendingApproval;
-  request: ApprovalRequest;
+  /** Absent for an imported server's question: there is no call of a client's to build a rule from. */
+  request?: ApprovalRequest;
   /** The scopes as offered, unredacted: an "always allow" takes its pattern from here, the card shows them redacted. */
   scopes: PendingApproval['scopes'];
-  resolve: (resolution: Resolution) => void;
+  /** An elicitation's answer check, compiled once from its requested schema. */
+  validate?: ArgumentValidator;
+  resolve: (resolution: Resolution | QuestionResolution) => void;
   timer: NodeJS.Timeout;
 }
 
@@ -110,21 +152,14 @@ export class ApprovalBroker {
 
   /** Opens a question; refuses with 429 when the client already has too many open. */
   open(request: ApprovalRequest): { approval: PendingApproval; settled: Promise<Resolution> } {
-    const open = [...this.#waiting.values()].filter((w) => w.approval.client === request.client).length;
-    if (open >= this.options.maxPendingPerClient) {
-      throw new GatewayError(
-        'TOO_MANY_APPROVALS',
-        429,
-        `${request.client} already has ${open} calls waiting for the owner's approval; wait for them to be answered before asking again.`,
-        { pending: open, limit: this.options.maxPendingPerClient },
-      );
-    }
+    this.#checkRoom(request.client);
     const now = Date.now();
     const timeoutMs = this.#timeoutMs;
     const scopes = scopesFor(request);
     const redactor = this.options.redactor;
     const approval: PendingApproval = {
       id: `a_${randomUUID().slice(0, 12)}`,
+      kind: 'call',
       call_id: request.callId,
       tool: request.tool,
       client: request.client,
@@ -150,10 +185,64 @@ export class ApprovalBroker {
     this.options.store.approvals.save(approval);
     const settled = new Promise<Resolution>((resolve) => {
       const timer = setTimeout(() => this.#end(approval.id, 'expired', { outcome: 'expired' }), timeoutMs);
-      this.#waiting.set(approval.id, { approval, request, scopes, resolve, timer });
+      this.#waiting.set(approval.id, { approval, request, scopes, resolve: resolve as Waiting['resolve'], timer });
     });
     this.#announce('requested', approval);
     return { approval, settled };
+  }
+
+  /**
+   * Opens an imported server's question to the owner (elicitation) or its request to use the model (sampling). It
+   * waits like a call approval, counts towards the client's open approvals, and expires to `expired` (an
+   * elicitation's cancel). Throws when the requested schema does not compile.
+   */
+  ask(question: QuestionRequest): { approval: PendingApproval; settled: Promise<QuestionResolution> } {
+    this.#checkRoom(question.client);
+    const validate = question.requestedSchema ? compileValidator(closeSchema(question.requestedSchema)) : undefined;
+    const now = Date.now();
+    const timeoutMs = this.#timeoutMs;
+    const redactor = this.options.redactor;
+    const approval: PendingApproval = {
+      id: `a_${randomUUID().slice(0, 12)}`,
+      kind: question.kind,
+      call_id: question.callId ?? '',
+      tool: question.tool,
+      client: question.client,
+      arguments: null,
+      risk: 'sensitive',
+      rule: `mcp:${question.kind}`,
+      reason: question.reason,
+      status: 'pending',
+      decision: null,
+      message: question.message,
+      granted_rule: null,
+      created_at: new Date(now).toISOString(),
+      expires_at: new Date(now + timeoutMs).toISOString(),
+      decided_at: null,
+      decided_by: null,
+      server: question.server,
+      ...(question.requestedSchema && { requested_schema: question.requestedSchema }),
+      ...(question.prompt !== undefined && { prompt: redactor ? redactor.redact(question.prompt) : redactSecrets(question.prompt) }),
+      scopes: [],
+      sandbox: null,
+      source: `mcp:${question.server}`,
+      provenance: [],
+    };
+    this.options.store.approvals.save(approval);
+    const settled = new Promise<QuestionResolution>((resolve) => {
+      const timer = setTimeout(() => this.#end(approval.id, 'expired', { outcome: 'expired' }), timeoutMs);
+      this.#waiting.set(approval.id, { approval, scopes: [], ...(validate && { validate }), resolve: resolve as Waiting['resolve'], timer });
+    });
+    this.#announce('requested', approval);
+    return { approval, settled };
+  }
+
+  /** Records what came of an answered question afterwards (the model's reply to an allowed sampling request). */
+  recordResponse(id: string, response: unknown): void {
+    const ended = this.options.store.approvals.get(id);
+    if (!ended) return;
+    const redactor = this.options.redactor;
+    this.options.store.approvals.save({ ...ended, response: redactor ? redactor.redact(response) : redactSecrets(response) });
   }
 
   /** Pending approvals, oldest first; a client sees only its own. */
@@ -165,11 +254,35 @@ export class ApprovalBroker {
     return this.#waiting.get(id)?.approval;
   }
 
-  /** The owner's answer. */
+  /** The owner's answer; each kind of approval takes only its own decisions (400 naming them otherwise). */
   decide(id: string, answer: OwnerDecision, by: string): ApprovalRecord {
     const waiting = this.#waiting.get(id);
     if (!waiting) throw refuse.notFound(`A pending approval "${id}"`);
-    const { request, scopes } = waiting;
+    const kind = waiting.approval.kind;
+    const valid = DECISIONS_BY_KIND[kind];
+    if (!valid.includes(answer.decision)) {
+      const what = kind === 'call' ? `a call (${waiting.approval.tool})` : kind === 'elicitation' ? `a question from the MCP server "${waiting.approval.server}"` : `a request of the MCP server "${waiting.approval.server}" to use the model`;
+      throw refuse.badRequest(`"${answer.decision}" is not an answer to approval ${id}: it is ${what}; decide with one of ${valid.join(', ')}.`, { kind, decisions: valid });
+    }
+    if (answer.content !== undefined && answer.decision !== 'accept') {
+      throw refuse.badRequest(`content goes with "accept" only (the answer to an elicitation).`, { kind, decisions: valid });
+    }
+    if (kind === 'elicitation') {
+      if (answer.decision === 'decline') return this.#end(id, 'declined', { outcome: 'declined' }, answer, by);
+      const content = structuredClone(answer.content ?? {});
+      const checked = waiting.validate?.(content) ?? { ok: true as const };
+      if (!checked.ok) {
+        throw refuse.badRequest(`The answer does not fit the question's form: ${checked.problems.map((p) => p.message).join('; ')}.`, { errors: checked.problems });
+      }
+      const redactor = this.options.redactor;
+      return this.#end(id, 'accepted', { outcome: 'accepted', content }, answer, by, undefined, redactor ? redactor.redact(content) : redactSecrets(content));
+    }
+    if (kind === 'sampling') {
+      if (answer.decision === 'deny') return this.#end(id, 'denied', { outcome: 'denied', message: answer.message ?? null }, answer, by);
+      return this.#end(id, 'allowed', { outcome: 'allowed' }, answer, by);
+    }
+    const { scopes } = waiting;
+    const request = waiting.request!;
     if (answer.decision === 'deny') {
       return this.#end(id, 'denied', { outcome: 'denied', message: answer.message ?? null, rule: `approval:${id}` }, answer, by);
     }
@@ -210,13 +323,26 @@ export class ApprovalBroker {
     for (const id of [...this.#waiting.keys()]) this.#end(id, 'cancelled', { outcome: 'cancelled' });
   }
 
+  #checkRoom(client: string): void {
+    const open = [...this.#waiting.values()].filter((w) => w.approval.client === client).length;
+    if (open >= this.options.maxPendingPerClient) {
+      throw new GatewayError(
+        'TOO_MANY_APPROVALS',
+        429,
+        `${client} already has ${open} calls waiting for the owner's approval; wait for them to be answered before asking again.`,
+        { pending: open, limit: this.options.maxPendingPerClient },
+      );
+    }
+  }
+
   #end(
     id: string,
-    status: 'allowed' | 'denied' | 'expired' | 'cancelled',
-    resolution: Resolution,
+    status: 'allowed' | 'denied' | 'accepted' | 'declined' | 'expired' | 'cancelled',
+    resolution: Resolution | QuestionResolution,
     answer?: OwnerDecision,
     by?: string,
     granted?: Rule,
+    response?: unknown,
   ): ApprovalRecord {
     const waiting = this.#waiting.get(id)!;
     clearTimeout(waiting.timer);
@@ -225,8 +351,10 @@ export class ApprovalBroker {
       ...waiting.approval,
       status,
       decision: answer?.decision ?? null,
-      message: answer?.message ?? null,
+      // An elicitation's message is the server's question, kept; a call's is the owner's reason for a denial.
+      message: waiting.approval.kind === 'elicitation' ? waiting.approval.message : (answer?.message ?? null),
       granted_rule: granted?.id ?? null,
+      ...(response !== undefined && { response }),
       decided_at: new Date().toISOString(),
       decided_by: by ?? null,
     };

@@ -17,8 +17,8 @@ export class UsageError extends Error {}
 /** Every command finds the gateway (and its data) the same way `serve` was told to. */
 const COMMON = { 'data-dir': { type: 'string' }, host: { type: 'string' }, port: { type: 'string' } } as const;
 
-export type OptionSpec = Record<string, { type: 'string' | 'boolean' }>;
-export type Parsed = { values: Record<string, string | boolean | undefined>; positionals: string[] };
+export type OptionSpec = Record<string, { type: 'string' | 'boolean'; multiple?: boolean }>;
+export type Parsed = { values: Record<string, string | boolean | string[] | undefined>; positionals: string[] };
 
 export function parse(args: string[], options: OptionSpec): Parsed {
   try {

@@ -1,5 +1,6 @@
 import { resolve } from 'node:path';
 import { configFrom, failed, ownerRequest, parse, shorten, table, UsageError, type Out, type Parsed } from './common.js';
+import { contentFrom, describeForm } from './questions.js';
 
 /**
  * The owner's commands: deciding approvals, the rules ledger, tool switches, pause, and client tool sets. They act
@@ -16,11 +17,13 @@ function only(parsed: Parsed, allowed: string[], usage: string): void {
   if (extra.length > 0) throw new UsageError(`--${extra[0]} does not go here; usage: ${usage}`);
 }
 
-function str(value: string | boolean | undefined): string | undefined {
+function str(value: string | boolean | string[] | undefined): string | undefined {
   return typeof value === 'string' ? value : undefined;
 }
 
-const APPROVALS_USAGE = 'pincer approvals [list] [--json] | approvals allow <id> [--always [--scope S] [--pattern P]] | approvals deny <id> [--message "…"]';
+const APPROVALS_USAGE =
+  'pincer approvals [list] [--json] | approvals allow <id> [--always [--scope S] [--pattern P]] | approvals deny <id> [--message "…"] | ' +
+  'approvals accept <id> [--set field=value …] | approvals decline <id>';
 
 export async function approvals(args: string[], out: Out): Promise<number> {
   const parsed = parse(args, {
@@ -29,6 +32,7 @@ export async function approvals(args: string[], out: Out): Promise<number> {
     scope: { type: 'string' },
     pattern: { type: 'string' },
     message: { type: 'string' },
+    set: { type: 'string', multiple: true },
   });
   const { values, positionals } = parsed;
   const [action = 'list', id, ...extra] = positionals;
@@ -39,7 +43,20 @@ export async function approvals(args: string[], out: Out): Promise<number> {
     if (status !== 200) return failed(json, out);
     if (values.json) return printJson(json, out);
     type Written = { path: string; by: string; client: string; tool: string; call_id: string; at: string; folder?: string };
-    type Row = { id: string; tool: string; client: string; rule: string; expires_at: string; arguments: unknown; provenance?: Written[] };
+    type Row = {
+      id: string;
+      kind?: string;
+      tool: string;
+      client: string;
+      rule: string;
+      expires_at: string;
+      arguments: unknown;
+      provenance?: Written[];
+      server?: string;
+      message?: string | null;
+      requested_schema?: Parameters<typeof describeForm>[0];
+      prompt?: unknown;
+    };
     const rows = (json as { approvals: Row[] }).approvals;
     if (rows.length === 0) {
       out.log('No pending approvals.');
@@ -48,9 +65,17 @@ export async function approvals(args: string[], out: Out): Promise<number> {
     out.log(
       table(
         ['ID', 'TOOL', 'CLIENT', 'RULE', 'EXPIRES', 'ARGUMENTS'],
-        rows.map((a) => [a.id, a.tool, a.client, a.rule, a.expires_at, shorten(JSON.stringify(a.arguments ?? null), 60)]),
+        rows.map((a) => [a.id, a.tool, a.client, a.rule, a.expires_at, shorten(a.kind === 'elicitation' || a.kind === 'sampling' ? String(a.message) : JSON.stringify(a.arguments ?? null), 60)]),
       ),
     );
+    // An imported server's question is answered with a form: its fields, and how to answer.
+    for (const a of rows) {
+      if (a.kind === 'elicitation') {
+        out.log(['', `${a.id}: the MCP server "${a.server}" asks (for ${a.client}'s call): ${a.message}`, ...describeForm(a.requested_schema ?? {}), `  answer: pincer approvals accept ${a.id} --set field=value …, or decline ${a.id}`].join('\n'));
+      } else if (a.kind === 'sampling') {
+        out.log(['', `${a.id}: the MCP server "${a.server}" wants the configured model to answer (for ${a.client}'s call):`, JSON.stringify(a.prompt, null, 2), `  answer: pincer approvals allow ${a.id}, or deny ${a.id}`].join('\n'));
+      }
+    }
     // What a command runs that a client wrote is the first thing to know before allowing it.
     const written = rows.flatMap((a) =>
       (a.provenance ?? []).map((p) => `${a.id} runs ${p.path} (${p.by}), ${p.folder ? `copied into ${p.folder}` : 'written'} by client ${p.client} at ${p.at} (${p.tool}, call ${p.call_id})`),
@@ -79,6 +104,24 @@ export async function approvals(args: string[], out: Out): Promise<number> {
         ? `Allowed ${record.tool} (${id}); rule ${record.granted_rule} now always allows it (${scope ?? 'exact'}).`
         : `Allowed ${record.tool} once (${id}).`,
     );
+    return 0;
+  }
+  if (action === 'accept') {
+    only(parsed, ['set'], APPROVALS_USAGE);
+    const shown = await ownerRequest(config, 'GET', path);
+    if (shown.status !== 200) return failed(shown.json, out);
+    const question = shown.json as { kind?: string; requested_schema?: Parameters<typeof describeForm>[0] };
+    const content = contentFrom((values.set as string[] | undefined) ?? [], question.requested_schema ?? {});
+    const { status, json } = await ownerRequest(config, 'POST', path, { decision: 'accept', content });
+    if (status !== 200) return failed(json, out);
+    out.log(`Answered the question of ${(json as { server?: string }).server ?? 'the server'} (${id}).`);
+    return 0;
+  }
+  if (action === 'decline') {
+    only(parsed, [], APPROVALS_USAGE);
+    const { status, json } = await ownerRequest(config, 'POST', path, { decision: 'decline' });
+    if (status !== 200) return failed(json, out);
+    out.log(`Declined the question of ${(json as { server?: string }).server ?? 'the server'} (${id}).`);
     return 0;
   }
   if (action === 'deny') {

@@ -45,6 +45,8 @@ export interface PincerConfig {
    * such requests then act as `client`, whose tool set the owner picks (by default no tool above "safe").
    */
   ollamaProxy: { tokenless: boolean; client: string };
+  /** Whether imported MCP servers may ask to use the configured LLM (sampling), each request approved by the owner. */
+  mcpSampling: boolean;
   /** How many answers the result cache keeps (least recently used go first); 0 caches nothing. */
   cacheMaxEntries: number;
   /** Each plugin's own settings (`plugins.<name>` in config.json), handed to the plugin as `ctx.config`. */
@@ -124,6 +126,7 @@ const CONFIG_KEYS = [
   'mcp_servers',
   'chat_body_limit_bytes',
   'ollama_proxy',
+  'mcp_sampling',
 ] as const;
 const LLM_KEYS = ['base_url', 'model', 'api', 'api_key'] as const;
 
@@ -145,6 +148,10 @@ export const settingParsers = {
   'history.max_rows': (source: Source): number => parseInteger(source, 'history.max_rows', 100, 1_000_000_000)!,
   'ollama_proxy.tokenless': (source: Source): boolean => {
     if (typeof source.value !== 'boolean') fail('ollama_proxy.tokenless', source, 'must be true or false');
+    return source.value;
+  },
+  mcp_sampling: (source: Source): boolean => {
+    if (typeof source.value !== 'boolean') fail('mcp_sampling', source, 'must be true or false');
     return source.value;
   },
   'ollama_proxy.client': (source: Source): string => {
@@ -247,6 +254,7 @@ export function loadConfig(options: LoadConfigOptions = {}): PincerConfig {
       parseInteger(pick(undefined, '', undefined, file.chat_body_limit_bytes, 'chat_body_limit_bytes'), 'chat_body_limit_bytes', 1024, 512 * 2 ** 20) ??
       20 * 2 ** 20,
     ollamaProxy: parseOllamaProxy(pick(undefined, '', undefined, file.ollama_proxy, 'ollama_proxy')),
+    mcpSampling: optional(pick(undefined, '', undefined, file.mcp_sampling, 'mcp_sampling'), settingParsers.mcp_sampling) ?? false,
     cacheMaxEntries: parseCache(pick(undefined, '', undefined, file.cache, 'cache')) ?? 1000,
     history: parseHistory(pick(undefined, '', undefined, file.history, 'history')),
     plugins: parsePlugins(pick(undefined, '', undefined, file.plugins, 'plugins')),

@@ -22,6 +22,8 @@ export interface SettingsView {
   history?: unknown;
   /** The Ollama-compatible proxy without a token: whether it is on, and the client such requests act as. */
   ollama_proxy: { tokenless: boolean; client: string };
+  /** Whether imported MCP servers may ask to use the configured model (each request still asks the owner). */
+  mcp_sampling: boolean;
 }
 
 /** The history limits as config.json spells them; null: no row limit. */
@@ -43,7 +45,7 @@ export interface HistoryPreview extends HistoryLimits {
 /** The settings the dashboard may change, spelt as in config.json. */
 export type SettingKey = 'roots' | 'approval_timeout_s' | 'llm.base_url' | 'llm.model' | 'llm.api' | 'history' | 'ollama_proxy';
 const SETTING_KEYS: readonly SettingKey[] = ['roots', 'approval_timeout_s', 'llm.base_url', 'llm.model', 'llm.api', 'history', 'ollama_proxy'];
-const BODY_KEYS = ['paused', 'roots', 'approval_timeout_s', 'llm', 'history', 'history_pruning_confirmed', 'ollama_proxy'] as const;
+const BODY_KEYS = ['paused', 'roots', 'approval_timeout_s', 'llm', 'history', 'history_pruning_confirmed', 'ollama_proxy', 'mcp_sampling'] as const;
 const LLM_BODY_KEYS = ['base_url', 'model', 'api'] as const;
 const HISTORY_BODY_KEYS = ['retention_days', 'max_rows'] as const;
 const OLLAMA_BODY_KEYS = ['tokenless', 'client'] as const;
@@ -92,6 +94,7 @@ interface Change<Checked> {
   history?: { retention_days?: number; max_rows?: number | null };
   history_pruning_confirmed?: boolean;
   ollama_proxy?: { tokenless?: boolean; client?: string };
+  mcp_sampling?: boolean;
 }
 
 /**
@@ -131,6 +134,7 @@ export class GatewaySettings<Checked = unknown> {
       sandbox: this.hooks.sandbox(),
       ...(this.hooks.history && { history: this.hooks.history() }),
       ollama_proxy: { ...config.ollamaProxy },
+      mcp_sampling: config.mcpSampling,
     };
   }
 
@@ -158,7 +162,7 @@ export class GatewaySettings<Checked = unknown> {
   update(body: unknown): { view: SettingsView; changed: string[] } {
     const change = this.#parse(body);
     const changed = Object.keys(change);
-    if (change.roots || change.approval_timeout_s !== undefined || change.llm || change.history || change.ollama_proxy) this.#save(change);
+    if (change.roots || change.approval_timeout_s !== undefined || change.llm || change.history || change.ollama_proxy || change.mcp_sampling !== undefined) this.#save(change);
 
     const { config, hooks } = this;
     if (change.roots) {
@@ -185,6 +189,7 @@ export class GatewaySettings<Checked = unknown> {
     }
     // Read by the Ollama routes on every request: the next one follows the new setting.
     if (change.ollama_proxy) config.ollamaProxy = { ...config.ollamaProxy, ...change.ollama_proxy };
+    if (change.mcp_sampling !== undefined) config.mcpSampling = change.mcp_sampling;
     for (const key of this.#fileKeys(change)) config.sources[key] = { kind: 'file' };
     // A cleared model is no longer in config.json: it is back to its default.
     if (change.llm?.model === null) delete config.sources['llm.model'];
@@ -207,7 +212,7 @@ export class GatewaySettings<Checked = unknown> {
       throw refuse.badRequest(
         `Unknown setting${unknown.length > 1 ? 's' : ''} ${unknown.map((k) => `"${k}"`).join(', ')}; the settings are ` +
           'paused, roots, approval_timeout_s, llm (base_url, model, api), history (retention_days, max_rows), ' +
-          'history_pruning_confirmed and ollama_proxy (tokenless, client).',
+          'history_pruning_confirmed, ollama_proxy (tokenless, client) and mcp_sampling.',
         { unknown },
       );
     }
@@ -251,6 +256,10 @@ export class GatewaySettings<Checked = unknown> {
     if (body.history_pruning_confirmed !== undefined) {
       if (typeof body.history_pruning_confirmed === 'boolean') change.history_pruning_confirmed = body.history_pruning_confirmed;
       else problems.push({ key: 'history_pruning_confirmed', message: `history_pruning_confirmed must be true or false, got ${JSON.stringify(body.history_pruning_confirmed)}` });
+    }
+    if (body.mcp_sampling !== undefined) {
+      const value = parse('mcp_sampling', () => settingParsers.mcp_sampling({ value: body.mcp_sampling, from }));
+      if (value !== undefined) change.mcp_sampling = value;
     }
     if (body.roots !== undefined) {
       const roots = parse('roots', () => this.#parseRoots(body.roots));
@@ -401,6 +410,7 @@ export class GatewaySettings<Checked = unknown> {
       else if (max_rows !== undefined) history.max_rows = max_rows;
       next.history = history;
     }
+    if (change.mcp_sampling !== undefined) next.mcp_sampling = change.mcp_sampling;
     if (change.ollama_proxy) next.ollama_proxy = { ...((file.ollama_proxy as Record<string, unknown> | undefined) ?? {}), ...change.ollama_proxy };
     try {
       writeConfigFile(this.#file, next);

@@ -1,11 +1,19 @@
 import type { Db } from './db.js';
 
-export type ApprovalStatus = 'pending' | 'allowed' | 'denied' | 'expired' | 'cancelled';
-export type ApprovalDecision = 'allow_once' | 'allow_always' | 'deny';
+export type ApprovalStatus = 'pending' | 'allowed' | 'denied' | 'accepted' | 'declined' | 'expired' | 'cancelled';
+/** allow_once / allow_always / deny answer calls (and sampling: allow_once / deny); accept / decline answer elicitations. */
+export type ApprovalDecision = 'allow_once' | 'allow_always' | 'deny' | 'accept' | 'decline';
+/** What waits: a call to run, an imported MCP server's question to the owner, or its request to use the model. */
+export type ApprovalKind = 'call' | 'elicitation' | 'sampling';
+export const APPROVAL_KINDS: readonly ApprovalKind[] = ['call', 'elicitation', 'sampling'];
 
-/** A call waiting for (or past) the owner's decision. Arguments arrive redacted. */
+/**
+ * A call waiting for (or past) the owner's decision. Arguments arrive redacted. For an elicitation, `message` is the
+ * server's question (for a call, the owner's reason for a denial).
+ */
 export interface ApprovalRecord {
   id: string;
+  kind: ApprovalKind;
   call_id: string;
   tool: string;
   client: string;
@@ -21,6 +29,14 @@ export interface ApprovalRecord {
   expires_at: string;
   decided_at: string | null;
   decided_by: string | null;
+  /** The imported MCP server that asks (elicitation, sampling); null for calls. */
+  server?: string | null;
+  /** Elicitation: the flat JSON Schema the answer must match. */
+  requested_schema?: Record<string, unknown>;
+  /** Sampling: what the server wants the model to answer (redacted). */
+  prompt?: unknown;
+  /** The owner's accepted answer (elicitation content, the model's reply to a sampling request), redacted. */
+  response?: unknown;
 }
 
 /** The approvals ledger: every request and how it ended. The waiting itself lives in the broker. */
@@ -28,23 +44,69 @@ export class ApprovalStore {
   constructor(private readonly db: Db) {}
 
   save(a: ApprovalRecord): void {
+    const request = a.kind === 'elicitation' ? { requested_schema: a.requested_schema } : a.kind === 'sampling' ? { prompt: a.prompt } : null;
     this.db
       .prepare(
-        `INSERT INTO approvals (id, call_id, tool, client, arguments, risk, rule, reason, status, decision, message,
-                                granted_rule, created_at, expires_at, decided_at, decided_by)
-         VALUES (@id, @call_id, @tool, @client, @arguments, @risk, @rule, @reason, @status, @decision, @message,
-                 @granted_rule, @created_at, @expires_at, @decided_at, @decided_by)
+        `INSERT INTO approvals (id, kind, call_id, tool, client, arguments, risk, rule, reason, status, decision, message,
+                                granted_rule, created_at, expires_at, decided_at, decided_by, server, request, response)
+         VALUES (@id, @kind, @call_id, @tool, @client, @arguments, @risk, @rule, @reason, @status, @decision, @message,
+                 @granted_rule, @created_at, @expires_at, @decided_at, @decided_by, @server, @request, @response)
          ON CONFLICT (id) DO UPDATE SET status = excluded.status, decision = excluded.decision,
            message = excluded.message, granted_rule = excluded.granted_rule, decided_at = excluded.decided_at,
-           decided_by = excluded.decided_by`,
+           decided_by = excluded.decided_by, response = excluded.response`,
       )
       .run({
-        ...a,
+        id: a.id,
+        kind: a.kind,
+        call_id: a.call_id,
+        tool: a.tool,
+        client: a.client,
+        risk: a.risk,
+        rule: a.rule,
+        reason: a.reason,
+        status: a.status,
+        decision: a.decision,
+        message: a.message,
+        granted_rule: a.granted_rule,
+        decided_by: a.decided_by,
         arguments: JSON.stringify(a.arguments ?? null),
         created_at: Date.parse(a.created_at),
         expires_at: Date.parse(a.expires_at),
         decided_at: a.decided_at === null ? null : Date.parse(a.decided_at),
+        server: a.server ?? null,
+        request: request === null ? null : JSON.stringify(request),
+        response: a.response === undefined ? null : JSON.stringify(a.response),
       });
+  }
+
+  /** How an approval ended, as recorded (the owner's history of what they answered). */
+  get(id: string): ApprovalRecord | undefined {
+    const row = this.db.prepare(`SELECT * FROM approvals WHERE id = ?`).get(id) as Record<string, unknown> | undefined;
+    if (!row) return undefined;
+    const request = row.request === null ? {} : (JSON.parse(String(row.request)) as Record<string, unknown>);
+    const at = (v: unknown) => (v === null ? null : new Date(Number(v)).toISOString());
+    return {
+      id: String(row.id),
+      kind: row.kind as ApprovalKind,
+      call_id: String(row.call_id),
+      tool: String(row.tool),
+      client: String(row.client),
+      arguments: JSON.parse(String(row.arguments ?? 'null')),
+      risk: String(row.risk),
+      rule: String(row.rule),
+      reason: String(row.reason),
+      status: row.status as ApprovalStatus,
+      decision: (row.decision ?? null) as ApprovalDecision | null,
+      message: (row.message ?? null) as string | null,
+      granted_rule: (row.granted_rule ?? null) as string | null,
+      created_at: at(row.created_at)!,
+      expires_at: at(row.expires_at)!,
+      decided_at: at(row.decided_at),
+      decided_by: (row.decided_by ?? null) as string | null,
+      server: (row.server ?? null) as string | null,
+      ...request,
+      ...(row.response !== null && { response: JSON.parse(String(row.response)) }),
+    };
   }
 
   /** Approvals a previous run left pending can never be answered now: their calls are gone. */

@@ -15,7 +15,8 @@ export type { CallRecord, CallStatus, CallFilter, ToolStats, ClientStats, TimeBu
 export { CALL_STATUSES } from './calls.js';
 export type { ClientInfo, HistoryScope, MemoryScope } from './clients.js';
 export { ClientExistsError, HISTORY_SCOPES, MEMORY_SCOPES } from './clients.js';
-export type { ApprovalRecord, ApprovalStatus, ApprovalDecision } from './approvals.js';
+export type { ApprovalRecord, ApprovalStatus, ApprovalDecision, ApprovalKind } from './approvals.js';
+export { APPROVAL_KINDS } from './approvals.js';
 export type { Rule, RuleEffect, RuleScope } from './rules.js';
 export { RULE_EFFECTS, RULE_SCOPES } from './rules.js';
 export type { ClientProfile } from './profiles.js';

@@ -76,7 +76,9 @@ export interface ApprovalList {
 export type ApprovalAnswer =
   | { decision: 'allow_once' }
   | { decision: 'allow_always'; scope: RuleScope; pattern?: string }
-  | { decision: 'deny'; message?: string };
+  | { decision: 'deny'; message?: string }
+  | { decision: 'accept'; content: Record<string, unknown> }
+  | { decision: 'decline' };
 
 export interface Rule {
   id: string;
@@ -185,6 +187,8 @@ export interface Settings {
   history?: HistoryRetention;
   /** The Ollama-compatible proxy without a token: on or off, and the client such requests act as. */
   ollama_proxy?: { tokenless: boolean; client: string };
+  /** Whether imported MCP servers may ask to use the configured model (each request still asks the owner). */
+  mcp_sampling?: boolean;
 }
 
 export interface HistoryRetention {
@@ -206,6 +210,7 @@ export type SettingsPatch = Partial<Pick<Settings, 'paused' | 'roots' | 'approva
   history?: Partial<HistoryLimits>;
   history_pruning_confirmed?: boolean;
   ollama_proxy?: Partial<NonNullable<Settings['ollama_proxy']>>;
+  mcp_sampling?: boolean;
 };
 
 /** The history's limits as PATCH /settings takes them; max_rows null: no row limit. */

@@ -36,7 +36,8 @@ export function browserSource(id: string | null): ApprovalSource {
       if (id === null) return { kind: 'gone', message: NOT_WAITING };
       try {
         const ended = await api<Approval>('POST', `/approvals/${encodeURIComponent(id)}`, answer);
-        return { kind: 'decided', status: ended.status === 'allowed' ? 'allowed' : 'denied' };
+        const status = ended.status === 'allowed' || ended.status === 'accepted' || ended.status === 'declined' ? ended.status : 'denied';
+        return { kind: 'decided', status };
       } catch (error) {
         if (error instanceof ApiError && error.status === 404) return { kind: 'gone', message: NOT_WAITING };
         if (sessionLost(error)) {

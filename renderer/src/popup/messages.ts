@@ -9,8 +9,10 @@ export interface Told {
 }
 
 /** After the owner's answer was taken. */
-export function describeDecided(approval: Approval, answer: ApprovalAnswer, status: 'allowed' | 'denied'): Told {
-  const what = `${approval.tool} from ${approval.client}`;
+export function describeDecided(approval: Approval, answer: ApprovalAnswer, status: 'allowed' | 'denied' | 'accepted' | 'declined'): Told {
+  if (status === 'accepted') return { title: 'Answer sent', text: `The MCP server "${approval.server}" has your answer; ${approval.client}'s call goes on.`, tone: 'allow' };
+  if (status === 'declined') return { title: 'Declined', text: `The MCP server "${approval.server}" is told you declined to answer.`, tone: 'deny' };
+  const what = approval.kind === 'sampling' ? `The MCP server "${approval.server}"'s request to use the model` : `${approval.tool} from ${approval.client}`;
   if (status === 'denied') {
     const message = answer.decision === 'deny' && answer.message ? ' It reads your message with the refusal.' : '';
     return { title: 'Denied', text: `${what} was refused; the assistant is told so.${message}`, tone: 'deny' };

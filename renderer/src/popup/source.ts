@@ -11,7 +11,7 @@ export type Lookup =
 
 /** What became of an answer. */
 export type Sent =
-  | { kind: 'decided'; status: 'allowed' | 'denied' }
+  | { kind: 'decided'; status: 'allowed' | 'denied' | 'accepted' | 'declined' }
   /** Not taken because the approval no longer waits. */
   | { kind: 'gone'; message: string }
   | { kind: 'signed-out' }

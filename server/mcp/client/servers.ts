@@ -17,6 +17,8 @@ import { flagDefinition, type DefinitionFlag } from '../../tools/poisoning.js';
 import { isSecretName } from '../../util/secret-names.js';
 import { findCommand, loginShellPath, type FoundCommand, type MissingCommand } from './command-lookup.js';
 import { npxRanVersion, PackageVersions, runPackage, type PackageView } from './package-version.js';
+import type { OwnerRequestsHost } from './owner-requests.js';
+import { RunningCalls } from './running-calls.js';
 
 export type ServerStatus = 'starting' | 'running' | 'restarting' | 'failed' | 'disabled' | 'stopped';
 /**
@@ -92,6 +94,8 @@ export interface McpServerManagerOptions {
   findCommand?: CommandFinder;
   /** The largest resource read through Pincer (JSON bytes), as for tool results. */
   maxOutputBytes?: number;
+  /** Answers the servers' own requests (elicitation, sampling, roots); without it Pincer declares none of them. */
+  owner?: OwnerRequestsHost;
 }
 
 /** `askLoginShell`: false when the owner gave the server its own PATH, which is then the only one searched. */
@@ -236,6 +240,19 @@ export class McpServerManager {
     return server.view();
   }
 
+  /** The roots changed: every connected server hears notifications/roots/list_changed. */
+  rootsChanged(): void {
+    for (const server of this.#servers.values()) server.rootsChanged();
+  }
+
+  /**
+   * The owner turned sampling on or off: connected servers are connected again, since a client's capabilities are
+   * declared once, when it connects (turning it off is also checked on every request).
+   */
+  samplingChanged(): void {
+    for (const server of this.#servers.values()) server.reconnect();
+  }
+
   async close(): Promise<void> {
     const all = [...this.#servers.values()];
     this.#servers.clear();
@@ -336,6 +353,8 @@ class ServerConnection {
   /** The tool listing under way, and the one asked for while it runs. */
   #listing: Promise<void> | undefined;
   #listingWanted: { generation: number; announce: boolean } | undefined;
+  /** The calls running on this server, to tie its questions to the client that caused them. */
+  readonly #running = new RunningCalls(() => this.options.owner?.approvals);
 
   constructor(
     readonly name: string,
@@ -424,6 +443,20 @@ class ServerConnection {
     this.#apply();
   }
 
+  rootsChanged(): void {
+    if (this.#status === 'running') void this.#client?.sendRootsListChanged().catch(() => undefined);
+  }
+
+  reconnect(): void {
+    if (this.#stopped || !['running', 'starting', 'restarting'].includes(this.#status)) return;
+    clearTimeout(this.#timer);
+    this.#status = 'restarting';
+    this.#changed();
+    void this.#disconnect().then(() => {
+      if (!this.#stopped) void this.#connect();
+    });
+  }
+
   async #connect(): Promise<void> {
     const generation = ++this.#generation;
     const entry = this.entry as McpServerEntry;
@@ -432,11 +465,12 @@ class ServerConnection {
     let transport: Transport;
     try {
       // Loaded when a server is first started, not with the gateway.
-      const [{ Client }, { StreamableHTTPClientTransport }, { ToolListChangedNotificationSchema }, { ChildStdioTransport }] = await Promise.all([
+      const [{ Client }, { StreamableHTTPClientTransport }, { ToolListChangedNotificationSchema }, { ChildStdioTransport }, ownerRequests] = await Promise.all([
         import('@modelcontextprotocol/sdk/client/index.js'),
         import('@modelcontextprotocol/sdk/client/streamableHttp.js'),
         import('@modelcontextprotocol/sdk/types.js'),
         import('./child-transport.js'),
+        import('./owner-requests.js'),
       ]);
       if (generation !== this.#generation || this.#stopped) return;
       if (entry.kind === 'stdio') {
@@ -477,7 +511,9 @@ class ServerConnection {
           requestInit: { headers: entry.token ? { authorization: `Bearer ${entry.token}` } : {} },
         });
       }
-      const client = new Client({ name: 'pincer', version: this.options.version }, { capabilities: {}, jsonSchemaValidator: linearOutputValidator() });
+      const capabilities = ownerRequests.ownerCapabilities(this.options.owner);
+      const client = new Client({ name: 'pincer', version: this.options.version }, { capabilities, jsonSchemaValidator: linearOutputValidator() });
+      if (this.options.owner) ownerRequests.installOwnerRequests(client, this.name, this.options.owner, this.#running, capabilities);
       client.setNotificationHandler(ToolListChangedNotificationSchema, () => void this.#sync(generation));
       let connected = false;
       client.onclose = () => {
@@ -688,7 +724,7 @@ class ServerConnection {
       ...(tool.outputSchema?.type === 'object' && { outputSchema: tool.outputSchema as ObjectSchema }),
       ...(icons.length > 0 && { icons }),
       timeoutMs,
-      handler: (args: Record<string, unknown>, ctx) => this.#call(tool.name, remote.importedAs, args, ctx, timeoutMs),
+      handler: (args: Record<string, unknown>, ctx) => this.#running.during(ctx, remote.importedAs, () => this.#call(tool.name, remote.importedAs, args, ctx, timeoutMs)),
     };
   }
 

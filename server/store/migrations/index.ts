@@ -12,8 +12,9 @@ import { conversations } from './008-conversations.js';
 import { clientHistoryAndWriterStatistics } from './009-client-history-and-writer-statistics.js';
 import { pluginFiles } from './010-plugin-files.js';
 import { fileWrites } from './011-file-writes.js';
+import { approvalKinds } from './012-approval-kinds.js';
 import type { Migration } from './migration.js';
 
 export type { Migration } from './migration.js';
 
-export const MIGRATIONS: readonly Migration[] = [initial, approvalsRulesProfiles, memory, clientMemoryScope, plugins, memoryGramsAndBulk, conversations, clientHistoryAndWriterStatistics, pluginFiles, fileWrites];
+export const MIGRATIONS: readonly Migration[] = [initial, approvalsRulesProfiles, memory, clientMemoryScope, plugins, memoryGramsAndBulk, conversations, clientHistoryAndWriterStatistics, pluginFiles, fileWrites, approvalKinds];

@@ -117,6 +117,7 @@ describe('GET /settings', () => {
       sandbox: { kind: expect.any(String), detail: expect.any(String) },
       history: { retention_days: 90, max_rows: null, pruning_confirmed: true, prunable: 0, pruned: 0, last_pruned_at: null },
       ollama_proxy: { tokenless: false, client: 'ollama-app' },
+      mcp_sampling: false,
     });
   });
 });
@@ -165,6 +166,7 @@ describe('PATCH /settings', () => {
       sandbox: { kind: expect.any(String), detail: expect.any(String) },
       history: { retention_days: 90, max_rows: null, pruning_confirmed: true, prunable: 0, pruned: 0, last_pruned_at: null },
       ollama_proxy: { tokenless: false, client: 'ollama-app' },
+      mcp_sampling: false,
     });
     expect(await read(await tg.asOwner('/settings'))).toEqual(body);
     expect(readConfig(tg)).toEqual({
@@ -324,6 +326,7 @@ describe('PATCH /settings', () => {
 
   describe('refuses bad values with 400 naming the key, and changes nothing', () => {
     it.each([
+      [{ mcp_sampling: 'yes' }, 'mcp_sampling must be true or false'],
       [{ approval_timeout_s: 3 }, 'approval_timeout_s must be a whole number from 5 to 86400'],
       [{ approval_timeout_s: 86_401 }, 'approval_timeout_s must be a whole number from 5 to 86400'],
       [{ approval_timeout_s: 1.5 }, 'approval_timeout_s must be a whole number from 5 to 86400'],
