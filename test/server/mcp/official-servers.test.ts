@@ -39,7 +39,9 @@ const acceptAsSafe = async (name: string, tools: string[]) => {
 
 beforeAll(async () => {
   writeFileSync(join(shared, 'notes.txt'), 'first line\nsecond line\n');
+  // The filesystem server asks Pincer for its roots (roots/list) and serves those: the shared folder is one.
   tg = await startGateway({
+    roots: [shared],
     mcpServers: {
       filesystem: { command: process.execPath, args: [entry('server-filesystem'), shared] },
       memory: { command: process.execPath, args: [entry('server-memory')], env: { MEMORY_FILE_PATH: join(memoryDir, 'memory.jsonl') } },
