@@ -159,7 +159,7 @@ describe('MCP servers view', { timeout: 90_000 }, () => {
     expect(await registered('stub__add_numbers')).toMatchObject({ name: 'stub__add_numbers', source: 'mcp:stub', risk: 'safe' });
     // Rated safe, it runs without asking.
     const call = await gateway.call('/tools/stub__add_numbers/execute', { json: { a: 2, b: 3 } });
-    expect(await call.json()).toMatchObject({ success: true, result: { sum: 5 } });
+    expect(await call.json()).toMatchObject({ success: true, result: { content: [{ type: 'text', text: '5' }], structuredContent: { sum: 5 } } });
     expect(await stub.getByRole('button', { name: 'Accept add_numbers' }).count()).toBe(0);
   });
 
