@@ -300,9 +300,13 @@ export function plantedPositions(within: number): Map<number, string> {
  * Latency queries as users type them: one to three neighbouring words of a random memory (English, stop words
  * and all), or two to five characters of a Chinese one; a third of the English ones with two letters swapped.
  */
-export function sampleQueries(memoryAt: (index: number) => string, size: number, count: number, seed: number): string[] {
+export function sampleQueries(memoryAt: (index: number) => string, size: number, count: number, seed: number, exclude: ReadonlySet<string> = new Set()): string[] {
   const random = rng(seed ^ 0x2545f491);
   const out: string[] = [];
+  // Distinct queries, none of them a labelled one: each is timed once, keyed by its text.
+  const push = (query: string) => {
+    if (!exclude.has(query) && !out.includes(query)) out.push(query);
+  };
   while (out.length < count) {
     const text = memoryAt(Math.floor(random() * size));
     const han = text.match(/\p{Script=Han}{5,}/gu);
@@ -310,7 +314,7 @@ export function sampleQueries(memoryAt: (index: number) => string, size: number,
       const run = pick(random, han);
       const length = 2 + Math.floor(random() * 4);
       const start = Math.floor(random() * Math.max(1, run.length - length));
-      out.push(run.slice(start, start + length));
+      push(run.slice(start, start + length));
       continue;
     }
     const words = text.match(/[A-Za-z][\w.-]*[A-Za-z0-9]|[A-Za-z]/g);
@@ -326,7 +330,7 @@ export function sampleQueries(memoryAt: (index: number) => string, size: number,
         chosen[i] = w.slice(0, at) + w[at + 1] + w[at] + w.slice(at + 2);
       }
     }
-    out.push(chosen.join(' '));
+    push(chosen.join(' '));
   }
   return out;
 }

@@ -377,7 +377,7 @@ export async function benchMemory(options: MemoryBenchOptions): Promise<MemoryBe
       }
       probe.close();
 
-      const sampled = sampleQueries(contentAt, size, options.sampled, options.seed + size);
+      const sampled = sampleQueries(contentAt, size, options.sampled, options.seed + size, new Set(LABELLED.map((l) => l.query)));
       const queries = [...LABELLED.map((l) => l.query), ...sampled];
 
       progress(`memory @${size.toLocaleString('en-US')}: ${queries.length} queries × ${SEARCH_METHODS.length} methods`);

@@ -51,7 +51,7 @@ describe('an imported server with schemas in several dialects', () => {
   it("follows 2019-09's $recursiveRef and 2020-12's recursive $ref to any depth", async () => {
     expect(await execute('outline', { title: 'a', sections: [{ title: 'b', sections: [{ title: 'c' }] }] })).toMatchObject({ success: true });
     expect((await execute('outline', { title: 'a', sections: [{ sections: [] }] })).error).toMatchObject({ name: 'INVALID_ARGUMENTS', message: expect.stringContaining('missing required property "title"') });
-    expect(await execute('tree', { root: { name: 'a', children: [{ name: 'b' }, { name: 'c', children: [{ name: 'd' }] }] } })).toMatchObject({ success: true, result: { nodes: 4 } });
+    expect(await execute('tree', { root: { name: 'a', children: [{ name: 'b' }, { name: 'c', children: [{ name: 'd' }] }] } })).toMatchObject({ success: true, result: { structuredContent: { nodes: 4 } } });
     const deep = await execute('tree', { root: { name: 'a', children: [{ name: 'b', children: [{ name: 7 }] }] } });
     expect(deep.error).toMatchObject({ name: 'INVALID_ARGUMENTS', details: { errors: [expect.objectContaining({ path: '/root/children/0/children/0/name' })] } });
   });

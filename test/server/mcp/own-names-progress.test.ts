@@ -95,7 +95,7 @@ describe('progress of an imported tool', () => {
     const client = await connect();
     expect(((await client.callTool({ name: 'count', arguments: {} })) as CallToolResult).structuredContent).toEqual({ token: false });
     await client.close();
-    expect(await (await tg.api('/tools/count/execute', { method: 'POST', json: {} })).json()).toMatchObject({ success: true, result: { token: false } });
+    expect(await (await tg.api('/tools/count/execute', { method: 'POST', json: {} })).json()).toMatchObject({ success: true, result: { structuredContent: { token: false } } });
   });
 });
 
