@@ -36,3 +36,17 @@ export function envelopeVersion(message: unknown): unknown {
 export function isPlainObject(value: unknown): value is Record<string, unknown> {
   return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
+
+/** The body field the `Mcp-Name` header mirrors, by method (so intermediaries can route without reading the body). */
+const NAME_HEADER_SOURCE: Readonly<Record<string, string>> = {
+  'tools/call': 'name',
+  'prompts/get': 'name',
+  'resources/read': 'uri',
+  'tasks/get': 'taskId',
+  'tasks/update': 'taskId',
+  'tasks/cancel': 'taskId',
+};
+
+export function nameHeaderSource(method: string): string | undefined {
+  return Object.hasOwn(NAME_HEADER_SOURCE, method) ? NAME_HEADER_SOURCE[method] : undefined;
+}

@@ -18,6 +18,7 @@ import {
   META_PROTOCOL_VERSION,
   META_SERVER_INFO,
   STATELESS_PROTOCOL_VERSIONS,
+  nameHeaderSource,
 } from './era.js';
 import { accepted, Exchange, isJsonContentType } from './http-transport.js';
 import { createMcpServer, DEFAULT_PROGRESS_INTERVAL_MS, INSTRUCTIONS, serverInfo, type McpIdentity, type McpServerDeps } from './server.js';
@@ -30,15 +31,6 @@ const UNSUPPORTED_PROTOCOL_VERSION = -32022;
 /** Methods of the handshake era that the stateless revision removed (or that the Tasks extension replaced). */
 const NOT_IN_STATELESS_ERA = new Set(['initialize', 'ping', 'logging/setLevel', 'tasks/list', 'tasks/result']);
 
-/** The body field that the `Mcp-Name` header must mirror, by method. */
-const NAME_HEADER_SOURCE: Readonly<Record<string, string>> = {
-  'tools/call': 'name',
-  'prompts/get': 'name',
-  'resources/read': 'uri',
-  'tasks/get': 'taskId',
-  'tasks/update': 'taskId',
-  'tasks/cancel': 'taskId',
-};
 
 interface Envelope {
   version: string;
@@ -252,7 +244,7 @@ function headerMismatch(req: IncomingMessage, request: JSONRPCRequest): string |
   const method = req.headers['mcp-method'];
   if (method === undefined) return `the body names method ${request.method} but the required Mcp-Method header is absent`;
   if (method !== request.method) return `the body names method ${request.method} but the Mcp-Method header names ${String(method)}`;
-  const field = Object.hasOwn(NAME_HEADER_SOURCE, request.method) ? NAME_HEADER_SOURCE[request.method]! : undefined;
+  const field = nameHeaderSource(request.method);
   const value = field === undefined ? undefined : request.params?.[field];
   if (field === undefined || typeof value !== 'string') return undefined;
   const name = req.headers['mcp-name'];

@@ -110,7 +110,7 @@ export const CONTEXT_SAMPLES: SecretSample[] = [
   ((password) => ({ name: 'curl -u user:password', secret: `curl -u admin:${password} https://ci.example.com/api`, hidden: password, kept: '-u admin:[REDACTED]' }))(fake(14, ALNUM)),
   ((path) => ({ name: 'Slack webhook', secretlint: true, secret: `https://hooks.slack.com/services/${path}`, hidden: path, kept: 'https://hooks.slack.com/services/[REDACTED]' }))(`T${fake(8, ALNUM.slice(0, 36))}/B${fake(10, ALNUM.slice(0, 36))}/${fake(24, ALNUM)}`),
   ((path) => ({ name: 'Discord webhook', secret: `https://discord.com/api/webhooks/${path}`, hidden: path, kept: 'https://discord.com/api/webhooks/[REDACTED]' }))(`${fake(18, '0123456789')}/${fake(68, B64URL)}`),
-  ((token) => ({ name: '.npmrc _authToken', secret: `//registry.npmjs.org/:_authToken=${token}`, hidden: token, kept: ':_authToken=[REDACTED]' }))(fake(36, HEX)),
+  ((token) => ({ name: '.npmrc _authToken', secret: `//npm.example.test/:_authToken=${token}`, hidden: token, kept: ':_authToken=[REDACTED]' }))(fake(36, HEX)),
   ((cookie) => ({ name: 'Cookie header', secret: `Cookie: _ga=GA1.1.42; sessionid=${cookie}; theme=dark`, hidden: cookie, kept: 'Cookie: [REDACTED]' }))(fake(32, ALNUM)),
   ((code) => ({ name: 'Pincer login link', secret: `http://127.0.0.1:7800/auth?code=${code}`, hidden: code, kept: '/auth?code=[REDACTED]' }))(`${fake(24, B64URL)}.${fake(8, HEX)}.${fake(43, B64URL)}`),
   ((session) => ({ name: 'Pincer owner session cookie', secret: `pincer_session=${session}`, hidden: session, kept: 'pincer_session=[REDACTED]' }))(fake(43, B64URL)),

@@ -1,15 +1,6 @@
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
-import { isPlainObject, META_PROTOCOL_VERSION } from '../era.js';
+import { isPlainObject, META_PROTOCOL_VERSION, nameHeaderSource } from '../era.js';
 
-/** The body field the `Mcp-Name` header mirrors, by method (so intermediaries can route without reading the body). */
-const NAME_HEADER_SOURCE: Readonly<Record<string, string>> = {
-  'tools/call': 'name',
-  'prompts/get': 'name',
-  'resources/read': 'uri',
-  'tasks/get': 'taskId',
-  'tasks/update': 'taskId',
-  'tasks/cancel': 'taskId',
-};
 
 /** The most one answer (or one event of a stream) may hold: a server cannot make Pincer buffer without end. */
 const MAX_ANSWER_BYTES = 16 * 1024 * 1024;
@@ -73,7 +64,7 @@ function standardHeaders(message: JSONRPCMessage): Record<string, string> {
   if (typeof version === 'string') headers['mcp-protocol-version'] = version;
   if (typeof method !== 'string') return headers;
   headers['mcp-method'] = method;
-  const field = Object.hasOwn(NAME_HEADER_SOURCE, method) ? NAME_HEADER_SOURCE[method]! : undefined;
+  const field = nameHeaderSource(method);
   const value = field && isPlainObject(params) ? params[field] : undefined;
   if (typeof value === 'string') headers['mcp-name'] = headerValue(value);
   return headers;
