@@ -13,6 +13,7 @@ import type { FileProvenance } from '../policy/provenance.js';
 import { Redactor } from '../util/redact.js';
 import { callKey } from '../util/call-key.js';
 import { ResultCache } from './cache.js';
+import { CallClock } from './call-clock.js';
 import { Cancellation, type CallerSignal } from './cancellation.js';
 
 export interface CallRequest {
@@ -365,7 +366,7 @@ export class Executor {
     // Live output is shown to every viewer of the event stream: redacted, a line at a time.
     const liveOutput = this.redactor.stream();
     const timeoutMs = def.timeoutMs ?? this.options.defaultTimeoutMs;
-    const timer = setTimeout(() => cancellation.cancel(new CallTimeout()), timeoutMs);
+    const clock = new CallClock(timeoutMs, () => cancellation.cancel(new CallTimeout()));
     const onCallerGone = () => cancellation.cancel(new CallCancelled('caller went away'));
     callerSignal?.addEventListener('abort', onCallerGone, { once: true });
     if (callerSignal?.aborted) onCallerGone();
@@ -383,6 +384,10 @@ export class Executor {
           callId: record.id,
           client: record.client,
           output: (chunk) => this.#emitOutput(record.id, def.name, liveOutput.push(chunk)),
+          waitingForOwner: (wait) => {
+            const resume = clock.pause();
+            return wait.finally(resume);
+          },
           ...(grant ? { grant } : {}),
           ...(request.onProgress ? { progress: progressReporter(request.onProgress, () => over || cancellation.cancelled) } : {}),
         });
@@ -402,7 +407,7 @@ export class Executor {
         outcome = { ok: false, ...describeFailure(error, def.name, timeoutMs) };
       } finally {
         over = true;
-        clearTimeout(timer);
+        clock.stop();
         clearTimeout(persistRunning);
         callerSignal?.removeEventListener('abort', onCallerGone);
         this.#emitOutput(record.id, def.name, liveOutput.end());

@@ -64,6 +64,8 @@ export interface ToolContext {
   progress?: (update: ProgressUpdate) => void;
   /** For sandboxed tools: what the decision allowed beyond the roots. Absent: the narrowest sandbox. */
   grant?: SandboxGrant;
+  /** Waits for the owner (an imported server's question to them) with the call's time limit stopped meanwhile. */
+  waitingForOwner?: <T>(wait: Promise<T>) => Promise<T>;
 }
 
 export interface ToolDefinition<Args = Record<string, unknown>, Result = unknown> {

@@ -129,7 +129,7 @@ export async function askOwner(
   const withdraw = () => host.approvals.withdraw(opened.approval.id);
   signal.addEventListener('abort', withdraw, { once: true });
   try {
-    return { approval: opened.approval, resolution: await opened.settled };
+    return { approval: opened.approval, resolution: await running.waitForOwner(who.callId, opened.settled) };
   } finally {
     signal.removeEventListener('abort', withdraw);
   }

@@ -7,6 +7,8 @@ interface Running {
   signal?: AbortSignal;
   /** Questions the server asked during this call: withdrawn when the call ends (nobody waits for the answer). */
   questions: Set<string>;
+  /** Stops the call's time limit while the owner is asked. */
+  waitingForOwner?: <T>(wait: Promise<T>) => Promise<T>;
 }
 
 /**
@@ -22,9 +24,13 @@ export class RunningCalls {
 
   constructor(private readonly approvals: () => ApprovalBroker | undefined) {}
 
-  async during<T>(call: { callId: string; client: string; signal?: AbortSignal }, tool: string, run: () => Promise<T>): Promise<T> {
-    const { callId, client, signal } = call;
-    const running: Running = { client, tool, questions: new Set(), ...(signal && { signal }) };
+  async during<T>(
+    call: { callId: string; client: string; signal?: AbortSignal; waitingForOwner?: <W>(wait: Promise<W>) => Promise<W> },
+    tool: string,
+    run: () => Promise<T>,
+  ): Promise<T> {
+    const { callId, client, signal, waitingForOwner } = call;
+    const running: Running = { client, tool, questions: new Set(), ...(signal && { signal }), ...(waitingForOwner && { waitingForOwner }) };
     this.#calls.set(callId, running);
     try {
       return await run();
@@ -53,5 +59,14 @@ export class RunningCalls {
   /** Ties a question to its call, so it goes when the call ends. */
   tie(callId: string | null, approvalId: string): void {
     if (callId !== null) this.#calls.get(callId)?.questions.add(approvalId);
+  }
+
+  /**
+   * Waits for the owner's answer with the time limit of the call it belongs to stopped. A question that cannot be tied
+   * to one call (several calls of its client run) stops no clock: the calls keep their limits.
+   */
+  waitForOwner<T>(callId: string | null, answer: Promise<T>): Promise<T> {
+    const pause = callId === null ? undefined : this.#calls.get(callId)?.waitingForOwner;
+    return pause ? pause(answer) : answer;
   }
 }

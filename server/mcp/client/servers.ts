@@ -76,6 +76,8 @@ const BACKOFF_MS = [1_000, 2_000, 5_000, 10_000, 30_000, 60_000];
 /** A server that stayed up this long starts its backoff from the beginning after its next crash. */
 const STABLE_AFTER_MS = 60_000;
 const CONNECT_TIMEOUT_MS = 30_000;
+/** The longest timer Node keeps: in effect none, for requests whose limit is enforced by their abort signal. */
+const SDK_TIMEOUT_OFF_MS = 2_147_483_647;
 
 export interface McpServerManagerOptions {
   entries: Record<string, unknown>;
@@ -724,11 +726,11 @@ class ServerConnection {
       ...(tool.outputSchema?.type === 'object' && { outputSchema: tool.outputSchema as ObjectSchema }),
       ...(icons.length > 0 && { icons }),
       timeoutMs,
-      handler: (args: Record<string, unknown>, ctx) => this.#running.during(ctx, remote.importedAs, () => this.#call(tool.name, remote.importedAs, args, ctx, timeoutMs)),
+      handler: (args: Record<string, unknown>, ctx) => this.#running.during(ctx, remote.importedAs, () => this.#call(tool.name, remote.importedAs, args, ctx)),
     };
   }
 
-  async #call(tool: string, importedAs: string, args: Record<string, unknown>, ctx: ToolContext, timeoutMs: number): Promise<unknown> {
+  async #call(tool: string, importedAs: string, args: Record<string, unknown>, ctx: ToolContext): Promise<unknown> {
     const client = this.#client;
     const signal = ctx.signal;
     const progress = ctx.progress;
@@ -739,7 +741,9 @@ class ServerConnection {
     try {
       // A progress token goes to the server only when the caller listens: then its progress reaches the caller.
       const onprogress = progress && ((update: Progress) => progress(progressUpdate(update)));
-      result = (await client.callTool({ name: tool, arguments: args }, undefined, { signal, timeout: timeoutMs, ...(onprogress && { onprogress }) })) as CallToolResult;
+      // The call's time limit is the executor's (it aborts the signal): the SDK's own timer would also count the time
+      // the owner takes to answer a question of the server's, which the executor's clock leaves out.
+      result = (await client.callTool({ name: tool, arguments: args }, undefined, { signal, timeout: SDK_TIMEOUT_OFF_MS, ...(onprogress && { onprogress }) })) as CallToolResult;
     } catch (error) {
       if (signal.aborted) throw error;
       throw new ToolError('MCP_SERVER_ERROR', `The MCP server "${this.name}" refused the call to ${tool}: ${(error as Error).message}`);

@@ -50,10 +50,18 @@ const decide = (id: string, body: unknown) => tg.asOwner(`/approvals/${id}`, { j
 beforeAll(async () => {
   llm = await startStubLlm(() => ({ content: 'Blue.' }));
   tg = await startGateway(
-    { mcpServers: { asker: { command: process.execPath, args: [ASKER] }, mrtr: { command: process.execPath, args: [MRTR] } }, llm: { baseUrl: llm.url, api: 'ollama', model: 'stub-model' } },
+    {
+      mcpServers: {
+        asker: { command: process.execPath, args: [ASKER] },
+        mrtr: { command: process.execPath, args: [MRTR] },
+        // A one-second time limit for its calls: the owner takes longer than that to answer.
+        brisk: { command: process.execPath, args: [ASKER], timeout_ms: 1000 },
+      },
+      llm: { baseUrl: llm.url, api: 'ollama', model: 'stub-model' },
+    },
     { loadPlugins: true, mcpBackoffMs: [50, 100, 200] },
   );
-  for (const name of ['asker', 'mrtr']) {
+  for (const name of ['asker', 'mrtr', 'brisk']) {
     await until(async () => {
       const view = (await (await tg.api(`/mcp-servers/${name}`)).json()) as Json;
       return view.status === 'running' && view.tools.length > 0;
@@ -97,6 +105,18 @@ describe('elicitation from an imported server', () => {
     expect(envelope.success).toBe(true);
     // The server received the owner's answer (defaults filled in for what was left out).
     expect(heard(envelope)).toEqual({ heard: { action: 'accept', content: { seat: 'aisle', count: 2, email: 'me@example.com', vip: false } } });
+  });
+
+  it("does not count the owner's time to answer against the call's time limit", async () => {
+    const pending = call('alice', 'book', { flight: 'PA9' }, 'brisk');
+    const question = await waitingQuestion();
+    expect(question).toMatchObject({ server: 'brisk', client: 'alice' });
+    // Longer than the server's one-second limit: the call's clock stands still while the owner reads the form.
+    await new Promise((r) => setTimeout(r, 1_600));
+    expect((await decide(question.id, { decision: 'accept', content: { seat: 'window', count: 1 } })).status).toBe(200);
+    const envelope = await pending;
+    expect(envelope).toMatchObject({ success: true });
+    expect(heard(envelope)).toMatchObject({ heard: { action: 'accept', content: { seat: 'window', count: 1 } } });
   });
 
   it('a client cannot answer a question of its own call', async () => {
