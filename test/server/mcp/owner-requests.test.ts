@@ -119,6 +119,11 @@ describe('elicitation from an imported server', () => {
     expect(heard(envelope)).toMatchObject({ heard: { action: 'accept', content: { seat: 'window', count: 1 } } });
   });
 
+  it("still ends a call that runs past its time limit while nobody is asked", async () => {
+    const envelope = await call('alice', 'hold', { ms: 10_000 }, 'brisk');
+    expect(envelope).toMatchObject({ success: false, error: { name: 'TOOL_TIMEOUT' } });
+  });
+
   it('a client cannot answer a question of its own call', async () => {
     const pending = call('alice', 'book');
     const question = await waitingQuestion();
