@@ -22,8 +22,10 @@
  * The child exits by itself when its stdin closes, so a crashed parent never leaves a server behind.
  * Every server listens on 127.0.0.1 only.
  */
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import express from 'express';
 import { createGateway, loadConfig, type Gateway } from '../server/index.js';
@@ -117,7 +119,9 @@ async function bareHttpToolList(dataDir: string | undefined): Promise<() => Prom
 
 async function expressWithPincerMiddleware(dataDir: string | undefined): Promise<() => Promise<Record<string, unknown>>> {
   if (!dataDir) fail('express-mw mode needs a data directory argument');
-  const config = loadConfig({ flags: { dataDir, port: 0 }, env: {} });
+  // A folder to share: started from the package folder, the gateway shares none, and run_shell would be refused.
+  const root = mkdtempSync(join(tmpdir(), 'pincer-bench-root-'));
+  const config = loadConfig({ flags: { dataDir, port: 0 }, env: { PINCER_ROOTS: root } });
   const store = openStore(join(dataDir, 'pincer.db'));
   const credentials = new Credentials({ dataDir, store, token: undefined });
   let origins: Origins = { hosts: new Set(), origins: new Set() };
@@ -150,7 +154,9 @@ async function pincer(dataDir: string | undefined, flags: string[]): Promise<() 
   if (!dataDir) fail('pincer mode needs a data directory argument');
   // Measurement only: the same gateway without the OS sandbox around run_shell and run_python.
   if (flags.includes('--no-sandbox')) process.env.PINCER_SANDBOX = 'off';
-  const config = loadConfig({ flags: { dataDir, port: 0 }, env: {} });
+  // A folder to share: started from the package folder, the gateway shares none, and run_shell would be refused.
+  const root = mkdtempSync(join(tmpdir(), 'pincer-bench-root-'));
+  const config = loadConfig({ flags: { dataDir, port: 0 }, env: { PINCER_ROOTS: root } });
   if (config.host !== LOOPBACK) fail(`refusing to listen on ${config.host}: the benchmark stays on ${LOOPBACK}`);
   const gateway: Gateway = createGateway({ config });
   if (flags.includes('--no-record')) {
@@ -175,6 +181,7 @@ async function pincer(dataDir: string | undefined, flags: string[]): Promise<() 
   return async () => {
     // Close first (running calls finish and are recorded), then count from the database as a new reader sees it.
     await gateway.close(5000);
+    rmSync(root, { recursive: true, force: true });
     const store = openStore(join(dataDir, 'pincer.db'));
     try {
       const stats = store.calls.toolStats('calculate');
