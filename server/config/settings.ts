@@ -3,6 +3,7 @@ import { GatewayError, refuse } from '../errors.js';
 import { writeConfigFile } from './config-file.js';
 import { ownFolders } from './own-folders.js';
 import { ConfigError, readConfigObject, settingParsers, type ConfigSource, type LlmApi, type PincerConfig, type Source } from './config.js';
+import { isPlainObject } from '../util/json.js';
 
 /** GET /settings (and the answer to every PATCH). */
 export interface SettingsView {
@@ -434,8 +435,4 @@ export class GatewaySettings<Checked = unknown> {
 function describeSource(source: Exclude<ConfigSource, { kind: 'file' }>): string {
   if (source.kind === 'flag') return `the ${source.name} flag`;
   return source.file ? `${source.name} in ${source.file}` : `the environment variable ${source.name}`;
-}
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

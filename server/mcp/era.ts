@@ -1,3 +1,5 @@
+import { isPlainObject } from '../util/json.js';
+
 /**
  * The two eras of MCP that Pincer speaks: the 2025 handshake (initialize, then a session id) and the stateless
  * protocol of 2026-07-28 (no handshake; every request carries its protocol version and the client's capabilities in
@@ -31,10 +33,6 @@ export function envelopeVersion(message: unknown): unknown {
   const params = isPlainObject(message) ? message.params : undefined;
   const meta = isPlainObject(params) ? params._meta : undefined;
   return isPlainObject(meta) && Object.hasOwn(meta, META_PROTOCOL_VERSION) ? meta[META_PROTOCOL_VERSION] : undefined;
-}
-
-export function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
 
 /** The body field the `Mcp-Name` header mirrors, by method (so intermediaries can route without reading the body). */

@@ -3,6 +3,7 @@ import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { CallOutcome } from '../executor/executor.js';
 import type { RegisteredTool } from '../tools/registry.js';
 import { isContentBlock, isContentResult } from '../tools/content.js';
+import { isPlainObject } from '../util/json.js';
 
 /** How the gateway's tools and call outcomes read in MCP (protocol 2025-11-25). */
 
@@ -88,6 +89,3 @@ export function toCallToolResult(outcome: CallOutcome, outputSchema = false): Ca
   };
 }
 
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
-}

@@ -12,7 +12,6 @@ import {
   type RequestId,
 } from '@modelcontextprotocol/sdk/types.js';
 import {
-  isPlainObject,
   META_CLIENT_CAPABILITIES,
   META_CLIENT_INFO,
   META_PROTOCOL_VERSION,
@@ -20,6 +19,7 @@ import {
   STATELESS_PROTOCOL_VERSIONS,
   nameHeaderSource,
 } from './era.js';
+import { isPlainObject } from '../util/json.js';
 import { accepted, Exchange, isJsonContentType } from './http-transport.js';
 import { createMcpServer, DEFAULT_PROGRESS_INTERVAL_MS, INSTRUCTIONS, serverInfo, type McpIdentity, type McpServerDeps } from './server.js';
 import { McpTasks, TASKS_EXTENSION } from './tasks.js';
@@ -30,7 +30,6 @@ const UNSUPPORTED_PROTOCOL_VERSION = -32022;
 
 /** Methods of the handshake era that the stateless revision removed (or that the Tasks extension replaced). */
 const NOT_IN_STATELESS_ERA = new Set(['initialize', 'ping', 'logging/setLevel', 'tasks/list', 'tasks/result']);
-
 
 interface Envelope {
   version: string;

@@ -1,3 +1,5 @@
+import { isPlainObject } from '../util/json.js';
+
 /**
  * MCP content as a tool result: the blocks an imported MCP server answered (text, image, audio, embedded resource,
  * resource link, with their annotations and `_meta`) and its `structuredContent`. It is a plain JSON value, so the
@@ -29,15 +31,15 @@ const RESULT_KEYS = new Set(['content', 'structuredContent', '_meta']);
 
 /** Whether `value` is MCP content (every block of a kind MCP defines, with the fields that kind needs). */
 export function isContentResult(value: unknown): value is ContentResult {
-  if (!isObject(value) || !Array.isArray(value.content)) return false;
+  if (!isPlainObject(value) || !Array.isArray(value.content)) return false;
   if (!Object.keys(value).every((key) => RESULT_KEYS.has(key))) return false;
-  if (value.structuredContent !== undefined && !isObject(value.structuredContent)) return false;
-  if (value._meta !== undefined && !isObject(value._meta)) return false;
+  if (value.structuredContent !== undefined && !isPlainObject(value.structuredContent)) return false;
+  if (value._meta !== undefined && !isPlainObject(value._meta)) return false;
   return value.content.every(isContentBlock);
 }
 
 export function isContentBlock(block: unknown): block is ContentBlock {
-  if (!isObject(block)) return false;
+  if (!isPlainObject(block)) return false;
   switch (block.type) {
     case 'text':
       return typeof block.text === 'string';
@@ -45,7 +47,7 @@ export function isContentBlock(block: unknown): block is ContentBlock {
     case 'audio':
       return typeof block.data === 'string' && typeof block.mimeType === 'string';
     case 'resource':
-      return isObject(block.resource) && typeof block.resource.uri === 'string';
+      return isPlainObject(block.resource) && typeof block.resource.uri === 'string';
     case 'resource_link':
       return typeof block.uri === 'string' && typeof block.name === 'string';
     default:
@@ -124,8 +126,4 @@ function base64Bytes(data: string): number {
   const trimmed = data.replace(/\s+/g, '');
   const padding = trimmed.endsWith('==') ? 2 : trimmed.endsWith('=') ? 1 : 0;
   return Math.max(0, Math.floor((trimmed.length * 3) / 4) - padding);
-}
-
-function isObject(value: unknown): value is Record<string, unknown> & { [key: string]: unknown } {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
 }

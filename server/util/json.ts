@@ -54,3 +54,8 @@ export function nestingDepth(text: string): number {
   }
   return max;
 }
+
+/** A JSON object: not null, not an array. */
+export function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}

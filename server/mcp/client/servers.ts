@@ -19,6 +19,7 @@ import { findCommand, loginShellPath, type FoundCommand, type MissingCommand } f
 import { npxRanVersion, PackageVersions, runPackage, type PackageView } from './package-version.js';
 import type { OwnerRequestsHost } from './owner-requests.js';
 import { RunningCalls } from './running-calls.js';
+import { isPlainObject } from '../../util/json.js';
 
 export type ServerStatus = 'starting' | 'running' | 'restarting' | 'failed' | 'disabled' | 'stopped';
 /**
@@ -317,14 +318,11 @@ const MAX_OFFERED_RESOURCES = 1_000;
 function safeIcons(icons: unknown): ToolIcon[] {
   if (!Array.isArray(icons)) return [];
   return icons.filter((icon): icon is ToolIcon => {
-    if (!isObject(icon) || typeof icon.src !== 'string') return false;
+    if (!isPlainObject(icon) || typeof icon.src !== 'string') return false;
     return /^https?:\/\//i.test(icon.src) || /^data:image\/[a-z0-9.+-]+[;,]/i.test(icon.src);
   });
 }
 
-function isObject(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
-}
 
 interface RemoteTool {
   tool: Tool;
@@ -757,8 +755,8 @@ class ServerConnection {
     this.#noteResources(ctx.client, importedAs, content);
     return contentResult({
       content,
-      ...(isObject(result.structuredContent) && { structuredContent: result.structuredContent }),
-      ...(isObject(result._meta) && { _meta: result._meta }),
+      ...(isPlainObject(result.structuredContent) && { structuredContent: result.structuredContent }),
+      ...(isPlainObject(result._meta) && { _meta: result._meta }),
     });
   }
 

@@ -1,6 +1,6 @@
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
-import { isPlainObject, META_PROTOCOL_VERSION, nameHeaderSource } from '../era.js';
-
+import { META_PROTOCOL_VERSION, nameHeaderSource } from '../era.js';
+import { isPlainObject } from '../../util/json.js';
 
 /** The most one answer (or one event of a stream) may hold: a server cannot make Pincer buffer without end. */
 const MAX_ANSWER_BYTES = 16 * 1024 * 1024;

@@ -1,6 +1,7 @@
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage, JSONRPCRequest, RequestId } from '@modelcontextprotocol/sdk/types.js';
-import { isPlainObject, META_CLIENT_CAPABILITIES, META_CLIENT_INFO, META_PROTOCOL_VERSION, META_SERVER_INFO, STATELESS_PROTOCOL_VERSIONS } from '../era.js';
+import { META_CLIENT_CAPABILITIES, META_CLIENT_INFO, META_PROTOCOL_VERSION, META_SERVER_INFO, STATELESS_PROTOCOL_VERSIONS } from '../era.js';
+import { isPlainObject } from '../../util/json.js';
 import { postStateless } from './stateless-post.js';
 
 /** What a server of the stateless revision says of itself in `server/discover`. */
