@@ -103,9 +103,14 @@ async function streamTurn(base: string, token: string, body: Record<string, stri
           break;
         case 'step': {
           const error = payload.error as { name?: string; message?: string } | undefined;
-          out.error(`  · ${String(payload.tool)} ${JSON.stringify(payload.arguments)} → ${String(payload.status)}${error ? ` (${error.name}: ${error.message})` : ''}`);
+          const recovery = payload.recovery as { shape?: string } | undefined;
+          const how = recovery?.shape ? ` [written as text: ${recovery.shape}]` : '';
+          out.error(`  · ${String(payload.tool)} ${JSON.stringify(payload.arguments)} → ${String(payload.status)}${error ? ` (${error.name}: ${error.message})` : ''}${how}`);
           break;
         }
+        case 'mode':
+          out.error(`  ℹ ${String(payload.reason ?? 'The model is given its tools in the prompt.')}`);
+          break;
         case 'waiting':
           out.error(`  ⏸ ${String(payload.tool)} waits for your approval: the dashboard, or pincer approvals allow ${String(payload.approval_id)}`);
           break;

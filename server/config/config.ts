@@ -35,7 +35,8 @@ export interface PincerConfig {
   toolTimeoutMs: number;
   maxOutputBytes: number;
   approvalTimeoutS: number;
-  llm: { baseUrl: string; model: string | undefined; api: LlmApi };
+  /** `maxContext`: the largest context window (tokens) asked of Ollama, for machines with little memory (unset: the default). */
+  llm: { baseUrl: string; model: string | undefined; api: LlmApi; maxContext?: number | undefined };
   /** The LLM server's API key (PINCER_LLM_API_KEY or config.json llm.api_key), sent as a Bearer token. */
   llmApiKey?: string | undefined;
   /** Body limit of the chat routes (POST /chat, /v1/chat/completions, /api/chat): long histories are big. */
@@ -128,7 +129,10 @@ const CONFIG_KEYS = [
   'ollama_proxy',
   'mcp_sampling',
 ] as const;
-const LLM_KEYS = ['base_url', 'model', 'api', 'api_key'] as const;
+/** The largest context window asked of Ollama unless `llm.max_context` says otherwise: more costs memory. */
+export const DEFAULT_LLM_MAX_CONTEXT = 32_768;
+
+const LLM_KEYS = ['base_url', 'model', 'api', 'api_key', 'max_context'] as const;
 
 /** Every configuration key, with llm's keys spelt as in error messages (`llm.model`), plus PINCER_TOKEN's `token`. */
 export type ConfigKey = Exclude<(typeof CONFIG_KEYS)[number], 'llm'> | `llm.${(typeof LLM_KEYS)[number]}` | 'token';
@@ -144,6 +148,7 @@ export const settingParsers = {
   'llm.base_url': (source: Source): string => parseHttpUrl(source, 'llm.base_url')!,
   'llm.model': (source: Source): string => parseNonEmptyString(source, 'llm.model'),
   'llm.api': (source: Source): LlmApi => parseEnum(source, 'llm.api', LLM_APIS)!,
+  'llm.max_context': (source: Source): number => parseInteger(source, 'llm.max_context', 2048, 1_048_576)!,
   'history.retention_days': (source: Source): number => parseInteger(source, 'history.retention_days', 0, 36_500)!,
   'history.max_rows': (source: Source): number => parseInteger(source, 'history.max_rows', 100, 1_000_000_000)!,
   'ollama_proxy.tokenless': (source: Source): boolean => {
@@ -221,6 +226,7 @@ export function loadConfig(options: LoadConfigOptions = {}): PincerConfig {
   const llmApi = pick(undefined, '', 'PINCER_LLM_API', fileLlm.api, 'llm.api');
   const llmModel = pick(undefined, '', 'PINCER_LLM_MODEL', fileLlm.model, 'llm.model');
   const llmApiKey = pick(undefined, '', 'PINCER_LLM_API_KEY', fileLlm.api_key, 'llm.api_key');
+  const llmMaxContext = pick(undefined, '', 'PINCER_LLM_MAX_CONTEXT', fileLlm.max_context, 'llm.max_context');
   const tokenSource = pick(undefined, '', 'PINCER_TOKEN', undefined, 'token');
 
   return {
@@ -248,6 +254,7 @@ export function loadConfig(options: LoadConfigOptions = {}): PincerConfig {
       baseUrl: optional(llmBase, settingParsers['llm.base_url']) ?? 'http://127.0.0.1:11434',
       model: optional(llmModel, settingParsers['llm.model']),
       api: optional(llmApi, settingParsers['llm.api']) ?? 'ollama',
+      maxContext: optional(llmMaxContext, settingParsers['llm.max_context']),
     },
     llmApiKey: optional(llmApiKey, (source) => parseNonEmptyString(source, 'llm.api_key')),
     chatBodyLimitBytes:

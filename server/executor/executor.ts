@@ -3,7 +3,7 @@ import { errorBody, GatewayError, refuse, ToolError, type ErrorBody } from '../e
 import type { CallPhase, EventBus } from '../events/bus.js';
 import type { Policy, PolicyInput } from '../policy/policy.js';
 import type { PolicyDecision, Subject } from '../decision.js';
-import type { CallRecord, CallStatus, Store } from '../store/index.js';
+import type { CallRecord, CallRecovery, CallStatus, Store } from '../store/index.js';
 import type { RegisteredTool, ToolRegistry } from '../tools/registry.js';
 import type { ProgressUpdate, SandboxGrant } from '../tools/types.js';
 import type { ApprovalBroker } from '../approvals/broker.js';
@@ -35,6 +35,8 @@ export interface CallRequest {
   noCache?: boolean;
   /** Receives the running tool's progress reports (only tools that report any call it). */
   onProgress?: (update: ProgressUpdate) => void;
+  /** How a model's call was recovered or mended before it came here (the LLM bridge), kept with the record. */
+  recovery?: CallRecovery;
 }
 
 export type Envelope =
@@ -131,6 +133,7 @@ export class Executor {
       started_at: new Date(startedAt).toISOString(),
       finished_at: null,
       duration_ms: null,
+      ...(request.recovery && { ...(request.recovery.shape !== undefined && { recovered: true as const }), recovery: request.recovery }),
     };
 
     if (this.#stopping) {

@@ -8,7 +8,9 @@ import { toOpenAITool } from '../tools/formats.js';
 import type { ToolRegistry } from '../tools/registry.js';
 import { noModel } from './errors.js';
 import { DEFAULT_UPSTREAM, type UpstreamOptions } from './http.js';
-import { runToolLoop, type LoopListener, type LoopResult, type Step } from './loop.js';
+import { runToolLoop, type LoopListener, type LoopOptions, type LoopResult, type Step } from './loop.js';
+import { ModelProfiles, type ToolMode } from './model-profile.js';
+import type { WindowReport } from './context-window.js';
 import { OllamaProvider } from './ollama.js';
 import { OpenAIProvider } from './openai.js';
 import type { ChatMessage, LlmProvider, ToolSpec } from './types.js';
@@ -45,6 +47,13 @@ export interface ChatAnswer {
   timings: LoopResult['timings'];
   usage: LoopResult['usage'];
   stopped_at_step_limit: boolean;
+  /** `prompted` when the model has no native tool support and its tools were described in the prompt. */
+  tool_mode: ToolMode;
+  tool_mode_reason?: string;
+  /** The model's reasoning (`<think>` blocks), kept out of the answer. */
+  reasoning?: string;
+  /** The window asked of Ollama and the tools left out to fit it. */
+  context?: WindowReport;
 }
 
 const MAX_MESSAGE_CHARS = 1_000_000;
@@ -56,6 +65,8 @@ const MODEL_NAME_MAX = 120;
  */
 export class LlmBridge {
   readonly maxSteps: number;
+  /** What each model can do (native tools or prompted, context length), learnt once per model. */
+  readonly profiles = new ModelProfiles();
 
   constructor(private readonly options: BridgeOptions) {
     this.maxSteps = options.maxSteps ?? 10;
@@ -90,6 +101,11 @@ export class LlmBridge {
     return first;
   }
 
+  /** What every tool loop of this bridge shares: the limits, the models' profiles, the window's cap. */
+  loopSettings(): Pick<LoopOptions, 'maxSteps' | 'maxJsonDepth' | 'profiles' | 'maxContext'> {
+    return { maxSteps: this.maxSteps, maxJsonDepth: this.maxJsonDepth, profiles: this.profiles, maxContext: this.options.config.llm.maxContext };
+  }
+
   /** The tools this caller may use, in the function format both APIs take. */
   tools(asker: Asker): ToolSpec[] {
     return this.options.access.visible(this.options.registry, asker.client, asker.owner).tools.map(toOpenAITool);
@@ -117,8 +133,7 @@ export class LlmBridge {
       executor: this.options.executor,
       caller: { client: asker.client, owner: asker.owner, via: `llm:${model}` },
       request: { model, messages: [...history, user], tools: this.tools(asker) },
-      maxSteps: this.maxSteps,
-      maxJsonDepth: this.maxJsonDepth,
+      ...this.loopSettings(),
       listener,
       ...(options.signal && { signal: options.signal }),
       ...(options.stream && { stream: true }),
@@ -131,8 +146,12 @@ export class LlmBridge {
       timings: result.timings,
       usage: result.usage,
       stopped_at_step_limit: result.stoppedAtLimit,
+      tool_mode: result.toolMode,
+      ...(result.toolModeReason && { tool_mode_reason: result.toolModeReason }),
+      ...(result.reasoning && { reasoning: result.reasoning }),
+      ...(result.context && { context: result.context }),
     };
-    const meta = { steps: answer.steps, model: answer.model, timings: answer.timings, usage: answer.usage, answer: answer.answer };
+    const { conversation_id: _id, stopped_at_step_limit: _limit, ...meta } = answer;
     store.append(
       id,
       model,

@@ -1,8 +1,16 @@
 import type { ErrorBody } from '../errors.js';
-import type { CallStatus } from '../store/index.js';
-import type { Executor } from '../executor/executor.js';
+import type { CallRecovery, CallStatus } from '../store/index.js';
+import type { Envelope, Executor } from '../executor/executor.js';
 import { envelopeForModel } from '../executor/for-model.js';
-import { decodeArguments } from '../util/tool-arguments.js';
+import { AnswerStream } from './answer-text.js';
+import { DEFAULT_MAX_CONTEXT, planWindow, type WindowReport } from './context-window.js';
+import { modelCalls, newToolCallId, offerOf, unknownToolHint, type ModelCall, type Offer } from './model-calls.js';
+import { toolRefusal, type ModelProfile, type ModelProfiles, type ToolMode } from './model-profile.js';
+import { promptedRequest } from './prompted.js';
+import { nameResolver } from './recovery/names.js';
+import { splitReasoning } from './recovery/reasoning.js';
+import { expectedArguments } from './recovery/schema-summary.js';
+import { relevanceOrder } from './tool-relevance.js';
 import type { AssistantTurn, ChatMessage, ChatRequest, LlmProvider, ToolCall, Usage } from './types.js';
 
 /** Who the loop acts for: every call runs as this client, through the one pipeline. */
@@ -23,15 +31,23 @@ export interface Step {
   result?: unknown;
   error?: ErrorBody;
   duration_ms?: number;
+  /** The call was written in the answer's text, not sent as a native call. */
+  recovered?: true;
+  /** Its shape, repairs, the name as written (see CallRecovery). */
+  recovery?: CallRecovery;
 }
 
 export interface LoopListener {
   onText?(text: string): void;
+  /** The model's reasoning (`<think>` blocks), kept out of the answer's text. */
+  onReasoning?(text: string): void;
   /** A call is about to go through the pipeline. */
   onCall?(call: { tool_call_id: string; tool: string; arguments: unknown }): void;
   onStep?(step: Step): void;
   /** A call waits for the owner's approval: the loop is paused until they answer. */
   onWaiting?(waiting: { call_id: string; approval_id: string; tool: string }): void;
+  /** The model is given its tools in the prompt (it has no native tool support). */
+  onMode?(mode: { mode: ToolMode; reason?: string }): void;
 }
 
 export interface LoopOptions {
@@ -48,6 +64,10 @@ export interface LoopOptions {
   listener?: LoopListener;
   /** Stream the model's text (onText); otherwise each model answer is read whole. */
   stream?: boolean;
+  /** Tool mode and context length per model; without it every model is taken to call tools natively. */
+  profiles?: ModelProfiles;
+  /** The largest context window asked of Ollama (`llm.max_context`). */
+  maxContext?: number;
 }
 
 export interface LoopResult {
@@ -55,22 +75,34 @@ export interface LoopResult {
   added: ChatMessage[];
   /** The model's last answer. */
   final: AssistantTurn;
-  /** Every answer's text, joined: what the caller sees as the answer. */
+  /** Every answer's text without call markup or reasoning, joined: what the caller sees as the answer. */
   answer: string;
+  /** The model's reasoning blocks, kept apart from the answer. */
+  reasoning: string;
   steps: Step[];
   /** Tool calls of the caller's own tools in the last answer (the proxies hand these back). */
   callerCalls: ToolCall[];
   /** Pincer's calls made in that same last answer, with their results (see the proxies' mixed turns). */
   mixed: { call: ToolCall; result: ChatMessage & { role: 'tool' } }[];
   stoppedAtLimit: boolean;
+  /** How the model was given its tools in the end. */
+  toolMode: ToolMode;
+  toolModeReason?: string;
+  /** The last request's window (Ollama): its size, the num_ctx asked for, tools left out to fit. */
+  context?: WindowReport;
   usage: Usage;
   timings: { model_ms: number; tools_ms: number; total_ms: number; model_calls: number };
 }
 
+/** How often one call (same tool, same arguments) runs in a turn before the model is given its first result again. */
+const SAME_CALL_RUNS = 3;
+
 /**
  * Asks the model, runs the tool calls it makes through the executor (concurrently, as the caller), feeds the
  * results back and asks again, until it answers without calling Pincer's tools or the step limit is reached.
- * A malformed call is not an error of the loop: the refusal goes back to the model as the tool's result.
+ * Calls a small model writes as text are recovered, names and arguments mended (see model-calls.ts); a model
+ * without tool support is given its tools in the prompt. A malformed call is not an error of the loop: the refusal
+ * goes back to the model as the tool's result.
  */
 export async function runToolLoop(options: LoopOptions): Promise<LoopResult> {
   const t0 = performance.now();
@@ -80,55 +112,134 @@ export async function runToolLoop(options: LoopOptions): Promise<LoopResult> {
   const steps: Step[] = [];
   const usage: Usage = { prompt_tokens: 0, completion_tokens: 0 };
   const timings = { model_ms: 0, tools_ms: 0, total_ms: 0, model_calls: 0 };
+  const offer = offerOf(request.tools ?? [], nameResolver);
+  const usedIds = new Set(request.messages.flatMap((m) => (m.role === 'assistant' ? (m.tool_calls ?? []).map((c) => c.id) : [])));
+  const repeats = new Map<string, { runs: number; first: Promise<string> }>();
+  let profile: ModelProfile = options.profiles ? await options.profiles.profile(provider, request.model, options.signal) : { toolMode: 'native' };
+  if (profile.toolMode === 'prompted' && offer.names.length > 0) listener?.onMode?.({ mode: 'prompted', ...(profile.reason && { reason: profile.reason }) });
   let answer = '';
+  let reasoning = '';
+  let context: WindowReport | undefined;
+  /** The end of the text streamed so far, and whether the next round's first text must be set apart from it. */
+  let streamedTail = '';
+  let newRound = false;
+
+  /** One request to the model in the given mode; answers the turn and, when streamed, the text shown of it. */
+  const ask = async (round: number, mode: ToolMode): Promise<{ turn: AssistantTurn; shown?: string }> => {
+    let sent: ChatRequest = { ...request, messages };
+    if (round > 0 && request.passthrough) sent.passthrough = withoutForcedTool(request.passthrough);
+    if (provider.api === 'ollama') {
+      const plan = planWindow({
+        messages,
+        tools: request.tools ?? [],
+        contextLength: profile.contextLength,
+        maxContext: options.maxContext ?? DEFAULT_MAX_CONTEXT,
+        answerTokens: request.sampling?.max_tokens,
+        requested: requestedWindow(request.passthrough),
+        keepOrder: (tools) => relevanceOrder(tools, messages, (name) => options.isCallerTool?.(name) === true),
+      });
+      sent = { ...sent, tools: plan.tools, ...(plan.numCtx !== undefined && { contextWindow: plan.numCtx }) };
+      context = plan.report;
+    }
+    if (mode === 'prompted') sent = promptedRequest({ ...sent, ...(sent.passthrough && { passthrough: withoutToolOptions(sent.passthrough) }) });
+    const stream = options.stream
+      ? new AnswerStream(offer.resolve, {
+          text: (text) => {
+            if (newRound && streamedTail !== '') text = roundBreak(streamedTail) + text;
+            newRound = false;
+            streamedTail = (streamedTail + text).slice(-2);
+            listener?.onText?.(text);
+          },
+          reasoning: (text) => listener?.onReasoning?.(text),
+        })
+      : undefined;
+    const turn = await provider.chat(sent, { ...(options.signal && { signal: options.signal }), ...(stream && { onText: (text: string) => stream.push(text) }) });
+    return { turn, ...(stream && { shown: stream.finish() }) };
+  };
 
   for (let round = 0; ; round++) {
     const m0 = performance.now();
-    const turn = await provider.chat(
-      { ...request, messages, ...(round > 0 && request.passthrough && { passthrough: withoutForcedTool(request.passthrough) }) },
-      {
-        ...(options.signal && { signal: options.signal }),
-        ...(options.stream && { onText: (text: string) => listener?.onText?.(text) }),
-      },
-    );
+    let asked: { turn: AssistantTurn; shown?: string };
+    try {
+      asked = await ask(round, profile.toolMode);
+    } catch (error) {
+      // A server that refuses tools for this model: the same request again, the tools described in the prompt.
+      const refused = profile.toolMode === 'native' && offer.names.length > 0 ? toolRefusal(error) : undefined;
+      if (refused === undefined) throw error;
+      profile = options.profiles?.markPrompted(provider, request.model, refused) ?? { ...profile, toolMode: 'prompted', reason: refused };
+      listener?.onMode?.({ mode: 'prompted', reason: refused });
+      asked = await ask(round, 'prompted');
+    }
+    const { turn } = asked;
+    newRound = true;
     timings.model_ms += performance.now() - m0;
     timings.model_calls++;
     if (turn.usage) {
       usage.prompt_tokens += turn.usage.prompt_tokens;
       usage.completion_tokens += turn.usage.completion_tokens;
     }
-    if (!options.stream && turn.content) listener?.onText?.(turn.content);
-    answer += turn.content;
+    const thought = splitReasoning(turn.content);
+    if (thought.reasoning) reasoning += reasoning ? `\n\n${thought.reasoning}` : thought.reasoning;
+    const found = modelCalls(turn.toolCalls, thought.text, offer, usedIds, options.maxJsonDepth);
+    // The answer is read from the whole text, streamed or not, so both read the same; rounds are paragraphs apart.
+    const text = answer !== '' && found.text !== '' ? roundBreak(answer) + found.text : found.text;
+    answer += text;
+    if (asked.shown === undefined) {
+      if (thought.reasoning) listener?.onReasoning?.(thought.reasoning);
+      if (text) listener?.onText?.(text);
+    }
 
-    const callerCalls = turn.toolCalls.filter((call) => options.isCallerTool?.(call.name) === true);
-    const ours = turn.toolCalls.filter((call) => !callerCalls.includes(call));
+    let callerCalls = found.calls.filter((c) => options.isCallerTool?.(c.call.name) === true);
+    const ours = found.calls.filter((c) => !callerCalls.includes(c));
     const finish = (extra: Partial<LoopResult> = {}): LoopResult => {
       timings.total_ms = performance.now() - t0;
       for (const key of ['model_ms', 'tools_ms', 'total_ms'] as const) timings[key] = Math.round(timings[key] * 10) / 10;
-      return { added, final: turn, answer, steps, callerCalls, mixed: [], stoppedAtLimit: false, usage, timings, ...extra };
+      return {
+        added,
+        final: turn,
+        answer,
+        reasoning,
+        steps,
+        callerCalls: callerCalls.map((c) => c.call),
+        mixed: [],
+        stoppedAtLimit: false,
+        toolMode: profile.toolMode,
+        ...(profile.reason && { toolModeReason: profile.reason }),
+        ...(context && { context }),
+        usage,
+        timings,
+        ...extra,
+      };
     };
     if (ours.length === 0) {
-      added.push(assistantMessage(turn, turn.toolCalls));
+      added.push(assistantMessage(found.text, callerCalls));
       return finish();
     }
     if (round >= options.maxSteps) {
       // The model keeps calling tools: stop here rather than loop for ever; what it said so far is the answer.
-      added.push(assistantMessage(turn, []));
+      added.push(assistantMessage(found.text, []));
       return finish({ stoppedAtLimit: true });
     }
 
     const x0 = performance.now();
-    const results = await Promise.all(ours.map((call) => runCall(call, options, steps)));
+    const results = await Promise.all(ours.map((call) => runOnce(call, options, offer, steps, repeats)));
     timings.tools_ms += performance.now() - x0;
     if (callerCalls.length > 0) {
-      // A mixed answer: Pincer's calls ran; the caller gets its own calls back and the turn ends here.
-      added.push(assistantMessage(turn, callerCalls));
-      return finish({ mixed: ours.map((call, i) => ({ call, result: results[i]! })) });
+      // A mixed answer: Pincer's calls ran; the caller gets its own calls back and the turn ends here. Their ids are
+      // Pincer's own, so the part kept for the caller's next request (MixedTurns) cannot be confused with another.
+      callerCalls = callerCalls.map((c) => ({ ...c, call: { ...c.call, id: newToolCallId() } }));
+      added.push(assistantMessage(found.text, callerCalls));
+      return finish({ mixed: ours.map((c, i) => ({ call: c.call, result: results[i]! })) });
     }
-    const assistant = assistantMessage(turn, ours);
+    const assistant = assistantMessage(found.text, ours);
     messages.push(assistant, ...results);
     added.push(assistant, ...results);
   }
+}
+
+/** What sets a round's text apart from the text before it: a blank line. */
+function roundBreak(before: string): string {
+  return /\n[ \t]*\n\s*$/.test(before) ? '' : /\n[ \t]*$/.test(before) ? '\n' : '\n\n';
 }
 
 /**
@@ -142,23 +253,60 @@ function withoutForcedTool(passthrough: Record<string, unknown>): Record<string,
   return rest;
 }
 
-function assistantMessage(turn: AssistantTurn, calls: ToolCall[]): ChatMessage {
-  return { role: 'assistant', content: turn.content, ...(calls.length > 0 && { tool_calls: calls }) };
+/** A request without `tools` may not carry tool options (OpenAI refuses `tool_choice` alone). */
+function withoutToolOptions(passthrough: Record<string, unknown>): Record<string, unknown> {
+  const { tool_choice: _choice, parallel_tool_calls: _parallel, ...rest } = passthrough;
+  return rest;
+}
+
+/** A `num_ctx` the caller of the Ollama proxy set itself. */
+function requestedWindow(passthrough: Record<string, unknown> | undefined): number | undefined {
+  const value = (passthrough?.options as { num_ctx?: unknown } | undefined)?.num_ctx;
+  return typeof value === 'number' && Number.isInteger(value) && value > 0 ? value : undefined;
+}
+
+function assistantMessage(content: string, calls: ModelCall[]): ChatMessage {
+  return { role: 'assistant', content, ...(calls.length > 0 && { tool_calls: calls.map((c) => c.call) }) };
+}
+
+/**
+ * Runs a call, unless the model already made this very call (tool and arguments) SAME_CALL_RUNS times in this turn:
+ * a small model stuck in a loop gets the first result again with a note, not one more run.
+ */
+function runOnce(call: ModelCall, options: LoopOptions, offer: Offer, steps: Step[], repeats: Map<string, { runs: number; first: Promise<string> }>): Promise<ChatMessage & { role: 'tool' }> {
+  const key = `${call.call.name}\u0000${call.argumentsError === undefined ? stableJson(call.call.arguments) : String(call.call.arguments)}`;
+  const seen = repeats.get(key);
+  if (seen && seen.runs >= SAME_CALL_RUNS) {
+    return seen.first.then((first) => ({
+      role: 'tool' as const,
+      tool_call_id: call.call.id,
+      tool_name: call.call.name,
+      content: JSON.stringify({
+        ...(JSON.parse(first) as object),
+        note: `This exact call already ran ${SAME_CALL_RUNS} times in this turn; this is its first result again, and it was not run once more. Answer with what you have, or call it with different arguments.`,
+      }),
+    }));
+  }
+  const run = runCall(call, options, offer, steps);
+  if (seen) seen.runs++;
+  else repeats.set(key, { runs: 1, first: run.then((message) => message.content) });
+  return run;
 }
 
 /** One call through the executor; its envelope, as JSON, is the tool's answer to the model. */
-async function runCall(call: ToolCall, options: LoopOptions, steps: Step[]): Promise<ChatMessage & { role: 'tool' }> {
+async function runCall(model: ModelCall, options: LoopOptions, offer: Offer, steps: Step[]): Promise<ChatMessage & { role: 'tool' }> {
   const { caller, listener } = options;
-  const decoded = decodeArguments(call.arguments, options.maxJsonDepth);
-  listener?.onCall?.({ tool_call_id: call.id, tool: call.name, arguments: decoded.value });
+  const { call } = model;
+  listener?.onCall?.({ tool_call_id: call.id, tool: call.name, arguments: call.arguments });
   const outcome = await options.executor.execute({
     tool: call.name,
-    arguments: decoded.value,
+    arguments: call.arguments,
     client: caller.client,
     owner: caller.owner,
     via: caller.via,
     ...(options.signal && { signal: options.signal }),
-    ...(decoded.error !== undefined && { argumentsError: decoded.error }),
+    ...(model.argumentsError !== undefined && { argumentsError: model.argumentsError }),
+    ...(model.recovery && { recovery: model.recovery }),
     onPending: ({ approval_id, call_id }) => listener?.onWaiting?.({ approval_id, call_id, tool: call.name }),
   });
   const envelope = outcome.envelope;
@@ -166,10 +314,12 @@ async function runCall(call: ToolCall, options: LoopOptions, steps: Step[]): Pro
     call_id: outcome.callId,
     tool_call_id: call.id,
     tool: call.name,
-    arguments: decoded.error === undefined ? decoded.value : call.arguments,
+    arguments: call.arguments,
     status: outcome.status,
     ...(envelope.success ? { result: envelope.result } : { error: envelope.error }),
     ...(envelope.duration_ms !== undefined && { duration_ms: envelope.duration_ms }),
+    ...(model.recovery?.shape !== undefined && { recovered: true as const }),
+    ...(model.recovery && { recovery: model.recovery }),
   };
   steps.push(step);
   listener?.onStep?.(step);
@@ -177,5 +327,25 @@ async function runCall(call: ToolCall, options: LoopOptions, steps: Step[]): Pro
   // write "[REDACTED]" back over the real values of a file it edits. What is kept of the turn is redacted (the
   // executor's history, the bridge's stored conversation); a later turn, read back from storage, sees it redacted.
   // Images, audio and blobs are described, with where their bytes are: never a wall of base64 in the context.
-  return { role: 'tool', tool_call_id: call.id, tool_name: call.name, content: JSON.stringify(envelopeForModel(envelope)) };
+  return { role: 'tool', tool_call_id: call.id, tool_name: call.name, content: JSON.stringify(withHint(envelopeForModel(envelope), model, offer)) };
+}
+
+/** A refusal the model can act on: the offered names closest to an unknown one, the schema's expectation in a line. */
+function withHint(envelope: Envelope, model: ModelCall, offer: Offer): Envelope {
+  if (envelope.success) return envelope;
+  const { name } = envelope.error;
+  const hint =
+    name === 'TOOL_NOT_FOUND' && !model.offered
+      ? unknownToolHint(model.call.name, offer)
+      : name === 'INVALID_ARGUMENTS' && model.offered
+        ? `Expected arguments: ${expectedArguments(offer.schemaOf(model.call.name))}`
+        : undefined;
+  return hint === undefined ? envelope : { ...envelope, error: { ...envelope.error, message: `${envelope.error.message} ${hint}` } };
+}
+
+/** JSON with object keys sorted: the same arguments in another key order are the same call. */
+function stableJson(value: unknown): string {
+  return JSON.stringify(value, (_key, v: unknown) =>
+    v && typeof v === 'object' && !Array.isArray(v) ? Object.fromEntries(Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) : v,
+  );
 }

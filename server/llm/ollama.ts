@@ -1,6 +1,6 @@
 import { badResponse, modelNotFound } from './errors.js';
 import { jsonBody, lines, upstreamRequest, type UpstreamOptions } from './http.js';
-import type { AssistantTurn, ChatMessage, ChatOptions, ChatRequest, LlmProvider, ModelInfo, Sampling, ToolCall } from './types.js';
+import type { AssistantTurn, ChatMessage, ChatOptions, ChatRequest, LlmProvider, ModelDetails, ModelInfo, Sampling, ToolCall } from './types.js';
 
 /** Ollama's native API: /api/chat (NDJSON when streaming), /api/tags, /api/version. */
 export class OllamaProvider implements LlmProvider {
@@ -16,12 +16,14 @@ export class OllamaProvider implements LlmProvider {
     const stream = options.onText !== undefined;
     const passthrough = request.passthrough ?? {};
     const sampling = ollamaOptions(request.sampling);
+    const given = passthrough.options as Record<string, unknown> | undefined;
+    const modelOptions = { ...given, ...sampling, ...(request.contextWindow !== undefined && { num_ctx: request.contextWindow }) };
     const body = {
       ...passthrough,
       model: request.model,
       messages: request.messages.map(toOllamaMessage),
       ...(request.tools && request.tools.length > 0 && { tools: request.tools }),
-      ...((sampling || passthrough.options) ? { options: { ...(passthrough.options as object | undefined), ...sampling } } : {}),
+      ...(Object.keys(modelOptions).length > 0 && { options: modelOptions }),
       stream,
     };
     const upstream = await upstreamRequest(this.options, '/api/chat', { method: 'POST', body, signal: options.signal }, (status, message) =>
@@ -64,6 +66,19 @@ export class OllamaProvider implements LlmProvider {
       status === 404 ? modelNotFound(model, 'ollama', message) : undefined,
     );
     return jsonBody(upstream);
+  }
+
+  /** Capabilities and context length from /api/show (`model_info` holds `<architecture>.context_length`). */
+  async describe(model: string, signal?: AbortSignal): Promise<ModelDetails> {
+    const shown = (await this.show(model, signal)) as { capabilities?: unknown; model_info?: Record<string, unknown> } | null;
+    const capabilities = Array.isArray(shown?.capabilities) ? shown.capabilities.filter((c): c is string => typeof c === 'string') : undefined;
+    const info = shown?.model_info && typeof shown.model_info === 'object' ? shown.model_info : {};
+    const lengthKey = Object.keys(info).find((key) => key.endsWith('.context_length'));
+    const length = lengthKey === undefined ? undefined : info[lengthKey];
+    return {
+      ...(capabilities && { capabilities }),
+      ...(typeof length === 'number' && Number.isInteger(length) && length > 0 && { contextLength: length }),
+    };
   }
 
   async version(signal?: AbortSignal): Promise<string | undefined> {
@@ -154,7 +169,8 @@ class OllamaTurn {
     if (typeof c.error === 'string') throw badResponse(c.error);
     if (c.model) this.#model = c.model;
     for (const call of c.message?.tool_calls ?? []) {
-      this.#calls.push({ id: call.id || `call_${this.#calls.length}`, name: call.function?.name ?? '', arguments: call.function?.arguments ?? {} });
+      // No id from the upstream (Ollama's native API sends none): the tool loop gives the call one that is unique.
+      this.#calls.push({ id: call.id || '', name: call.function?.name ?? '', arguments: call.function?.arguments ?? {} });
     }
     if (c.done) {
       if (c.done_reason) this.#finish = c.done_reason;

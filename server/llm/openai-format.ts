@@ -65,6 +65,7 @@ function text(content: unknown): string {
 /** OpenAI messages (or Ollama's: the same roles, arguments as objects, results named by tool_name). */
 export function readMessages(messages: unknown[]): ChatMessage[] {
   const names = new Map<string, string>();
+  const answered = new Set<string>();
   return messages.map((raw, i) => {
     const m = raw as { role?: unknown; content?: unknown; tool_calls?: unknown; tool_call_id?: unknown; tool_name?: unknown; name?: unknown; images?: unknown };
     if (!m || typeof m !== 'object') throw badRequest(`messages[${i}] must be an object.`);
@@ -95,7 +96,9 @@ export function readMessages(messages: unknown[]): ChatMessage[] {
         const id = typeof m.tool_call_id === 'string' ? m.tool_call_id : '';
         const name = typeof m.tool_name === 'string' ? m.tool_name : typeof m.name === 'string' ? m.name : (names.get(id) ?? '');
         if (!id && !name) throw badRequest(`messages[${i}] (role "tool") needs "tool_call_id" or "tool_name".`);
-        return { role: 'tool', content: text(m.content), tool_call_id: id || callIdFor(name, messages, i), tool_name: name || (names.get(id) ?? '') };
+        const callId = id || callIdFor(name, messages, i, answered);
+        answered.add(callId);
+        return { role: 'tool', content: text(m.content), tool_call_id: callId, tool_name: name || (names.get(id) ?? '') };
       }
       default:
         throw badRequest(`messages[${i}].role must be system, user, assistant or tool.`);
@@ -103,12 +106,16 @@ export function readMessages(messages: unknown[]): ChatMessage[] {
   });
 }
 
-/** A tool result named only by its tool (Ollama): the id of the latest call of that tool before it. */
-function callIdFor(name: string, messages: unknown[], before: number): string {
+/**
+ * A tool result named only by its tool (Ollama): the first call of that tool, in the latest assistant message that
+ * called it, not answered yet (two calls of one tool get their results in order, as Ollama's own API pairs them).
+ */
+function callIdFor(name: string, messages: unknown[], before: number, answered: ReadonlySet<string>): string {
   for (let i = before - 1; i >= 0; i--) {
     const calls = (messages[i] as { tool_calls?: { id?: string; function?: { name?: string } }[] }).tool_calls;
-    const match = Array.isArray(calls) ? calls.findIndex((c) => c?.function?.name === name) : -1;
-    if (match >= 0) return calls![match]!.id || `call_${i}_${match}`;
+    if (!Array.isArray(calls)) continue;
+    const ids = calls.map((c, j) => (c?.function?.name === name ? c.id || `call_${i}_${j}` : undefined)).filter((id) => id !== undefined);
+    if (ids.length > 0) return ids.find((id) => !answered.has(id)) ?? ids[ids.length - 1]!;
   }
   return `call_${name}`;
 }

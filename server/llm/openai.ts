@@ -94,8 +94,9 @@ function fromCompletion(body: unknown, model: string): AssistantTurn {
   };
   const choice = completion?.choices?.[0];
   if (!choice?.message) throw badResponse('the completion has no choices[0].message');
-  const toolCalls: ToolCall[] = (choice.message.tool_calls ?? []).map((call, i) => ({
-    id: call.id ?? `call_${i}`,
+  // A call without an id (several llama.cpp builds) is given a unique one by the tool loop.
+  const toolCalls: ToolCall[] = (choice.message.tool_calls ?? []).map((call) => ({
+    id: call.id ?? '',
     name: call.function?.name ?? '',
     arguments: call.function?.arguments ?? '',
   }));
@@ -161,7 +162,7 @@ class StreamedTurn {
   }
 
   finish(): AssistantTurn {
-    const toolCalls = this.#calls.map((call, i) => ({ id: call.id || `call_${i}`, name: call.name, arguments: call.arguments }));
+    const toolCalls = this.#calls.map((call) => ({ id: call.id, name: call.name, arguments: call.arguments }));
     return {
       model: this.#model,
       content: this.#content,

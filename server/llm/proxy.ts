@@ -81,8 +81,7 @@ export async function runProxyTurn(bridge: LlmBridge, mixed: MixedTurns, turn: P
       ...(turn.sampling && { sampling: turn.sampling }),
       ...(turn.passthrough && provider.api === passthroughApi(turn.door) && { passthrough: turn.passthrough }),
     },
-    maxSteps: bridge.maxSteps,
-    maxJsonDepth: bridge.maxJsonDepth,
+    ...bridge.loopSettings(),
     isCallerTool: (name) => callerNames.has(name),
     signal: turn.signal,
     stream: turn.stream,
@@ -90,6 +89,16 @@ export async function runProxyTurn(bridge: LlmBridge, mixed: MixedTurns, turn: P
   });
   mixed.keep(turn.asker.client, result.callerCalls, result.mixed);
   return { ...result, model: result.final.model || model };
+}
+
+/** What Pincer did in the turn: the calls it ran, how the model was given tools, the window asked for. */
+export function pincerMeta(result: LoopResult): Record<string, unknown> {
+  return {
+    steps: result.steps,
+    tool_mode: result.toolMode,
+    ...(result.toolModeReason && { tool_mode_reason: result.toolModeReason }),
+    ...(result.context && { context: result.context }),
+  };
 }
 
 /** Extra fields of a request are passed on only to an upstream of the same API (they mean nothing to the other). */

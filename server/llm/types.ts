@@ -40,6 +40,8 @@ export interface ChatRequest {
   sampling?: Sampling;
   /** Whatever else the caller put in a request of the provider's own format, passed on as it is. */
   passthrough?: Record<string, unknown>;
+  /** The context window to ask for (Ollama's `options.num_ctx`), so the tools and messages are not cut off. */
+  contextWindow?: number;
 }
 
 export interface Usage {
@@ -71,6 +73,13 @@ export interface ModelInfo {
   details?: Record<string, unknown>;
 }
 
+/** What a server says of a model before it is asked anything (Ollama's /api/show). */
+export interface ModelDetails {
+  /** `completion`, `tools`, `thinking`, `vision`… when the server lists them. */
+  capabilities?: string[];
+  contextLength?: number;
+}
+
 /** One LLM server speaking one API. */
 export interface LlmProvider {
   readonly api: LlmApi;
@@ -79,4 +88,6 @@ export interface LlmProvider {
   models(signal?: AbortSignal): Promise<ModelInfo[]>;
   /** The server's version, when it says (Ollama's /api/version). */
   version?(signal?: AbortSignal): Promise<string | undefined>;
+  /** What the server says of a model before it is asked anything: capabilities, context length (Ollama's /api/show). */
+  describe?(model: string, signal?: AbortSignal): Promise<ModelDetails>;
 }

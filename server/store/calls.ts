@@ -22,6 +22,19 @@ export interface CallRecord {
   started_at: string;
   finished_at: string | null;
   duration_ms: number | null;
+  /** Set when a model's call was recovered from its text or mended on the way in (the LLM bridge and proxies). */
+  recovered?: true;
+  recovery?: CallRecovery;
+}
+
+/** What Pincer did to a model's call before it went through the pipeline. */
+export interface CallRecovery {
+  /** The model family's shape the call was written in as text; absent for a native call. */
+  shape?: string;
+  /** Repairs made to the arguments (`json`, `unwrapped`, `coerced limit`…). */
+  repairs?: string[];
+  /** The tool name as the model wrote it, when it was normalised to an offered one. */
+  written_name?: string;
 }
 
 export interface CallFilter {
@@ -54,6 +67,7 @@ interface CallRow {
   started_at: number;
   finished_at: number | null;
   duration_ms: number | null;
+  recovery: string | null;
 }
 
 export interface ToolStats {
@@ -143,6 +157,7 @@ function toRow(call: CallRecord): NewCallRow {
     started_at: Date.parse(call.started_at),
     finished_at: call.finished_at === null ? null : Date.parse(call.finished_at),
     duration_ms: call.duration_ms,
+    recovery: call.recovery ? JSON.stringify(call.recovery) : null,
   };
 }
 
@@ -164,7 +179,14 @@ function toRecord(row: CallRow): CallRecord {
     started_at: new Date(row.started_at).toISOString(),
     finished_at: iso(row.finished_at),
     duration_ms: row.duration_ms,
+    ...recoveryOf(row.recovery),
   };
+}
+
+function recoveryOf(text: string | null): Pick<CallRecord, 'recovered' | 'recovery'> {
+  if (text === null) return {};
+  const recovery = JSON.parse(text) as CallRecovery;
+  return { ...(recovery.shape !== undefined && { recovered: true as const }), recovery };
 }
 
 /** Call history. Writes are synchronous so a call is on disk before its caller hears the answer. */
@@ -179,9 +201,9 @@ export class CallStore {
   constructor(private readonly db: Db) {
     this.#upsert = db.prepare(`
       INSERT INTO calls (id, tool, client, via, arguments, result, status, error_name, error_message, http_status,
-                         decision, rule, reason, cache_hit, started_at, finished_at, duration_ms)
+                         decision, rule, reason, cache_hit, started_at, finished_at, duration_ms, recovery)
       VALUES (@id, @tool, @client, @via, @arguments, @result, @status, @error_name, @error_message, @http_status,
-              @decision, @rule, @reason, @cache_hit, @started_at, @finished_at, @duration_ms)
+              @decision, @rule, @reason, @cache_hit, @started_at, @finished_at, @duration_ms, @recovery)
       ON CONFLICT (id) DO UPDATE SET
         result = excluded.result, status = excluded.status, error_name = excluded.error_name,
         error_message = excluded.error_message, http_status = excluded.http_status, decision = excluded.decision,

@@ -11,7 +11,7 @@ import { MemoryStore } from './memories.js';
 import { ConversationStore } from './conversations.js';
 import { FileWriteStore } from './file-writes.js';
 
-export type { CallRecord, CallStatus, CallFilter, ToolStats, ClientStats, TimeBucket, PruneLimits } from './calls.js';
+export type { CallRecord, CallRecovery, CallStatus, CallFilter, ToolStats, ClientStats, TimeBucket, PruneLimits } from './calls.js';
 export { CALL_STATUSES } from './calls.js';
 export type { ClientInfo, HistoryScope, MemoryScope } from './clients.js';
 export { ClientExistsError, HISTORY_SCOPES, MEMORY_SCOPES } from './clients.js';

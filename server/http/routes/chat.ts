@@ -66,7 +66,8 @@ const CHAT_KEYS = ['message', 'conversation_id', 'model'];
 
 /**
  * POST /chat: one turn with the configured model and the caller's tools, answered whole or, with
- * `Accept: text/event-stream`, as `start`, `delta`, `step`, `waiting`, then `done` (or `error`). Conversations are
+ * `Accept: text/event-stream`, as `start`, `delta`, `step`, `waiting`, then `done` (or `error`); `reasoning` carries the
+ * model's thinking apart from its answer, `mode` says when the model is given its tools in the prompt. Conversations are
  * listed, read and deleted under /chat/conversations; GET /chat/models lists what the LLM server offers.
  */
 export function chatRoutes(bridge: LlmBridge): Router {
@@ -104,6 +105,8 @@ export function chatRoutes(bridge: LlmBridge): Router {
         {
           onStart: (start) => stream.event('start', start),
           onText: (text) => stream.event('delta', { text }),
+          onReasoning: (text) => stream.event('reasoning', { text }),
+          onMode: (mode) => stream.event('mode', mode),
           onCall: (call) => stream.event('call', call),
           onStep: (step) => stream.event('step', step),
           onWaiting: (waiting) => stream.event('waiting', waiting),

@@ -4,7 +4,7 @@ import type { LlmBridge } from '../../llm/bridge.js';
 import { GatewayError } from '../../errors.js';
 import { OllamaProvider, ollamaToolCall } from '../../llm/ollama.js';
 import { readMessages, readTools } from '../../llm/openai-format.js';
-import { badRequest, MixedTurns, runProxyTurn } from '../../llm/proxy.js';
+import { badRequest, MixedTurns, pincerMeta, runProxyTurn } from '../../llm/proxy.js';
 import type { Sampling } from '../../llm/types.js';
 import type { ClientAccess } from '../../policy/access.js';
 import type { ToolRegistry } from '../../tools/registry.js';
@@ -84,7 +84,12 @@ export function ollamaProxyRoutes(
     if (!model) throw badRequest('Send {"model": "<name>"}.');
     const provider = bridge.provider();
     const signal = hangUpSignal(req, res);
-    if (provider instanceof OllamaProvider) return void res.json(await provider.show(model, signal));
+    if (provider instanceof OllamaProvider) {
+      // Pincer gives tools to a model without tool support in the prompt: through it, every model calls tools.
+      const shown = (await provider.show(model, signal)) as { capabilities?: unknown } | null;
+      if (shown && Array.isArray(shown.capabilities) && !shown.capabilities.includes('tools')) shown.capabilities = [...shown.capabilities, 'tools'];
+      return void res.json(shown);
+    }
     const known = (await provider.models(signal)).find((m) => m.id === model);
     if (!known) throw new GatewayError('LLM_MODEL_NOT_FOUND', 404, `Model not found: "${model}".`, { model });
     res.json({
@@ -126,10 +131,10 @@ export function ollamaProxyRoutes(
       done,
       ...extra,
     });
-    const final = (result: Awaited<ReturnType<typeof runProxyTurn>>, content: string) =>
+    const final = (result: Awaited<ReturnType<typeof runProxyTurn>>, content: string, thinking = '') =>
       line(
         result.model,
-        { content, ...(result.callerCalls.length > 0 && { tool_calls: result.callerCalls.map(ollamaToolCall) }) },
+        { content, ...(thinking && { thinking }), ...(result.callerCalls.length > 0 && { tool_calls: result.callerCalls.map(ollamaToolCall) }) },
         true,
         {
           done_reason: result.stoppedAtLimit ? 'length' : 'stop',
@@ -139,12 +144,13 @@ export function ollamaProxyRoutes(
           prompt_eval_duration: 0,
           eval_count: result.usage.completion_tokens,
           eval_duration: Math.round(result.timings.model_ms * 1e6),
+          pincer: pincerMeta(result),
         },
       );
 
     if (!streaming) {
       const result = await runProxyTurn(bridge, mixed, { ...turn, stream: false });
-      if (!signal.aborted) res.json(final(result, result.answer));
+      if (!signal.aborted) res.json(final(result, result.answer, result.reasoning));
       return;
     }
     res.writeHead(200, { 'Content-Type': 'application/x-ndjson', 'Cache-Control': 'no-store', 'X-Accel-Buffering': 'no' });
@@ -162,6 +168,8 @@ export function ollamaProxyRoutes(
         stream: true,
         listener: {
           onText: (text) => write(line(name, { content: text }, false)),
+          // The model's <think> blocks go where Ollama puts a thinking model's reasoning.
+          onReasoning: (text) => write(line(name, { thinking: text }, false)),
           onWaiting: () => write(line(name, {}, false)),
         },
       });

@@ -3,7 +3,7 @@ import { Router, type Request, type Response } from 'express';
 import type { LlmBridge } from '../../llm/bridge.js';
 import { openAIToolCall } from '../../llm/openai.js';
 import { readOpenAIRequest } from '../../llm/openai-format.js';
-import { MixedTurns, runProxyTurn } from '../../llm/proxy.js';
+import { MixedTurns, pincerMeta, runProxyTurn } from '../../llm/proxy.js';
 import type { ToolCall } from '../../llm/types.js';
 import { identityOf } from '../identity.js';
 import { errorPayload, EventStreamWriter, hangUpSignal } from './chat.js';
@@ -55,6 +55,8 @@ export function openAIProxyRoutes(bridge: LlmBridge): Router {
               role: 'assistant',
               content: result.callerCalls.length > 0 && result.answer === '' ? null : result.answer,
               refusal: null,
+              // The model's <think> blocks, apart from its answer, under the name DeepSeek's API and others use.
+              ...(result.reasoning && { reasoning_content: result.reasoning }),
               ...(result.callerCalls.length > 0 && { tool_calls: result.callerCalls.map(openAIToolCall) }),
             },
             logprobs: null,
@@ -62,7 +64,7 @@ export function openAIProxyRoutes(bridge: LlmBridge): Router {
           },
         ],
         usage: usageOf(result.usage),
-        pincer: { steps: result.steps },
+        pincer: pincerMeta(result),
       });
       return;
     }
@@ -79,6 +81,7 @@ export function openAIProxyRoutes(bridge: LlmBridge): Router {
         stream: true,
         listener: {
           onText: (text) => chunk({ content: text }),
+          onReasoning: (text) => chunk({ reasoning_content: text }),
           // Only comment lines while a tool runs or the owner decides: nothing that would end up in the answer.
           onCall: (call) => stream.comment(`pincer: running ${call.tool}`),
           onWaiting: (waiting) => stream.comment(`pincer: ${waiting.tool} waits for the owner's approval (${waiting.approval_id})`),

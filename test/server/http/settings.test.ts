@@ -112,7 +112,7 @@ describe('GET /settings', () => {
       data_dir: tg.dataDir,
       roots: [tg.workspace],
       approval_timeout_s: 120,
-      llm: { base_url: 'http://127.0.0.1:11434', model: null, api: 'ollama' },
+      llm: { base_url: 'http://127.0.0.1:11434', model: null, api: 'ollama', max_context: 32768 },
       locked: {},
       sandbox: { kind: expect.any(String), detail: expect.any(String) },
       history: { retention_days: 90, max_rows: null, pruning_confirmed: true, prunable: 0, pruned: 0, last_pruned_at: null },
@@ -141,7 +141,7 @@ describe('PATCH /settings', () => {
     await patch(tg, {
       roots: [tg.workspace],
       approval_timeout_s: 120,
-      llm: { base_url: 'http://127.0.0.1:11434', model: null, api: 'ollama' },
+      llm: { base_url: 'http://127.0.0.1:11434', model: null, api: 'ollama', max_context: null },
       history: { retention_days: 90, max_rows: null },
       paused: false,
     });
@@ -161,7 +161,7 @@ describe('PATCH /settings', () => {
       data_dir: tg.dataDir,
       roots: [elsewhere],
       approval_timeout_s: 300,
-      llm: { base_url: 'http://127.0.0.1:9999', model: 'llama3.1', api: 'openai' },
+      llm: { base_url: 'http://127.0.0.1:9999', model: 'llama3.1', api: 'openai', max_context: 32768 },
       locked: {},
       sandbox: { kind: expect.any(String), detail: expect.any(String) },
       history: { retention_days: 90, max_rows: null, pruning_confirmed: true, prunable: 0, pruned: 0, last_pruned_at: null },
@@ -199,6 +199,20 @@ describe('PATCH /settings', () => {
     await patch(tg, { llm: { model: 'llama3.1' } });
     const res = await patch(tg, { llm: { model: null } });
     expect((await read(res)).llm.model).toBeNull();
+    expect(readConfig(tg).llm).toEqual({});
+  });
+
+  it('llm.max_context caps the window asked of Ollama; a bad value is refused naming it; null is the default again', async () => {
+    const set = await read(await patch(tg, { llm: { max_context: 8192 } }));
+    expect(set.llm.max_context).toBe(8192);
+    expect(tg.gateway.config.llm.maxContext).toBe(8192);
+    expect(readConfig(tg).llm).toEqual({ max_context: 8192 });
+    const bad = await patch(tg, { llm: { max_context: 100 } });
+    expect(bad.status).toBe(400);
+    expect((await read(bad)).error.message).toContain('llm.max_context');
+    expect(tg.gateway.config.llm.maxContext).toBe(8192);
+    const cleared = await read(await patch(tg, { llm: { max_context: null } }));
+    expect(cleared.llm.max_context).toBe(32768);
     expect(readConfig(tg).llm).toEqual({});
   });
 

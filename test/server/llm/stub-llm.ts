@@ -5,6 +5,10 @@
  * - OpenAI's /v1/chat/completions: SSE ending `data: [DONE]`, `arguments` as JSON text (an object is a 400), a
  *   call's arguments fragmented across deltas keyed by `index` with `id` and `type` on the first, finish_reason
  *   "tool_calls", usage when asked; a conversation whose tool calls are not all answered is a 400; /v1/models.
+ * - Ollama's /api/show: capabilities and `model_info["<arch>.context_length"]`, per model when a test sets them
+ *   (`setShow`).
+ * - Servers that refuse tools (`refuseTools`): Ollama's 400 `registry.ollama.ai/library/<model> does not support
+ *   tools` on /api/chat, llama.cpp's 400 `tools param requires --jinja flag` on /v1/chat/completions.
  * What the model says is decided by a script the test gives: a function of the conversation so far.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
@@ -41,6 +45,16 @@ export interface StubRequest {
 
 export type Script = (request: StubRequest) => StubReply | Promise<StubReply>;
 
+/** What /api/show says of one model (a test sets it with `setShow`). */
+export interface StubShow {
+  /** Default `['completion', 'tools']`; leave out `tools` for a model whose template has no tool support. */
+  capabilities?: string[];
+  /** Put in `model_info` as `<architecture>.context_length`. */
+  contextLength?: number;
+  /** `general.architecture`; default `llama`. */
+  architecture?: string;
+}
+
 export interface StubLlm {
   url: string;
   requests: StubRequest[];
@@ -56,6 +70,18 @@ export interface StubLlm {
   /** Streamed OpenAI call fragments carry no index at all (the id only on a call's first). */
   noIndex: boolean;
   models: string[];
+  /** What /api/show answers per model; a model without an entry gets the default (tools, no context length). */
+  show: Map<string, StubShow>;
+  /** Sets /api/show's answer for `model` (added to `models` when missing). */
+  setShow(model: string, show: StubShow): void;
+  /**
+   * Chat requests carrying `tools` are refused as real servers refuse them for a model without tool support: true
+   * for every model, or the models listed. Ollama (/api/chat): 400 `{"error": "registry.ollama.ai/library/<model>
+   * does not support tools"}`; llama.cpp without --jinja (/v1/chat/completions): 400 `tools param requires --jinja flag`.
+   */
+  refuseTools: boolean | readonly string[];
+  /** Chat requests refused by `refuseTools`, as they arrived (not in `requests`). */
+  refusals: StubRequest[];
   close(): Promise<void>;
 }
 
@@ -73,6 +99,13 @@ export async function startStubLlm(script: Script = () => ({ content: 'Hello.' }
     sameIndex: false,
     noIndex: false,
     models: ['stub-model', 'llama3.1:8b'],
+    show: new Map(),
+    setShow: (model, show) => {
+      if (!state.models.includes(model)) state.models.push(model);
+      state.show.set(model, show);
+    },
+    refuseTools: false,
+    refusals: [],
     close: async () => {
       for (const socket of sockets) socket.destroy();
       await new Promise<void>((resolve) => server.close(() => resolve()));
@@ -99,13 +132,18 @@ export async function startStubLlm(script: Script = () => ({ content: 'Hello.' }
       if (req.method === 'POST' && path === '/api/show') {
         const { model } = JSON.parse(await readBody(req)) as { model?: string };
         if (!state.models.includes(String(model))) return json(res, 404, { error: `model '${model}' not found` });
+        const shown = state.show.get(String(model)) ?? {};
+        const architecture = shown.architecture ?? 'llama';
         return json(res, 200, {
           modelfile: '# stub',
           parameters: 'stop "<|eot_id|>"',
           template: '{{ .Prompt }}',
-          details: { parent_model: '', format: 'gguf', family: 'llama', families: ['llama'], parameter_size: '8B', quantization_level: 'Q4_K_M' },
-          model_info: { 'general.architecture': 'llama' },
-          capabilities: ['completion', 'tools'],
+          details: { parent_model: '', format: 'gguf', family: architecture, families: [architecture], parameter_size: '8B', quantization_level: 'Q4_K_M' },
+          model_info: {
+            'general.architecture': architecture,
+            ...(shown.contextLength !== undefined && { [`${architecture}.context_length`]: shown.contextLength }),
+          },
+          capabilities: shown.capabilities ?? ['completion', 'tools'],
           modified_at: '2026-11-30T10:00:00Z',
         });
       }
@@ -130,6 +168,13 @@ export async function startStubLlm(script: Script = () => ({ content: 'Hello.' }
       if (problem) return json(res, 400, api === 'ollama' ? { error: problem } : { error: { message: problem, type: 'invalid_request_error' } });
       const stream = api === 'ollama' ? body.stream !== false : body.stream === true;
       const request: StubRequest = { api, body, messages, tools: (body.tools ?? []) as StubRequest['tools'], stream, headers: req.headers };
+      const refuses = state.refuseTools === true || (Array.isArray(state.refuseTools) && state.refuseTools.includes(model));
+      if (refuses && Array.isArray(body.tools) && body.tools.length > 0) {
+        state.refusals.push(request);
+        return api === 'ollama'
+          ? json(res, 400, { error: `registry.ollama.ai/library/${model} does not support tools` })
+          : json(res, 400, { error: { code: 400, message: 'tools param requires --jinja flag', type: 'invalid_request_error' } });
+      }
       state.requests.push(request);
       const reply = await current(request);
       if (reply.hold) {
