@@ -1,4 +1,6 @@
 import { existsSync, writeFileSync } from 'node:fs';
+import { createServer, request as forward, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -8,7 +10,8 @@ import { startStubLlm, type StubLlm, type StubRequest } from '../server/llm/stub
 /**
  * The Chat view in real Chromium against a real `pincer serve` whose model is the stub LLM: an answer streams in
  * with its tool steps, a dangerous call waits for the owner's click in the conversation, and conversations are
- * listed and reopened.
+ * listed and reopened. A model without tool support (Ollama's /api/show lists no `tools` capability) runs with its
+ * tools in the prompt: the view says so, folds its reasoning away from the answer and marks the call it wrote as text.
  */
 
 let browser: Browser;
@@ -25,6 +28,46 @@ function script(request: StubRequest) {
   }
   const result = JSON.parse(String(lastMessage.content)) as { success: boolean; result?: { result?: number } };
   return { content: asked.includes('delete') ? (result.success ? 'The file is gone.' : 'I could not delete it.') : `The answer is ${result.result?.result}.` };
+}
+
+/** A model that thinks aloud and writes its call as text (Hermes' `<tool_call>`), as small models do in prompted mode. */
+function promptedScript(request: StubRequest) {
+  const last = String(request.messages.at(-1)?.content ?? '');
+  if (last.startsWith('<tool_response>')) return { content: '<think>The tool said 42, so I can answer.</think>The answer is 42.' };
+  return {
+    content: '<think>The owner wants 6*7; the calculator can do it.</think>Let me compute.\n<tool_call>\n{"name": "functions.calculate", "arguments": {"expression": "6*7"}}\n</tool_call>',
+  };
+}
+
+/**
+ * The stub LLM behind a front that describes every model as Ollama does one whose template has no tool support
+ * (capabilities without `tools`); everything else goes through to the stub.
+ */
+async function withoutToolSupport(stub: StubLlm): Promise<{ url: string; close(): Promise<void> }> {
+  const server: Server = createServer((req, res) => {
+    if (req.method === 'POST' && req.url === '/api/show') {
+      req.resume().on('end', () => {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ template: '{{ .Prompt }}', details: { family: 'gemma3' }, model_info: { 'general.architecture': 'gemma3' }, capabilities: ['completion'] }));
+      });
+      return;
+    }
+    const upstream = forward(`${stub.url}${req.url}`, { method: req.method, headers: req.headers }, (answer) => {
+      res.writeHead(answer.statusCode ?? 502, answer.headers);
+      answer.pipe(res);
+    });
+    upstream.on('error', () => res.destroy());
+    req.pipe(upstream);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
 }
 
 beforeAll(async () => {
@@ -76,5 +119,68 @@ describe('Chat view', () => {
     await conversation.click();
     await page.getByText('Deleting. The file is gone.').waitFor();
     await closeOwner(owner);
+  });
+
+  it('says when the model has its tools in the prompt, folds its reasoning and marks the call it wrote as text', async () => {
+    const front = await withoutToolSupport(stub);
+    stub.setScript(promptedScript);
+    const owner = await openAsOwner(browser, gateway);
+    const { page } = owner;
+    try {
+      const patched = await page.evaluate(async (base) => {
+        const res = await fetch('/settings', { method: 'PATCH', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ llm: { base_url: base, model: 'stub-model', api: 'ollama' } }) });
+        return res.status;
+      }, front.url);
+      expect(patched).toBe(200);
+
+      await page.getByRole('navigation', { name: 'Views' }).getByRole('link', { name: /Chat/ }).click();
+      await page.getByRole('heading', { name: 'Chat' }).waitFor();
+      const box = page.getByLabel('Message');
+      await box.fill('Work out 6*7 for me.');
+      await box.press('Enter');
+      const answer = page.getByRole('article', { name: 'Answer' });
+      await answer.getByText('The answer is 42.').waitFor();
+      // The model was sent no tools: they were in its system prompt.
+      expect(stub.requests.at(-1)?.tools).toEqual([]);
+      expect(String(stub.requests.at(-1)?.messages[0]?.content)).toContain('<tool_call>');
+
+      // The badge, its reason shown on focus.
+      const badge = page.getByRole('button', { name: 'Tools in prompt' });
+      await badge.waitFor();
+      await badge.focus();
+      await expect.poll(() => page.getByRole('tooltip').innerText()).toContain('stub-model has no tool support in its chat template');
+      await screenshot(page, 'chat-prompted-badge');
+
+      // The reasoning is folded, under the answer, and none of it is in the answer's text.
+      const reasoning = answer.locator('details.reasoning');
+      expect(await reasoning.count()).toBe(1);
+      expect(await reasoning.getAttribute('open')).toBeNull();
+      expect(await reasoning.textContent()).toContain('the calculator can do it');
+      expect(await reasoning.textContent()).toContain('The tool said 42');
+      await expect.poll(() => reasoning.locator('.body').isVisible()).toBe(false);
+      const text = await answer.locator('.text').innerText();
+      expect(text).toContain('Let me compute.');
+      expect(text).not.toMatch(/calculator|think|tool_call|The tool said/);
+
+      // The call written as text, recovered, its name normalised.
+      const summary = answer.locator('details.step summary');
+      await expect.poll(() => summary.innerText()).toContain('recovered from text · hermes');
+      expect(await summary.innerText()).toContain('name written as “functions.calculate”');
+      await reasoning.locator('summary').click();
+      await screenshot(page, 'chat-prompted-mode');
+
+      // Reopened from the list, the stored answer says the same.
+      await page.reload();
+      await page.getByRole('heading', { name: 'Chat' }).waitFor();
+      await page.getByRole('navigation', { name: 'Conversations' }).getByRole('button', { name: /^Work out 6\*7/ }).click();
+      await answer.getByText('The answer is 42.').waitFor();
+      await page.getByRole('button', { name: 'Tools in prompt' }).waitFor();
+      expect(await answer.locator('details.reasoning').getAttribute('open')).toBeNull();
+      expect(await answer.locator('details.reasoning').textContent()).toContain('the calculator can do it');
+      expect(await answer.locator('details.step summary').innerText()).toContain('recovered from text · hermes');
+      await closeOwner(owner);
+    } finally {
+      await front.close();
+    }
   });
 });

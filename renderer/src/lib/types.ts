@@ -178,7 +178,8 @@ export interface Settings {
   /** With no roots, when the gateway's working folder was not taken as one at start: why. */
   roots_notice?: string;
   approval_timeout_s: number;
-  llm: { base_url: string; model: string | null; api: 'ollama' | 'openai' };
+  /** `max_context`: the largest context window (num_ctx, tokens) asked of Ollama. */
+  llm: { base_url: string; model: string | null; api: 'ollama' | 'openai'; max_context?: number };
   /** Keys set by an environment variable or flag, with where they came from; the dashboard cannot change them. */
   locked: Record<string, string>;
   /** The OS sandbox of run_shell and run_python here; `none` means the policy alone. */
@@ -479,4 +480,30 @@ export interface GatewayEvents {
   notify: { call_id: string; client: string; title: string; message: string; urgency: 'low' | 'normal' | 'critical' };
   plugins: { name: string; status: PluginStatus; reason: string | null };
   mcp_servers: { name: string; status: McpServerStatus | 'removed'; last_error: string | null; restarts: number };
+}
+
+// POST /chat (the Chat view). The turn's own shapes (steps, entries) are in state/chat-turn.ts.
+
+/** How the chat model is given its tools: in the request, or described in the system prompt and read from its text. */
+export type ChatToolMode = 'native' | 'prompted';
+
+/** What Pincer did to a model's call before it ran: absent for a clean native call. */
+export interface ChatCallRecovery {
+  /** The model family's shape the call was written in as text (`hermes`, `mistral`, `pythonic`…). */
+  shape?: string;
+  /** Repairs made to the arguments (`json`, `unwrapped`, `coerced limit`…). */
+  repairs?: string[];
+  /** The tool name as the model wrote it, when it was normalised to an offered one. */
+  written_name?: string;
+}
+
+/** Ollama only: the window Pincer asked for, and the tools left out to fit it. */
+export interface ChatWindowReport {
+  estimated_tokens: number;
+  /** The `num_ctx` sent; absent when Ollama's default window held the request. */
+  num_ctx?: number;
+  /** The largest window allowed (the model's context length and `llm.max_context`, whichever is smaller). */
+  limit: number;
+  tools_offered: number;
+  tools_left_out: string[];
 }

@@ -1,97 +1,9 @@
 import { api, ApiError, describeError } from '../lib/api';
-import type { CallStatus, GatewayErrorBody } from '../lib/types';
+import type { GatewayErrorBody } from '../lib/types';
 import type { ApprovalQueue } from './approvals.svelte';
+import { applyEvent, entriesOf, newEntry, readEvents, toolModeOf, type ChatEntry, type ConversationSummary, type StoredMessage } from './chat-turn';
 
-export interface ConversationSummary {
-  id: string;
-  client: string;
-  title: string;
-  model: string;
-  created_at: string;
-  updated_at: string;
-  messages: number;
-}
-
-/** One tool call of a turn, as POST /chat reports it. */
-export interface ChatStep {
-  call_id: string;
-  tool_call_id: string;
-  tool: string;
-  arguments: unknown;
-  status: CallStatus;
-  result?: unknown;
-  error?: GatewayErrorBody;
-  duration_ms?: number;
-}
-
-/** What the view shows: the person's messages, and each answer with the tool steps taken on the way. */
-export interface ChatEntry {
-  role: 'user' | 'assistant';
-  text: string;
-  steps: ChatStep[];
-  /** Calls running now (an answer still coming). */
-  running: { tool_call_id: string; tool: string }[];
-  /** Calls waiting for the owner's approval. */
-  waiting: { call_id: string; approval_id: string; tool: string }[];
-  error?: string;
-  model?: string;
-  timings?: { total_ms: number; model_ms: number; tools_ms: number };
-  done: boolean;
-}
-
-interface StoredMessage {
-  seq: number;
-  message: { role: string; content: string };
-  meta: { steps?: ChatStep[]; model?: string; timings?: ChatEntry['timings']; answer?: string } | null;
-}
-
-/** Stored messages (assistant turns and tool results in between) as the view's entries: one answer per question. */
-export function entriesOf(messages: StoredMessage[]): ChatEntry[] {
-  const entries: ChatEntry[] = [];
-  for (const { message, meta } of messages) {
-    if (message.role === 'user') {
-      entries.push({ role: 'user', text: message.content, steps: [], running: [], waiting: [], done: true });
-      continue;
-    }
-    if (message.role !== 'assistant') continue;
-    let answer = entries.at(-1);
-    if (!answer || answer.role !== 'assistant') {
-      answer = { role: 'assistant', text: '', steps: [], running: [], waiting: [], done: true };
-      entries.push(answer);
-    }
-    answer.text += message.content;
-    if (meta) {
-      answer.steps = meta.steps ?? [];
-      if (meta.model) answer.model = meta.model;
-      if (meta.timings) answer.timings = meta.timings;
-    }
-  }
-  return entries;
-}
-
-/** Server-Sent Events from a fetch body, one `{event, data}` at a time (comment lines skipped). */
-async function* events(body: ReadableStream<Uint8Array>): AsyncGenerator<{ event: string; data: string }> {
-  const reader = body.getReader();
-  const decoder = new TextDecoder();
-  let buffered = '';
-  for (;;) {
-    const { value, done } = await reader.read();
-    if (done) return;
-    buffered += decoder.decode(value, { stream: true });
-    let end: number;
-    while ((end = buffered.indexOf('\n\n')) >= 0) {
-      const block = buffered.slice(0, end);
-      buffered = buffered.slice(end + 2);
-      const event = /^event: (.*)$/m.exec(block)?.[1];
-      const data = block
-        .split('\n')
-        .filter((l) => l.startsWith('data: '))
-        .map((l) => l.slice(6))
-        .join('\n');
-      if (event && data) yield { event, data };
-    }
-  }
-}
+export type { ChatEntry, ChatStep, ConversationSummary } from './chat-turn';
 
 /**
  * The Chat view's data: the conversations (the owner sees every client's), the one open, and a turn in progress
@@ -107,6 +19,8 @@ export class ChatSession {
   model = $state('');
   sending = $state(false);
   error = $state<string | null>(null);
+  /** How the open conversation's model is given its tools (`prompted`: described in the prompt), as its latest answer said. */
+  readonly toolMode = $derived(toolModeOf(this.entries));
   #abort: AbortController | undefined;
 
   /** @param approvals The dashboard's approval queue: a call waiting in the turn is answered through it, as anywhere. */
@@ -177,8 +91,8 @@ export class ChatSession {
     if (message === '' || this.sending) return;
     this.sending = true;
     this.error = null;
-    this.entries.push({ role: 'user', text: message, steps: [], running: [], waiting: [], done: true });
-    this.entries.push({ role: 'assistant', text: '', steps: [], running: [], waiting: [], done: false });
+    this.entries.push(newEntry('user', message));
+    this.entries.push(newEntry('assistant', '', false));
     const answer = this.entries[this.entries.length - 1]!;
     this.#abort = new AbortController();
     try {
@@ -193,7 +107,11 @@ export class ChatSession {
         const body = (await response.json().catch(() => undefined)) as { error?: GatewayErrorBody } | undefined;
         throw new ApiError(response.status, body?.error ?? { name: `HTTP_${response.status}`, code: response.status, message: `The gateway answered HTTP ${response.status}.` });
       }
-      for await (const { event, data } of events(response.body)) this.#apply(answer, event, JSON.parse(data) as Record<string, unknown>);
+      for await (const { event, data } of readEvents(response.body)) {
+        const fields = JSON.parse(data) as Record<string, unknown>;
+        if (event === 'start') this.currentId = fields.conversation_id as string;
+        applyEvent(answer, event, fields);
+      }
     } catch (error) {
       answer.error = (error as Error).name === 'AbortError' ? 'Stopped.' : describeError(error, 'chat');
     } finally {
@@ -202,38 +120,6 @@ export class ChatSession {
       answer.waiting = [];
       this.sending = false;
       void this.load();
-    }
-  }
-
-  #apply(answer: ChatEntry, event: string, data: Record<string, unknown>): void {
-    switch (event) {
-      case 'start':
-        this.currentId = data.conversation_id as string;
-        answer.model = data.model as string;
-        break;
-      case 'delta':
-        answer.text += data.text as string;
-        break;
-      case 'call':
-        answer.running.push({ tool_call_id: data.tool_call_id as string, tool: data.tool as string });
-        break;
-      case 'waiting':
-        answer.waiting.push(data as ChatEntry['waiting'][number]);
-        break;
-      case 'step': {
-        const step = data as unknown as ChatStep;
-        answer.steps.push(step);
-        answer.running = answer.running.filter((r) => r.tool_call_id !== step.tool_call_id);
-        answer.waiting = answer.waiting.filter((w) => w.call_id !== step.call_id);
-        break;
-      }
-      case 'done':
-        answer.timings = data.timings as ChatEntry['timings'];
-        answer.model = data.model as string;
-        break;
-      case 'error':
-        answer.error = data.message as string;
-        break;
     }
   }
 }

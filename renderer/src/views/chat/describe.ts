@@ -1,0 +1,35 @@
+import type { ChatWindowReport } from '../../lib/types';
+import type { ChatStep } from '../../state/chat-turn';
+
+/** Names listed in a note before the rest is counted. */
+const NAMES_SHOWN = 6;
+
+/**
+ * What Pincer did to a step's call on its way in: a marker for the card's summary (`recovered from text · hermes` for
+ * a call written in the answer's text, `mended` for a native call whose name or arguments were mended), and the
+ * details in words. Nothing for a clean native call.
+ */
+export function describeRecovery(step: Pick<ChatStep, 'recovered' | 'recovery'>): { marker: string; notes: string[] } | undefined {
+  const { recovery } = step;
+  const notes: string[] = [];
+  if (recovery?.written_name) notes.push(`name written as “${recovery.written_name}”`);
+  if (recovery?.repairs?.length) notes.push(`arguments repaired: ${recovery.repairs.join(', ')}`);
+  if (step.recovered || recovery?.shape) {
+    return { marker: recovery?.shape ? `recovered from text · ${recovery.shape}` : 'recovered from text', notes };
+  }
+  return notes.length > 0 ? { marker: 'mended', notes } : undefined;
+}
+
+/** The note under an answer when tools were left out to fit the model's window; nothing when none was. */
+export function leftOutNote(context: ChatWindowReport | undefined): string | undefined {
+  const left = context?.tools_left_out ?? [];
+  if (!context || left.length === 0) return undefined;
+  const window = context.num_ctx === undefined ? `limit ${context.limit}` : `num_ctx ${context.num_ctx} of limit ${context.limit}`;
+  const names = left.slice(0, NAMES_SHOWN).join(', ');
+  const more = left.length > NAMES_SHOWN ? `… (+${left.length - NAMES_SHOWN} more)` : '';
+  return `${left.length} ${left.length === 1 ? 'tool' : 'tools'} left out to fit the model's window (${window}): ${names}${more}`;
+}
+
+/** What the prompted-mode badge explains when the server gave no reason of its own. */
+export const PROMPTED_EXPLAINED =
+  "This model has no native tool support, so Pincer describes its tools in the system prompt and reads the calls from the model's text.";

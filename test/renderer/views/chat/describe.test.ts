@@ -1,0 +1,45 @@
+import { describe, expect, it } from 'vitest';
+import { describeRecovery, leftOutNote } from '../../../../renderer/src/views/chat/describe.js';
+
+describe('describeRecovery', () => {
+  it('says nothing of a clean native call', () => {
+    expect(describeRecovery({})).toBeUndefined();
+    expect(describeRecovery({ recovery: {} })).toBeUndefined();
+  });
+
+  it('marks a call recovered from text with its shape, and lists repairs and the name as written', () => {
+    expect(describeRecovery({ recovered: true, recovery: { shape: 'hermes' } })).toEqual({ marker: 'recovered from text · hermes', notes: [] });
+    expect(describeRecovery({ recovered: true, recovery: { shape: 'pythonic', repairs: ['json', 'coerced limit'], written_name: 'functions.read_file' } })).toEqual({
+      marker: 'recovered from text · pythonic',
+      notes: ['name written as “functions.read_file”', 'arguments repaired: json, coerced limit'],
+    });
+    expect(describeRecovery({ recovered: true })?.marker).toBe('recovered from text');
+  });
+
+  it('marks a native call whose arguments or name were mended', () => {
+    expect(describeRecovery({ recovery: { repairs: ['unwrapped'] } })).toEqual({ marker: 'mended', notes: ['arguments repaired: unwrapped'] });
+    expect(describeRecovery({ recovery: { written_name: 'readFile' } })?.notes).toEqual(['name written as “readFile”']);
+  });
+});
+
+describe('leftOutNote', () => {
+  const report = { estimated_tokens: 7000, num_ctx: 8192, limit: 8192, tools_offered: 12, tools_left_out: ['run_shell', 'memory_search', 'file_write'] };
+
+  it('is nothing when no tool was left out, or there is no report', () => {
+    expect(leftOutNote(undefined)).toBeUndefined();
+    expect(leftOutNote({ ...report, tools_left_out: [] })).toBeUndefined();
+  });
+
+  it("names the tools, the window asked for and the limit", () => {
+    expect(leftOutNote(report)).toBe("3 tools left out to fit the model's window (num_ctx 8192 of limit 8192): run_shell, memory_search, file_write");
+    const { num_ctx: _default, ...noWindow } = report;
+    expect(leftOutNote({ ...noWindow, tools_left_out: ['run_shell'] })).toBe("1 tool left out to fit the model's window (limit 8192): run_shell");
+  });
+
+  it('counts the names past the first six', () => {
+    const many = Array.from({ length: 9 }, (_, i) => `tool_${i + 1}`);
+    expect(leftOutNote({ ...report, tools_left_out: many })).toBe(
+      "9 tools left out to fit the model's window (num_ctx 8192 of limit 8192): tool_1, tool_2, tool_3, tool_4, tool_5, tool_6… (+3 more)",
+    );
+  });
+});
