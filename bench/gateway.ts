@@ -17,7 +17,7 @@
  *
  * Options: --duration N (seconds, default 5, or BENCH_DURATION), --warmup N (default 1), --sequential N (seconds of
  * the one-client loop, default 5: a p99 over some ten thousand calls), --profile (run the server children under
- * --cpu-prof; the profiles go to bench/results/ and a summary is printed), --only http,express,pincer,sandbox,startup,llm,memory (run
+ * --cpu-prof; the profiles go to bench/results/ and a summary is printed), --only http,express,pincer,sandbox,startup,llm,recovery,memory (run
  * some parts; the ratios need the targets they compare), --memory-sizes 10000,100000 (the memory part's corpus sizes).
  * Results: printed, and written to bench/results/latest.json. The exit code is 0 even when a bar is missed (this
  * is a measurement); it is 1 only when the benchmark itself could not run. The machine is shared: the server's CPU
@@ -50,6 +50,7 @@ import { summarizeProfile } from './profile-summary.js';
 import { measureStartup, type StartupResult } from './startup.js';
 import { benchMemory, defaultMemoryOptions, memoryLines, memoryVerdicts, type MemoryBenchResult } from './memory.js';
 import { benchLlm, llmLines, llmVerdicts, type LlmBenchResult } from './llm.js';
+import { benchRecovery, recoveryLines, recoveryVerdicts, type RecoveryBenchResult } from './recovery.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const ROOT = here.endsWith(`${sep}dist${sep}bench`) ? resolve(here, '..', '..') : resolve(here, '..');
@@ -90,7 +91,7 @@ function positiveSeconds(value: string | undefined, name: string, fallback: numb
   return n;
 }
 
-const PARTS = ['http', 'express', 'pincer', 'events', 'tools', 'sandbox', 'startup', 'llm', 'memory'];
+const PARTS = ['http', 'express', 'pincer', 'events', 'tools', 'sandbox', 'startup', 'llm', 'recovery', 'memory'];
 
 function parseSizes(value: string | undefined): number[] {
   if (value === undefined) return [10_000, 100_000];
@@ -485,7 +486,7 @@ async function main(): Promise<number> {
   try {
     options = parseOptions(process.argv.slice(2), process.env);
   } catch (error) {
-    process.stderr.write(`bench: ${(error as Error).message}\nusage: npm run bench -- [--duration N] [--warmup N] [--sequential N] [--profile] [--only http,express,pincer,events,tools,sandbox,startup,llm,memory] [--memory-sizes 10000,100000]\n`);
+    process.stderr.write(`bench: ${(error as Error).message}\nusage: npm run bench -- [--duration N] [--warmup N] [--sequential N] [--profile] [--only http,express,pincer,events,tools,sandbox,startup,llm,recovery,memory] [--memory-sizes 10000,100000]\n`);
     return 2;
   }
 
@@ -535,6 +536,11 @@ async function main(): Promise<number> {
     progress('llm: proxied turns against a model stand-in');
     llm = await benchLlm();
   }
+  let recovery: RecoveryBenchResult | undefined;
+  if (options.only.has('recovery')) {
+    progress('recovery: a plain streamed answer through the stream gate and a pass-through');
+    recovery = benchRecovery();
+  }
   // Last: it runs in this process and keeps both cores busy for a while.
   const memory: MemoryBenchResult | undefined = options.only.has('memory')
     ? await benchMemory(defaultMemoryOptions(ROOT, options.memorySizes))
@@ -546,6 +552,7 @@ async function main(): Promise<number> {
   const checks = verdicts(results, accounting, startup, extras);
   if (memory) checks.push(...memoryVerdicts(memory));
   if (llm) checks.push(...llmVerdicts(llm));
+  if (recovery) checks.push(...recoveryVerdicts(recovery));
 
   const lines: string[] = [];
   lines.push(resultsTable(results));
@@ -570,6 +577,10 @@ async function main(): Promise<number> {
   if (llm) {
     lines.push('');
     lines.push(...llmLines(llm));
+  }
+  if (recovery) {
+    lines.push('');
+    lines.push(...recoveryLines(recovery));
   }
   if (memory) {
     lines.push('');
@@ -614,6 +625,7 @@ async function main(): Promise<number> {
     sandbox: sandbox ?? null,
     memory: memory ?? null,
     llm: llm ?? null,
+    recovery: recovery ?? null,
     verdicts: checks,
     all_bars_met: missed.length === 0,
   };
