@@ -60,7 +60,7 @@ export interface WindowInput {
  * limit cannot hold it, the least relevant tools are left out, rather than let the server cut the front silently.
  */
 export function planWindow(input: WindowInput): WindowPlan {
-  const limit = Math.max(OLLAMA_DEFAULT_WINDOW, Math.min(input.contextLength ?? Infinity, input.maxContext));
+  const limit = Math.min(input.contextLength ?? Infinity, input.maxContext);
   const room = Math.max(input.answerTokens ?? 0, ANSWER_ROOM);
   let tools = [...input.tools];
   let estimated = estimateTokens(input.messages, tools);

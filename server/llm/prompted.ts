@@ -57,9 +57,18 @@ function asPlainMessage(message: ChatMessage): ChatMessage {
     return { role: 'assistant', content: message.content ? `${message.content}\n${blocks}` : blocks };
   }
   if (message.role === 'tool') {
-    return { role: 'user', content: `<tool_response>\n${JSON.stringify({ name: message.tool_name, content: message.content })}\n</tool_response>` };
+    return { role: 'user', content: `<tool_response>\n${JSON.stringify({ name: message.tool_name, content: jsonOrText(message.content) })}\n</tool_response>` };
   }
   return message;
+}
+
+/** A tool result (an envelope as JSON) nested as the value it is, not as a string of escaped JSON. */
+function jsonOrText(content: string): unknown {
+  try {
+    return JSON.parse(content) as unknown;
+  } catch {
+    return content;
+  }
 }
 
 /** Results of one round's calls become one user message: two user turns in a row break some templates. */
