@@ -1,8 +1,12 @@
 import { findFences } from './shapes/fences.js';
 import { SHAPE_PARSERS, type ShapeMatch } from './shapes/index.js';
+import { BARE_CALL_START } from './shapes/pythonic.js';
 import type { NameResolver, RecoveredCall, Recovery } from './types.js';
 
-/** Every shape's markup holds one of these; a reply without any is prose (the common case, kept cheap). */
+/**
+ * Every shape's markup holds one of these, or the reply opens like a bare call (`get_time(`); a reply with neither is
+ * prose (the common case, kept cheap).
+ */
 const MARKUP_CHARS = /[<[{`]/;
 
 /**
@@ -11,7 +15,7 @@ const MARKUP_CHARS = /[<[{`]/;
  * overlap, the one starting first wins, then the longer. With no calls found, the text is returned as it was.
  */
 export function recoverToolCalls(text: string, resolve: NameResolver): Recovery {
-  if (!MARKUP_CHARS.test(text)) return { calls: [], text };
+  if (!MARKUP_CHARS.test(text) && !BARE_CALL_START.test(text)) return { calls: [], text };
   const found: (ShapeMatch & { order: number; offered: boolean })[] = [];
   SHAPE_PARSERS.forEach((parser, order) => {
     for (const match of parser.find(text, resolve)) {

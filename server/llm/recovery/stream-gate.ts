@@ -2,6 +2,16 @@
  * Holds back streamed answer text that may turn out to be a tool call written as text, so that call markup never
  * reaches the user, and releases it as soon as it cannot be one. What is released plus what end() returns is
  * exactly what was pushed: the caller runs recovery over the held rest and shows only its prose.
+ *
+ * What is held, mirroring what recovery (recover.ts and shapes/) may take for a call:
+ * - from a strong opener (`<tool_call>`, `[TOOL_CALLS]`…) anywhere: everything to the end;
+ * - a `{` or a `[` at a line start, or a fence (json, tool_code, tool_call…): until it closes, then isCall decides;
+ * - mid-line, only what can open a call there: a `{` whose next non-blank is a quote (`{"name"…`), a `[` before such
+ *   an object (`[{"name"…`) or before a name and `(` (`[get_time(`): until it closes, then isCall decides. Any other
+ *   `{` or `[` (`use {braces}`, `[link](url)`, `[1, 2]`) is released as soon as the next character shows it;
+ * - at the very start of the answer, a first word that may still be a bare call's name: once `name(` is seen, the
+ *   rest of the answer (bare calls are only taken when they are the whole reply); once not, it is released.
+ * Inside a released code fence (```python…) no bracket is held: recovery takes no bare shape from code.
  */
 
 /** Markup that only ever opens a call: from one on, the rest of the answer is held. */
@@ -11,6 +21,7 @@ const STRONG_OPENERS = [
   '<function=',
   '<|python_tag|>',
   '<|tool_call_start|>',
+  '<|tool_call|>',
   '[TOOL_CALLS]',
   '<｜tool▁calls▁begin｜>',
   '<｜tool▁call▁begin｜>',
@@ -22,17 +33,35 @@ const STRONG_OPENERS = [
 ];
 const LONGEST_OPENER = Math.max(...STRONG_OPENERS.map((o) => o.length));
 
-/** Every held thing starts with one of these; a chunk without any passes untouched (the hot path). */
+/**
+ * Every held thing starts with one of these, but for the answer's first word; once that is known, a chunk without any
+ * passes untouched (the hot path).
+ */
 const TRIGGERS = /[<[{`｜]/;
 /** A held bracket or fence still open past this size is prose or data, not a call. */
 const HOLD_LIMIT = 64 * 1024;
-/** Fence info strings whose block may be a call; any other language is code, shown at once. */
-const CALL_FENCES = ['', 'json', 'tool_code', 'tool_call'];
-/** `[` that may open a call list: `[{…}]` (JSON) or `[name(…)]` (pythonic). */
-const CALL_LIST = /^\[\s*(?:\{|[A-Za-z_][\w.-]*\s*\()/;
-const CALL_LIST_PREFIX = /^\[\s*(?:[A-Za-z_][\w.-]*\s*)?$/;
-/** Past this, a `[` still not known to open a call list does not. */
-const CALL_LIST_PROBE = 200;
+/** Fence info strings whose block may be a call (fenced-json's and Gemma's tags); any other language is code, shown at once. */
+const CALL_FENCES = ['', 'json', 'jsonc', 'json5', 'tool_code', 'tool_call', 'tool_calls'];
+
+/** What a held bracket must open to be kept: `opens` once it is known to, `prefix` while it may still. */
+interface Probe {
+  opens: RegExp;
+  prefix: RegExp;
+}
+/** `[` at a line start that may open a call list: `[{…}]` (JSON) or `[name(…)]` (pythonic). */
+const LINE_LIST: Probe = { opens: /^\[\s*(?:\{|[A-Za-z_][\w.-]*\s*\()/, prefix: /^\[\s*(?:[A-Za-z_][\w.-]*\s*)?$/ };
+/** Mid-line `{` that may open a JSON call: a quoted key first. */
+const INLINE_OBJECT: Probe = { opens: /^\{\s*["']/, prefix: /^\{\s*$/ };
+/** Mid-line `[` that may open a call list: `[{"…` (JSON) or `[name(…` (pythonic). */
+const INLINE_LIST: Probe = {
+  opens: /^\[\s*(?:\{\s*["']|[A-Za-z_][\w.-]*\s*\()/,
+  prefix: /^\[\s*(?:\{\s*|[A-Za-z_][\w.-]*\s*)?$/,
+};
+/** Past this, a bracket still not known to open a call does not. */
+const PROBE_LIMIT = 200;
+/** The start of an answer that may still be a bare call, `name(`: a name's characters so far, nothing else. */
+const NAME_START = /[A-Za-z_]/;
+const NAME_CHAR = /[\w.]/;
 const BLANK = /^[ \t\r]*$/;
 /** A `'` right after one of these is an apostrophe (`don't`), not a string's opening quote. */
 const WORD_CHAR = /[\p{L}\p{N}]/u;
@@ -59,15 +88,15 @@ interface FenceBodyMode {
   /** Backticks seen so far of a possible closing fence. */
   run: number;
 }
-/** A `{` or `[` at a line start, waiting for it to balance. */
+/** A `{` or `[` that may open a call, waiting for it to balance. */
 interface BracketMode {
   kind: 'bracket';
   depth: number;
   quote: string;
   escape: boolean;
   prev: string;
-  /** Known to be able to open a call; a `[` is checked until then (a `{` is assumed to). */
-  viable: boolean;
+  /** What the bracket must open to be kept, checked until it is known to (none: a `{` at a line start always is). */
+  probe: Probe | undefined;
 }
 type Mode = TextMode | LockedMode | FenceInfoMode | FenceBodyMode | BracketMode;
 
@@ -90,6 +119,8 @@ export class StreamGate {
   #lineBlank = true;
   /** Backticks of the released code fence we are inside (0: none): its lines are code, and its end is no opener. */
   #codeFence = 0;
+  /** Nothing but blanks released yet: the answer may still be bare calls (`get_time(…)`, see pythonic.ts). */
+  #atStart = true;
 
   /** `isCall` runs the recovery parsers on a complete block (a balanced bracket, a closed fence). */
   constructor(isCall: (block: string) => boolean) {
@@ -102,7 +133,7 @@ export class StreamGate {
       this.#hold(chunk);
       return '';
     }
-    if (this.#mode.kind === 'text' && this.#tail === '' && !TRIGGERS.test(chunk)) {
+    if (this.#mode.kind === 'text' && this.#tail === '' && !this.#atStart && !TRIGGERS.test(chunk)) {
       this.#lineBlank = lineBlankAfter(chunk, this.#lineBlank);
       return chunk;
     }
@@ -124,6 +155,7 @@ export class StreamGate {
     this.#clearHeld();
     this.#lineBlank = true;
     this.#codeFence = 0;
+    this.#atStart = true;
     return held;
   }
 
@@ -147,6 +179,10 @@ export class StreamGate {
   #stepText(chunk: string): Step {
     const s = this.#tail + chunk;
     this.#tail = '';
+    if (this.#atStart) {
+      const start = this.#stepStart(s);
+      if (start) return start;
+    }
     let blank = this.#lineBlank;
     for (let i = 0; i < s.length; i++) {
       const c = s.charAt(i);
@@ -159,8 +195,9 @@ export class StreamGate {
         if (match === 'full') return this.#enter({ kind: 'locked' }, s, i, blank);
         if (match === 'partial') return this.#holdTail(s, i, blank);
       }
-      if (blank && this.#codeFence === 0 && (c === '{' || c === '[')) {
-        const bracket: BracketMode = { kind: 'bracket', depth: 0, quote: '', escape: false, prev: '', viable: c === '{' };
+      if (this.#codeFence === 0 && (c === '{' || c === '[')) {
+        const probe = blank ? (c === '[' ? LINE_LIST : undefined) : c === '[' ? INLINE_LIST : INLINE_OBJECT;
+        const bracket: BracketMode = { kind: 'bracket', depth: 0, quote: '', escape: false, prev: '', probe };
         return this.#enter(bracket, s, i, blank);
       }
       if (blank && c === '`') {
@@ -185,6 +222,23 @@ export class StreamGate {
     }
     this.#lineBlank = blank;
     return { released: s, rest: '' };
+  }
+
+  /**
+   * At the start of the answer: blanks are released; a first word is held while it may be a bare call's name, and
+   * `name(` holds the rest of the answer. Answers undefined once the start cannot be a bare call (scan it as text).
+   */
+  #stepStart(s: string): Step | undefined {
+    let i = 0;
+    while (i < s.length && /\s/.test(s.charAt(i))) i++;
+    if (i === s.length) return undefined;
+    let j = i;
+    if (NAME_START.test(s.charAt(j))) while (++j < s.length && NAME_CHAR.test(s.charAt(j)));
+    const blank = lineBlankAfter(s.slice(0, i), this.#lineBlank);
+    if (j > i && j === s.length) return this.#holdTail(s, i, blank);
+    this.#atStart = false;
+    if (j > i && s.charAt(j) === '(') return this.#enter({ kind: 'locked' }, s, i, blank);
+    return undefined;
   }
 
   #enter(mode: Mode, s: string, i: number, blank: boolean): Step {
@@ -249,12 +303,12 @@ export class StreamGate {
   }
 
   #stepBracket(mode: BracketMode, s: string): Step {
-    if (!mode.viable) {
+    if (mode.probe) {
       const sofar = this.#peekHeld() + s;
-      if (CALL_LIST.test(sofar)) {
-        mode.viable = true;
-      } else if (sofar.length > CALL_LIST_PROBE || !CALL_LIST_PREFIX.test(sofar)) {
-        // `[1, 2]`, `[ ]`, `[see](x)`: cannot open a call. Release the `[` and scan the rest as text.
+      if (mode.probe.opens.test(sofar)) {
+        mode.probe = undefined;
+      } else if (sofar.length > PROBE_LIMIT || !mode.probe.prefix.test(sofar)) {
+        // `[1, 2]`, `[ ]`, `[see](x)`, `{braces}`: cannot open a call. Release the bracket and scan the rest as text.
         this.#clearHeld();
         this.#mode = { kind: 'text' };
         this.#lineBlank = false;

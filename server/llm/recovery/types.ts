@@ -13,6 +13,7 @@ export type CallShape =
   | 'llama-function-tag' // Llama 3.1 custom format: <function=NAME>{json}</function>
   | 'pythonic' // Llama 3.2 / 4: [f(a="x"), g(b=1)]
   | 'lfm2' // LFM2: <|tool_call_start|>[f(a="x")]<|tool_call_end|>
+  | 'tool-call-token' // Phi-4-mini, Granite 3.x: <|tool_call|>[{"name", "arguments"}]<|/tool_call|>
   | 'mistral' // Mistral: [TOOL_CALLS][{"name", "arguments"}] (and the newer [TOOL_CALLS]name[ARGS]{…})
   | 'deepseek' // DeepSeek V3 / R1: <｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>NAME …
   | 'gemma-tool-code' // Gemma: ```tool_code\nf(a="x")\n```

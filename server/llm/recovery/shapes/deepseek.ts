@@ -5,6 +5,8 @@
 //   ```<｜tool▁call▁end｜><｜tool▁calls▁end｜>
 // and DeepSeek V3.1's shape, the name before the separator:
 //   <｜tool▁calls▁begin｜><｜tool▁call▁begin｜>get_time<｜tool▁sep｜>{"timezone": "UTC"}<｜tool▁call▁end｜><｜tool▁calls▁end｜>
+// V3.1 also writes a single call without the outer tokens:
+//   <｜tool▁call▁begin｜>get_time<｜tool▁sep｜>{"timezone": "UTC"}<｜tool▁call▁end｜>
 // The bars are U+FF5C and the spaces U+2581; some servers detokenise them to ASCII `|` and `_`.
 import type { RecoveredCall } from '../types.js';
 import { parseArguments } from './json-args.js';
@@ -17,7 +19,8 @@ function token(words: string, flags: string): RegExp {
   return new RegExp(`<[｜|]${words.split(' ').join('[▁_]')}[｜|]>`, flags);
 }
 
-const CALLS_BEGIN = token('tool calls begin', 'g');
+/** The calls opener, or a call opener standing without one. */
+const OPENER = token('tool (calls?) begin', 'g');
 const CALLS_END = token('tool calls end', 'y');
 const CALL_BEGIN = token('tool call begin', 'y');
 const CALL_END = token('tool call end', '');
@@ -32,12 +35,13 @@ export const deepseek: ShapeParser = {
     if (!text.includes('tool')) return [];
     const markers = { callEnd: new NextMatch(text, CALL_END), callBegin: new NextMatch(text, CALL_BEGIN_ANYWHERE) };
     const matches: ShapeMatch[] = [];
-    CALLS_BEGIN.lastIndex = 0;
-    for (let begin = CALLS_BEGIN.exec(text); begin; begin = CALLS_BEGIN.exec(text)) {
-      const read = readCalls(text, CALLS_BEGIN.lastIndex, markers);
+    OPENER.lastIndex = 0;
+    for (let begin = OPENER.exec(text); begin; begin = OPENER.exec(text)) {
+      // After <｜tool▁calls▁begin｜> the calls follow; a bare <｜tool▁call▁begin｜> is the first call itself.
+      const read = readCalls(text, begin[1] === 'calls' ? OPENER.lastIndex : begin.index, markers);
       if (!read) continue;
       matches.push({ start: begin.index, end: read.end, calls: read.calls });
-      CALLS_BEGIN.lastIndex = read.end;
+      OPENER.lastIndex = read.end;
     }
     return matches;
   },

@@ -2,15 +2,16 @@
 //   ```json
 //   {"name": "get_time", "arguments": {"timezone": "UTC"}}
 //   ```
-// "parameters" also seen, and a JSON list of such objects. An object counts only with an "arguments"/"parameters"
-// key or no keys but name/type/id, so a fenced example such as {"name": "Alice", "age": 3} stays text.
+// "parameters" also seen, and a JSON list of such objects; a fence tagged tool_call / tool_calls holds the same.
+// An object counts only with an "arguments"/"parameters" key or no keys but name/type/id, so a fenced example such
+// as {"name": "Alice", "age": 3} stays text.
 import { findFences } from './fences.js';
 import { readJsonCalls } from './json-call.js';
 import { scanBalanced } from './json-scan.js';
 import { writtenCall, type ShapeMatch, type ShapeParser } from './shape.js';
 
-/** The tags a fence holding JSON is written with. */
-export const JSON_FENCE_TAGS = new Set(['', 'json', 'jsonc', 'json5']);
+/** The tags a fence holding a JSON call is written with (the stream gate holds these fences: stream-gate.ts). */
+export const JSON_FENCE_TAGS = new Set(['', 'json', 'jsonc', 'json5', 'tool_call', 'tool_calls']);
 
 export const fencedJson: ShapeParser = {
   shape: 'fenced-json',

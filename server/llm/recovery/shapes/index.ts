@@ -11,6 +11,7 @@ import { mistral } from './mistral.js';
 import { openaiText } from './openai-text.js';
 import { pythonic } from './pythonic.js';
 import { qwen3Coder } from './qwen3-coder.js';
+import { toolCallToken } from './tool-call-token.js';
 import type { ShapeParser } from './shape.js';
 
 export type { ShapeMatch, ShapeParser } from './shape.js';
@@ -26,6 +27,7 @@ export const SHAPE_PARSERS: readonly ShapeParser[] = [
   llamaFunctionTag,
   llamaPythonTag,
   lfm2,
+  toolCallToken,
   mistral,
   deepseek,
   gemmaToolCode,

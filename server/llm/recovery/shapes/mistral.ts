@@ -1,7 +1,8 @@
 // Mistral, Mixtral, Mistral-Nemo (their chat templates): a JSON list after the [TOOL_CALLS] token,
 //   [TOOL_CALLS][{"name": "get_time", "arguments": {"timezone": "UTC"}, "id": "a1b2c3d4e"}]
 // and the newer (v11+) template's shape, one token per call: [TOOL_CALLS]get_time[ARGS]{"timezone": "UTC"}
-// (some versions put [CALL_ID]id before [ARGS]).
+// (some versions put [CALL_ID]id before [ARGS]; some drop [ARGS], the object right after the name:
+// [TOOL_CALLS]get_time{"timezone": "UTC"}).
 import type { RecoveredCall } from '../types.js';
 import { readJsonCalls } from './json-call.js';
 import { parseArguments } from './json-args.js';
@@ -9,7 +10,7 @@ import { BalancedScanner, skipSpace } from './json-scan.js';
 import { writtenCall, type ShapeMatch, type ShapeParser } from './shape.js';
 
 const TAG = '[TOOL_CALLS]';
-const NAMED = /\s*([^\s[\]{}"']+)\s*(?:\[CALL_ID\]\s*[^\s[]*\s*)?\[ARGS\]\s*/y;
+const NAMED = /\s*([^\s[\]{}"']+)\s*(?:(?:\[CALL_ID\]\s*[^\s[]*\s*)?\[ARGS\]\s*|(?=\{))/y;
 /** The end-of-sequence token some servers leave in the text. */
 const EOS = /^\s*<\/s>/;
 

@@ -1,7 +1,8 @@
 // Any model that echoes the OpenAI wire format as text, bare or in a JSON fence:
 //   {"tool_calls": [{"id": "call_1", "type": "function", "function": {"name": "get_time", "arguments": "{\"timezone\": \"UTC\"}"}}]}
 // "arguments" is a JSON string there, but an object is also seen; the whole assistant message
-// ({"role": "assistant", "content": null, "tool_calls": […]}) too.
+// ({"role": "assistant", "content": null, "tool_calls": […]}) too, and flat items without the "function" wrapper:
+//   {"tool_calls": [{"name": "get_time", "arguments": {"timezone": "UTC"}}]}
 import type { RecoveredCall } from '../types.js';
 import { isPlainObject } from '../../../util/json.js';
 import { findFences } from './fences.js';
@@ -45,10 +46,11 @@ function readToolCalls(objectText: string): RecoveredCall[] | undefined {
 
 function fromValue(value: unknown): (JsonCall | undefined)[] | undefined {
   if (!isPlainObject(value) || !Array.isArray(value.tool_calls)) return undefined;
-  return value.tool_calls.map((item) => (isPlainObject(item) && isPlainObject(item.function) ? callFromValue(item.function) : undefined));
+  // callFromValue unwraps {"function": {…}} itself, and reads a flat {"name", "arguments"} item as it is.
+  return value.tool_calls.map((item) => callFromValue(item));
 }
 
-/** Broken JSON somewhere inside: each tool call's "function" object is read on its own. */
+/** Broken JSON somewhere inside: each tool call's "function" object (or the flat item) is read on its own. */
 function fromBrokenText(text: string): (JsonCall | undefined)[] | undefined {
   TOOL_CALLS_KEY.lastIndex = 0;
   const key = TOOL_CALLS_KEY.exec(text);
@@ -56,8 +58,9 @@ function fromBrokenText(text: string): (JsonCall | undefined)[] | undefined {
   return array?.items.map(([s, e]) => {
     const item = text.slice(s, e);
     const fn = FUNCTION_KEY.exec(item);
-    const fnStart = fn ? fn.index + fn[0].length : -1;
-    const fnEnd = fn ? scanBalanced(item, fnStart) : undefined;
+    if (!fn) return readJsonCall(item);
+    const fnStart = fn.index + fn[0].length;
+    const fnEnd = scanBalanced(item, fnStart);
     return fnEnd === undefined ? undefined : readJsonCall(item.slice(fnStart, fnEnd));
   });
 }

@@ -45,6 +45,19 @@ describe('deepseek shape', () => {
     expect(prefixed.calls).toEqual([{ name: 'write_file', writtenName: 'functions.write_file', arguments: { path: '日本.txt', content: '"x"' }, shape: 'deepseek' }]);
   });
 
+  it('reads a V3.1 call without the outer tokens, in either spelling', () => {
+    const r = recover(`Sure. ${t('tool call begin')}get_time${t('tool sep')}{"timezone": "UTC"}${t('tool call end')}`);
+    expect(r).toEqual({ calls: [{ name: 'get_time', arguments: { timezone: 'UTC' }, shape: 'deepseek' }], text: 'Sure.' });
+    const two = recover(`${ascii('tool call begin')}get_time${ascii('tool sep')}{}${ascii('tool call end')}\n${ascii('tool call begin')}calculate${ascii('tool sep')}{"expression": "1"}${ascii('tool call end')}`);
+    expect(callsOf(two)).toEqual([
+      ['get_time', {}],
+      ['calculate', { expression: '1' }],
+    ]);
+    expect(callsOf(recover(`${t('tool call begin')}get_time${t('tool sep')}{"timezone": "UTC"}`))).toEqual([['get_time', { timezone: 'UTC' }]]);
+    const unoffered = `${t('tool call begin')}drop_tables${t('tool sep')}{}${t('tool call end')}`;
+    expect(recover(unoffered)).toEqual({ calls: [], text: unoffered });
+  });
+
   it('tolerates a reply cut before the closing tokens', () => {
     const r = recover(`${t('tool calls begin')}${t('tool call begin')}get_time${t('tool sep')}{"timezone": "UTC"}`);
     expect(callsOf(r)).toEqual([['get_time', { timezone: 'UTC' }]]);

@@ -26,6 +26,19 @@ describe('fenced-json shape', () => {
     expect(r.text).toBe('');
   });
 
+  it('reads a call or a list in a tool_call / tool_calls fence', () => {
+    const r = recover('Calling it.\n```tool_call\n{"name": "get_time", "arguments": {"timezone": "UTC"}}\n```');
+    expect(r).toEqual({ calls: [{ name: 'get_time', arguments: { timezone: 'UTC' }, shape: 'fenced-json' }], text: 'Calling it.' });
+    const list = recover('```tool_calls\n[{"name": "get_time", "arguments": {}}, {"name": "calculate", "arguments": {"expression": "2"}}]\n```');
+    expect(callsOf(list)).toEqual([
+      ['get_time', {}],
+      ['calculate', { expression: '2' }],
+    ]);
+    expect(list.text).toBe('');
+    const text = '```tool_call\n{"name": "rm_rf", "arguments": {}}\n```';
+    expect(recover(text)).toEqual({ calls: [], text });
+  });
+
   it('keeps broken arguments as written; resolves functions.; keeps unicode and escaped quotes', () => {
     expect(callsOf(recover('```json\n{"name": "calculate", "arguments": {"expression": "5*5",}}\n```'))).toEqual([['calculate', '{"expression": "5*5",}']]);
     expect(callsOf(recover("```json\n{'name': 'get_time', 'arguments': {'timezone': 'UTC'}}\n```"))).toEqual([['get_time', "{'timezone': 'UTC'}"]]);
@@ -65,6 +78,16 @@ describe('openai-text shape', () => {
     expect(r.text).toBe('Calling tools:\nDone.');
   });
 
+  it('reads flat items without the function wrapper', () => {
+    const r = recover('{"tool_calls": [{"name": "get_time", "arguments": {"timezone": "UTC"}}, {"id": "c2", "name": "calculate", "arguments": "{\\"expression\\": \\"1\\"}"}]}');
+    expect(r.calls).toEqual([
+      { name: 'get_time', arguments: { timezone: 'UTC' }, shape: 'openai-text' },
+      { name: 'calculate', arguments: { expression: '1' }, shape: 'openai-text' },
+    ]);
+    expect(r.text).toBe('');
+    expect(callsOf(recover('Calling: {"tool_calls": [{"name": "calculate", "arguments": {"expression": "1+1",}}]} now.'))).toEqual([['calculate', '{"expression": "1+1",}']]);
+  });
+
   it('reads a whole assistant message', () => {
     const r = recover('{"role": "assistant", "content": null, "tool_calls": [{"type": "function", "function": {"name": "get_time", "arguments": "{}"}}]}');
     expect(callsOf(r)).toEqual([['get_time', {}]]);
@@ -81,7 +104,12 @@ describe('openai-text shape', () => {
   });
 
   it('leaves unoffered tools and empty lists as text', () => {
-    for (const text of ['{"tool_calls": [{"function": {"name": "sudo", "arguments": "{}"}}]}', '{"tool_calls": []}']) {
+    for (const text of [
+      '{"tool_calls": [{"function": {"name": "sudo", "arguments": "{}"}}]}',
+      '{"tool_calls": [{"name": "sudo", "arguments": {}}]}',
+      '{"tool_calls": [{"name": "get_time", "arguments": {}}, {"name": "sudo", "arguments": {}}]}',
+      '{"tool_calls": []}',
+    ]) {
       expect(recover(text)).toEqual({ calls: [], text });
     }
   });

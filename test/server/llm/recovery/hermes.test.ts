@@ -48,6 +48,22 @@ describe('hermes shape', () => {
     expect(r.text).toBe('');
   });
 
+  it('reads a JSON list of calls in one block, and the plural <tool_calls> wrapper', () => {
+    const block = recover(
+      'Both at once.\n<tool_call>\n[{"name": "get_time", "arguments": {"timezone": "UTC"}}, {"name": "calculate", "arguments": {"expression": "2*3"}}]\n</tool_call>',
+    );
+    expect(block.calls).toEqual([
+      { name: 'get_time', arguments: { timezone: 'UTC' }, shape: 'hermes' },
+      { name: 'calculate', arguments: { expression: '2*3' }, shape: 'hermes' },
+    ]);
+    expect(block.text).toBe('Both at once.');
+    expect(callsOf(recover('<tool_call>[{"name": "get_time", "arguments": {}}]'))).toEqual([['get_time', {}]]);
+    const plural = recover('<tool_calls>[{"name": "get_time", "arguments": {}}]</tool_calls> Done.');
+    expect(plural).toEqual({ calls: [{ name: 'get_time', arguments: {}, shape: 'hermes' }], text: 'Done.' });
+    const mixed = '<tool_call>\n[{"name": "get_time", "arguments": {}}, {"name": "rm", "arguments": {}}]\n</tool_call>';
+    expect(recover(mixed)).toEqual({ calls: [], text: mixed });
+  });
+
   it('reads a call without arguments', () => {
     expect(callsOf(recover('<tool_call>{"name": "get_time"}</tool_call>'))).toEqual([['get_time', {}]]);
   });

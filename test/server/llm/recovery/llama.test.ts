@@ -38,13 +38,48 @@ describe('llama-json shape', () => {
     expect(r.calls).toEqual([{ name: 'write_file', writtenName: 'functions.write_file', arguments: { path: 'a.txt', content: '"Grüße" 🌍' }, shape: 'llama-json' }]);
   });
 
-  it('leaves an object without arguments key, inside a sentence, or naming an unoffered tool as text', () => {
+  it('leaves an object without arguments key, a tool declaration, or naming an unoffered tool as text', () => {
     for (const text of [
       '{"name": "get_time"}',
-      'Call it like {"name": "get_time", "parameters": {}} and see.',
       '{"name": "reboot", "parameters": {}}',
       '{"name": "Alice", "age": 3}',
+      '{"name": "Alice", "arguments": {"age": 3}}',
+      'Use {braces} for sets, like {1, 2}.',
+      'Here is an example tool definition: {"name": "get_time", "description": "Returns the time.", "parameters": {"type": "object", "properties": {"timezone": {"type": "string"}}}}',
+      'A declaration without a description: {"name": "get_time", "parameters": {"type": "object", "properties": {}}} is a schema.',
+      'Data: {"user": {"name": "get_time", "arguments": {}}} nested in a record.',
+      'Example:\n```python\nprint(json.dumps({"name": "get_time", "arguments": {}}))\n```',
     ]) {
+      expect(recover(text)).toEqual({ calls: [], text });
+    }
+  });
+
+  it('reads an object after prose on the same line, with prose after it too', () => {
+    const sure = recover('Sure! {"name": "get_time", "parameters": {"timezone": "Asia/Tokyo"}}');
+    expect(sure).toEqual({ calls: [{ name: 'get_time', arguments: { timezone: 'Asia/Tokyo' }, shape: 'llama-json' }], text: 'Sure!' });
+    const around = recover('Let me check: {"name": "calculate", "arguments": {"expression": "2+2"}} and then I\'ll answer.');
+    expect(callsOf(around)).toEqual([['calculate', { expression: '2+2' }]]);
+    expect(around.text).toBe("Let me check: and then I'll answer.");
+    const like = recover('Call it like {"name": "get_time", "parameters": {}} and see.');
+    expect(callsOf(like)).toEqual([['get_time', {}]]);
+  });
+
+  it('reads a JSON list of calls, at a line start or after prose', () => {
+    const list = '[{"name": "get_time", "arguments": {"timezone": "UTC"}}, {"name": "calculate", "arguments": {"expression": "1+1"}}]';
+    for (const [text, prose] of [
+      [list, ''],
+      [`On it: ${list}`, 'On it:'],
+      [`On it:\n${list}\nDone.`, 'On it:\nDone.'],
+    ] as const) {
+      const r = recover(text);
+      expect(r.calls.map((c) => [c.name, c.arguments, c.shape])).toEqual([
+        ['get_time', { timezone: 'UTC' }, 'llama-json'],
+        ['calculate', { expression: '1+1' }, 'llama-json'],
+      ]);
+      expect(r.text).toBe(prose);
+    }
+    // One item that is not a call keeps the whole list as text, and its objects with it.
+    for (const text of ['[{"name": "get_time", "arguments": {}}, {"name": "Alice", "age": 3}]', 'See [{"name": "get_time", "arguments": {}}, 42].']) {
       expect(recover(text)).toEqual({ calls: [], text });
     }
   });

@@ -32,6 +32,16 @@ describe('mistral shape', () => {
     expect(callsOf(recover('[TOOL_CALLS]get_time[CALL_ID]a1b2c3d4e[ARGS]{"timezone": "UTC"}'))).toEqual([['get_time', { timezone: 'UTC' }]]);
   });
 
+  it('reads the shape without [ARGS], the object right after the name', () => {
+    expect(recover('[TOOL_CALLS]get_time{"timezone": "UTC"}')).toEqual({ calls: [{ name: 'get_time', arguments: { timezone: 'UTC' }, shape: 'mistral' }], text: '' });
+    const r = recover('Checking.[TOOL_CALLS]get_time {"timezone": "UTC"}[TOOL_CALLS]calculate{"expression": "3 + 4"}</s>');
+    expect(callsOf(r)).toEqual([
+      ['get_time', { timezone: 'UTC' }],
+      ['calculate', { expression: '3 + 4' }],
+    ]);
+    expect(r.text).toBe('Checking.');
+  });
+
   it('keeps broken arguments as written, in both shapes', () => {
     expect(callsOf(recover('[TOOL_CALLS][{"name": "calculate", "arguments": {"expression": "2*3",}}]'))).toEqual([['calculate', '{"expression": "2*3",}']]);
     expect(callsOf(recover("[TOOL_CALLS]calculate[ARGS]{'expression': '2*3'}"))).toEqual([['calculate', "{'expression': '2*3'}"]]);
@@ -44,7 +54,7 @@ describe('mistral shape', () => {
   });
 
   it('leaves unoffered tools and a lone token as text', () => {
-    for (const text of ['[TOOL_CALLS][{"name": "wipe", "arguments": {}}]', '[TOOL_CALLS]wipe[ARGS]{}', 'The token is [TOOL_CALLS] and it starts calls.']) {
+    for (const text of ['[TOOL_CALLS][{"name": "wipe", "arguments": {}}]', '[TOOL_CALLS]wipe[ARGS]{}', '[TOOL_CALLS]wipe{}', 'The [TOOL_CALLS] token and {braces}.', 'The token is [TOOL_CALLS] and it starts calls.']) {
       expect(recover(text)).toEqual({ calls: [], text });
     }
   });

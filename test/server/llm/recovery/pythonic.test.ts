@@ -63,8 +63,52 @@ describe('pythonic shape', () => {
       'See [the docs](https://example.com/a_(b)) for more.',
       '[get_time(timezone="UTC"), rm(path="/")]',
       'You could write [get_time(timezone="UTC")] to check.',
+      '[see here](http://x)',
+      "I'd call [get_time] later.",
+      'Options: [get_time(timezone="UTC")], or not.',
       '[]',
       '- [x] done(item=1)',
+    ]) {
+      expect(recover(text)).toEqual({ calls: [], text });
+    }
+  });
+
+  it('reads a list that ends a line after prose', () => {
+    const r = recover('Let me look that up. [get_time(timezone="UTC")]');
+    expect(r).toEqual({ calls: [{ name: 'get_time', arguments: { timezone: 'UTC' }, shape: 'pythonic' }], text: 'Let me look that up.' });
+    const more = recover('Checking both: [get_time(timezone="UTC"), calculate(expression="2")]  <|eot_id|>\nBack soon.');
+    expect(callsOf(more)).toEqual([
+      ['get_time', { timezone: 'UTC' }],
+      ['calculate', { expression: '2' }],
+    ]);
+    expect(more.text).toBe('Checking both:\nBack soon.');
+  });
+
+  it('reads bare calls that are the whole reply', () => {
+    expect(recover('get_time(timezone="Asia/Tokyo")')).toEqual({ calls: [{ name: 'get_time', arguments: { timezone: 'Asia/Tokyo' }, shape: 'pythonic' }], text: '' });
+    const lines = recover('\n  get_time(timezone="UTC");\nfunctions.calculate(expression="6*7");\n\n');
+    expect(lines.calls).toEqual([
+      { name: 'get_time', arguments: { timezone: 'UTC' }, shape: 'pythonic' },
+      { name: 'calculate', writtenName: 'functions.calculate', arguments: { expression: '6*7' }, shape: 'pythonic' },
+    ]);
+    expect(lines.text).toBe('');
+    expect(callsOf(recover('get_time()<|eot_id|>'))).toEqual([['get_time', {}]]);
+  });
+
+  it('leaves bare calls amid prose, math and code as text', () => {
+    for (const text of [
+      'You can call get_time(timezone="UTC") yourself.',
+      'get_time(timezone="UTC")\nThat is how you call it.',
+      'The answer is f(x) = 2x.',
+      'f(x) = 2x',
+      'get_time("UTC")',
+      'get_time(timezone="UTC") + 1',
+      'get_time (timezone="UTC")',
+      'reboot(now=True)',
+      'get_time(timezone="UTC")\nreboot(now=True)',
+      'print(get_time(timezone="UTC"))',
+      'Example:\n```python\nprint(get_time("UTC"))\n```',
+      '```python\nget_time(timezone="UTC")\n```',
     ]) {
       expect(recover(text)).toEqual({ calls: [], text });
     }

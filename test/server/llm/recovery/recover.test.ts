@@ -27,6 +27,28 @@ describe('recoverToolCalls', () => {
     }
   });
 
+  it('leaves what only looks like the looser shapes (calls after prose, bare calls) as text', () => {
+    for (const text of [
+      'You can call get_time(timezone="UTC") yourself.',
+      'The answer is f(x) = 2x.',
+      'Use {braces} for sets, like {1, 2}.',
+      'Here is an example tool definition: {"name": "get_time", "description": "Returns the time.", "parameters": {"type": "object", "properties": {"timezone": {"type": "string"}}}}',
+      '{"name": "Alice", "arguments": {"age": 3}}',
+      'Example:\n```python\nprint(get_time("UTC"))\n```',
+      '[see here](http://x)',
+      "I'd call [get_time] later.",
+    ]) {
+      expect(recover(text)).toEqual({ calls: [], text });
+    }
+  });
+
+  it('reads a reply opening like a bare call even without any markup character', () => {
+    let asked = 0;
+    const r = recoverToolCalls('get_time()', (n) => (asked++, n === 'get_time' ? n : undefined));
+    expect(r).toEqual({ calls: [{ name: 'get_time', arguments: {}, shape: 'pythonic' }], text: '' });
+    expect(asked).toBeGreaterThan(0);
+  });
+
   it('sets writtenName only when the resolver changed the name', () => {
     const r = recover('[get_time(), functions.calculate(expression="1")]');
     expect(r.calls[0]).not.toHaveProperty('writtenName');
