@@ -33,7 +33,24 @@ export function recoverToolCalls(text: string, resolve: NameResolver): Recovery 
   }
   const accepted = regions.filter((m) => m.offered);
   if (accepted.length === 0) return { calls: [], text };
-  return { calls: accepted.flatMap((m) => m.calls), text: withoutRegions(text, withFences(text, accepted)) };
+  return { calls: accepted.flatMap((m) => m.calls), text: withoutRegions(text, withFences(text, accepted).map((r) => withWrapper(text, r))) };
+}
+
+/** An opening tag just before a region (`<function_call>`, `<tools>`, `<|tool|>`), or Phi's `functools` prefix. */
+const WRAPPER_OPEN = /(?:<\|?([A-Za-z][\w-]{0,30})\|?>|\bfunctools)\s*$/;
+
+/**
+ * A call written inside a tag pair of a family not named here (`<function_call>{…}</function_call>`, `<tools>…`) or
+ * after Phi's `functools` takes the wrapper with it: the call runs, and no stray tags are left for the user.
+ */
+function withWrapper(text: string, region: ShapeMatch): ShapeMatch {
+  const before = WRAPPER_OPEN.exec(text.slice(Math.max(0, region.start - 48), region.start));
+  if (!before) return region;
+  const start = region.start - before[0].length;
+  const tag = before[1];
+  if (tag === undefined) return { ...region, start };
+  const close = new RegExp(`^\\s*<\\|?/${tag}\\|?>`).exec(text.slice(region.end, region.end + 48));
+  return close ? { ...region, start, end: region.end + close[0].length } : region;
 }
 
 /** A region that is all a code fence holds takes the fence with it (models wrap calls in ``` too). */

@@ -104,4 +104,14 @@ describe('recoverToolCalls', () => {
     const prose = 'Some words about time zones.\n'.repeat(5_000);
     expect(callsOf(recover(`${prose}[get_time(timezone="UTC")]`))).toEqual([['get_time', { timezone: 'UTC' }]]);
   });
+  it('takes the tags a call was wrapped in with it, for families without a shape of their own', () => {
+    const call = '{"name": "get_time", "arguments": {"timezone": "UTC"}}';
+    for (const text of [`<function_call>${call}</function_call>`, `<tools>\n${call}\n</tools>`, `functools[${call}]`]) {
+      const r = recover(text);
+      expect(callsOf(r), text).toEqual([['get_time', { timezone: 'UTC' }]]);
+      expect(r.text, text).toBe('');
+    }
+    // A tag pair that is not around the call alone stays.
+    expect(recover(`<b>Note:</b>\n${call}`).text).toBe('<b>Note:</b>');
+  });
 });
