@@ -1,3 +1,4 @@
+import { createSearchToolsTool, type ToolFinder } from './tools/builtin/search-tools.js';
 import { existsSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { ConfigError, type PincerConfig } from './config/config.js';
@@ -49,6 +50,8 @@ export interface BuiltinDeps {
   memories: Memories;
   /** Where the bundled plugins are, when not the package's own `plugins/` (null: none); kept unwritable too. */
   bundledPluginsDir?: string | null;
+  /** What search_tools searches with: the caller's own tools in the gateway's tool index. */
+  findTools: ToolFinder;
 }
 
 /**
@@ -135,6 +138,7 @@ export function createBuiltins(deps: BuiltinDeps): Builtins {
     createRememberTool(deps.memories),
     createRecallTool(deps.memories),
     createForgetTool(deps.memories),
+    createSearchToolsTool(deps.findTools),
   ] as AnyTool[];
   const analyzers: Record<string, Analyzer> = {
     ...fileAnalyzers(paths),

@@ -56,8 +56,10 @@ Owner commands (they act on the running gateway as its owner, or on one started 
   pincer tools enable|disable <name>      switch a tool on or off everywhere
   pincer pause | pincer resume            stop every tool / let them run again
   pincer clients [list] [--json]          clients, their history and memory scopes and tool sets
-  pincer clients tools <name> <tool,tool,…|all> [--max N]
+  pincer clients tools <name> <tool,tool,…|all>
                                           the tools a client may see and call
+  pincer clients budget <name> <N|none> [--pin tool,tool]
+                                          how many tools a client's lists carry (search_tools finds the rest)
   pincer clients memories <name> own|all  whether a client sees only the memories it wrote, or every one
   pincer clients history <name> own|all   whether a client reads only its own calls in the history, or every one
   pincer roots [list] [--json] | roots add <DIR> | roots remove <DIR>

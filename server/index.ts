@@ -5,7 +5,7 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { Credentials } from './auth/credentials.js';
+import { Credentials, OWNER } from './auth/credentials.js';
 import { urlHost, type PincerConfig } from './config/config.js';
 import { GatewaySettings } from './config/settings.js';
 import { EventBus } from './events/bus.js';
@@ -32,6 +32,7 @@ import type { DesktopBridge } from './desktop.js';
 import { ToolRegistry } from './tools/registry.js';
 import { NetGuard } from './security/net.js';
 import { PluginManager } from './plugins/manager.js';
+import { ToolSearch } from './policy/tool-search.js';
 import { McpSessions } from './mcp/sessions.js';
 import { McpServerManager } from './mcp/client/servers.js';
 import { McpPins } from './mcp/client/pins.js';
@@ -172,6 +173,8 @@ export function createGateway(options: GatewayOptions): Gateway {
       runner: processes,
       memories,
       bundledPluginsDir: options.bundledPluginsDir,
+      // The index is built over the registry, which needs the built-ins first: the tool reaches it once it exists.
+      findTools: (client, query, limit) => toolSearch.findForModel(client, client === OWNER, query, limit),
     });
     for (const tool of [...builtins.tools, ...(options.extraTools ?? [])]) registry.register(tool, 'builtin');
     if (builtins.sandbox.kind === 'none') {
@@ -186,6 +189,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     const redactor = new Redactor(() => [config.llmApiKey, ...credentials.knownSecrets(), ...mcpSecrets()]);
     const rules = new RuleBook(store, (change) => events.emit('rules', { ...change, rule: shownRule(change.rule, redactor) }));
     const access = new ClientAccess(store, (profile) => events.emit('tools', { reason: `client:${profile.name}`, names: profile.tools ?? [] }));
+    const toolSearch = new ToolSearch(registry, access);
     const approvals = new ApprovalBroker({
       store,
       events,
@@ -309,8 +313,8 @@ export function createGateway(options: GatewayOptions): Gateway {
       },
       events,
     );
-    const llm = new LlmBridge({ config, registry, access, executor, store, ...options.llm });
-    const parts = { registry, executor, store, events, streams, credentials, approvals, rules, access, settings, memories, plugins, llm };
+    const llm = new LlmBridge({ config, registry, access, executor, store, toolSearch, ...options.llm });
+    const parts = { registry, executor, store, events, streams, credentials, approvals, rules, access, toolSearch, settings, memories, plugins, llm };
     const app = createHttpApp({
       ...parts,
       version: VERSION,

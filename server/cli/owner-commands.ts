@@ -249,10 +249,10 @@ export async function setPaused(paused: boolean, args: string[], out: Out): Prom
 }
 
 const CLIENTS_USAGE =
-  'pincer clients [list] [--json] | clients tools <name> <tool,tool,…|all> [--max N] | clients memories <name> own|all | clients history <name> own|all';
+  'pincer clients [list] [--json] | clients tools <name> <tool,tool,…|all> | clients budget <name> <N|none> [--pin tool,tool] | clients memories <name> own|all | clients history <name> own|all';
 
 export async function clients(args: string[], out: Out): Promise<number> {
-  const parsed = parse(args, { json: { type: 'boolean' }, max: { type: 'string' } });
+  const parsed = parse(args, { json: { type: 'boolean' }, pin: { type: 'string' } });
   const { values, positionals } = parsed;
   const [action = 'list', ...rest] = positionals;
   const config = configFrom(values);
@@ -265,7 +265,7 @@ export async function clients(args: string[], out: Out): Promise<number> {
     const list = (json as { clients: Row[] }).clients;
     out.log(
       table(
-        ['CLIENT', 'MEMORIES', 'HISTORY', 'MAX', 'TOOLS'],
+        ['CLIENT', 'MEMORIES', 'HISTORY', 'BUDGET', 'TOOLS'],
         list.map((c) => [
           c.name,
           c.memories,
@@ -300,29 +300,43 @@ export async function clients(args: string[], out: Out): Promise<number> {
     return 0;
   }
   if (action === 'tools') {
-    only(parsed, ['max'], CLIENTS_USAGE);
+    only(parsed, [], CLIENTS_USAGE);
     const [name, list, ...extra] = rest;
     if (!name || !list || extra.length > 0) throw new UsageError(`usage: ${CLIENTS_USAGE}`);
-    const tools =
-      list === 'all'
-        ? null
-        : list
-            .split(',')
-            .map((t) => t.trim())
-            .filter(Boolean);
+    const tools = list === 'all' ? null : names(list);
     if (tools !== null && tools.length === 0) throw new UsageError('name at least one tool, or "all"');
-    const rawMax = str(values.max);
-    const max = rawMax === undefined ? null : Number(rawMax);
-    if (max !== null && !(Number.isInteger(max) && max >= 1)) throw new UsageError(`--max must be a whole number from 1, got "${rawMax}"`);
-    const { status, json } = await ownerRequest(config, 'PUT', `/clients/${encodeURIComponent(name)}/tools`, { tools, max_tools: max });
+    const { status, json } = await ownerRequest(config, 'PUT', `/clients/${encodeURIComponent(name)}/tools`, { tools });
     if (status !== 200) return failed(json, out);
-    const profile = json as { tools: string[] | null; max_tools: number | null };
+    const profile = json as { tools: string[] | null };
+    out.log(`Client ${name} may now use ${profile.tools === null ? 'every enabled tool' : profile.tools.join(', ')}.`);
+    return 0;
+  }
+  if (action === 'budget') {
+    only(parsed, ['pin'], CLIENTS_USAGE);
+    const [name, limit, ...extra] = rest;
+    if (!name || !limit || extra.length > 0) throw new UsageError(`usage: ${CLIENTS_USAGE}`);
+    const max = limit === 'none' ? null : Number(limit);
+    if (max !== null && !(Number.isInteger(max) && max >= 1)) throw new UsageError(`the budget is a whole number from 1 (search_tools counted), or "none"; got "${limit}"`);
+    const pinned = names(str(values.pin) ?? '');
+    const { status, json } = await ownerRequest(config, 'PUT', `/clients/${encodeURIComponent(name)}/budget`, { max_tools: max, pinned });
+    if (status !== 200) return failed(json, out);
+    const budget = json as { max_tools: number | null; pinned: string[] };
     out.log(
-      `Client ${name} may now use ${profile.tools === null ? 'every enabled tool' : profile.tools.join(', ')}${profile.max_tools === null ? '' : ` (at most ${profile.max_tools} listed)`}.`,
+      budget.max_tools === null
+        ? `Client ${name} is listed every tool of its set.`
+        : `Client ${name} is listed at most ${budget.max_tools} tools: search_tools${budget.pinned.length > 0 ? `, ${budget.pinned.join(', ')}` : ''} and what search_tools finds for it; it may still call any tool of its set by name.`,
     );
     return 0;
   }
   throw new UsageError(`usage: ${CLIENTS_USAGE}`);
+}
+
+/** A comma list of tool names. */
+function names(list: string): string[] {
+  return list
+    .split(',')
+    .map((t) => t.trim())
+    .filter(Boolean);
 }
 
 function printJson(json: unknown, out: Out): number {

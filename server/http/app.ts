@@ -28,6 +28,7 @@ import { executeRoutes } from './routes/execute.js';
 import { openApiRoutes } from './routes/openapi.js';
 import { policyRoutes } from './routes/policy.js';
 import { statsRoutes } from './routes/stats.js';
+import type { ToolSearch } from '../policy/tool-search.js';
 import { toolRoutes } from './routes/tools.js';
 import { pluginRoutes } from './routes/plugins.js';
 import type { PluginManager } from '../plugins/manager.js';
@@ -56,6 +57,8 @@ export interface HttpDeps {
   approvals: ApprovalBroker;
   rules: RuleBook;
   access: ClientAccess;
+  /** Tool search over each caller's own tools (GET /tools/search). */
+  toolSearch: ToolSearch;
   settings: GatewaySettings;
   clientAuth: boolean;
   bodyLimitBytes: number;
@@ -104,7 +107,7 @@ export function createHttpApp(deps: HttpDeps): express.Express {
 
   // Calls first: they are the hot path, and every router in front of them is matched against each one.
   app.use(executeRoutes(deps.executor, deps.jsonMaxDepth));
-  app.use(toolRoutes(deps.registry, deps.access));
+  app.use(toolRoutes(deps.registry, deps.access, deps.toolSearch));
   app.use(approvalRoutes(deps.approvals));
   app.use(ruleRoutes(deps.rules, deps.executor.redactor));
   app.use(clientRoutes(deps));

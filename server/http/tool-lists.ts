@@ -3,6 +3,7 @@ import type { RegisteredTool } from '../tools/registry.js';
 
 interface Entry {
   tools: readonly RegisteredTool[];
+  deferred: readonly RegisteredTool[];
   warning: string | undefined;
   body: Buffer;
 }
@@ -19,15 +20,15 @@ const MAX_ENTRIES = 64;
 export class SerialisedToolLists {
   readonly #entries = new Map<string, Entry>();
 
-  constructor(private readonly build: (tools: readonly RegisteredTool[], warning: string | undefined) => unknown) {}
+  constructor(private readonly build: (tools: readonly RegisteredTool[], warning: string | undefined, deferred: readonly RegisteredTool[]) => unknown) {}
 
-  /** The JSON body for `caller`, who may see `tools` (and is told `warning`). */
-  body(caller: string, tools: readonly RegisteredTool[], warning: string | undefined): Buffer {
+  /** The JSON body for `caller`, who is listed `tools` (and `deferred`, the rest of its set) and told `warning`. */
+  body(caller: string, tools: readonly RegisteredTool[], warning: string | undefined, deferred: readonly RegisteredTool[] = []): Buffer {
     const kept = this.#entries.get(caller);
-    if (kept && kept.warning === warning && sameTools(kept.tools, tools)) return kept.body;
-    const body = Buffer.from(JSON.stringify(this.build(tools, warning)));
+    if (kept && kept.warning === warning && sameTools(kept.tools, tools) && sameTools(kept.deferred, deferred)) return kept.body;
+    const body = Buffer.from(JSON.stringify(this.build(tools, warning, deferred)));
     if (!kept && this.#entries.size >= MAX_ENTRIES) this.#entries.delete(this.#entries.keys().next().value!);
-    this.#entries.set(caller, { tools, warning, body });
+    this.#entries.set(caller, { tools, deferred, warning, body });
     return body;
   }
 }

@@ -1,10 +1,14 @@
 import type { Db } from './db.js';
 
-/** What one client may use: a subset of tools (null: every enabled tool) and an optional cap on list length. */
+/**
+ * What one client may use: a subset of tools (null: every enabled tool), and its budget: how many tools its lists
+ * carry (null: all of them) and the tools always among them.
+ */
 export interface ClientProfile {
   name: string;
   tools: string[] | null;
   max_tools: number | null;
+  pinned: string[];
 }
 
 export class ProfileStore {
@@ -12,18 +16,24 @@ export class ProfileStore {
 
   all(): ClientProfile[] {
     return this.db
-      .prepare<[], { name: string; tools: string | null; max_tools: number | null }>('SELECT name, tools, max_tools FROM client_profiles')
+      .prepare<[], { name: string; tools: string | null; max_tools: number | null; pinned: string | null }>('SELECT name, tools, max_tools, pinned FROM client_profiles')
       .all()
-      .map((r) => ({ name: r.name, tools: r.tools === null ? null : (JSON.parse(r.tools) as string[]), max_tools: r.max_tools }));
+      .map((r) => ({
+        name: r.name,
+        tools: r.tools === null ? null : (JSON.parse(r.tools) as string[]),
+        max_tools: r.max_tools,
+        pinned: r.pinned === null ? [] : (JSON.parse(r.pinned) as string[]),
+      }));
   }
 
   set(profile: ClientProfile, now = Date.now()): void {
     this.db
       .prepare(
-        `INSERT INTO client_profiles (name, tools, max_tools, updated_at) VALUES (?, ?, ?, ?)
-         ON CONFLICT (name) DO UPDATE SET tools = excluded.tools, max_tools = excluded.max_tools, updated_at = excluded.updated_at`,
+        `INSERT INTO client_profiles (name, tools, max_tools, pinned, updated_at) VALUES (?, ?, ?, ?, ?)
+         ON CONFLICT (name) DO UPDATE SET tools = excluded.tools, max_tools = excluded.max_tools, pinned = excluded.pinned,
+           updated_at = excluded.updated_at`,
       )
-      .run(profile.name, profile.tools === null ? null : JSON.stringify(profile.tools), profile.max_tools, now);
+      .run(profile.name, profile.tools === null ? null : JSON.stringify(profile.tools), profile.max_tools, profile.pinned.length > 0 ? JSON.stringify(profile.pinned) : null, now);
   }
 }
 

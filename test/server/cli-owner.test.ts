@@ -110,7 +110,9 @@ describe('pincer owner commands', () => {
       ['approvals', 'allow', 'a_1', '--scope', 'tool'],
       ['approvals', 'deny', 'a_1', '--always'],
       ['clients', 'tools', 'x'],
-      ['clients', 'tools', 'x', 'calculate', '--max', '0'],
+      ['clients', 'tools', 'x', 'calculate', '--max', '3'],
+      ['clients', 'budget', 'x', '0'],
+      ['clients', 'budget', 'x'],
       ['tools', 'disable'],
       ['pause', 'now'],
     ];

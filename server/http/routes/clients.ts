@@ -17,6 +17,10 @@ export interface ClientRouteDeps {
 
 /** Owner settings: client tokens and per-client tool sets (the gateway's own settings are in settings.ts). */
 export function clientRoutes({ store, access, registry, events, credentials }: ClientRouteDeps): Router {
+  const unknownTools = (names: readonly string[]): string[] => {
+    const unknown = names.filter((t) => !registry.get(t));
+    return unknown.length > 0 ? [`unknown tool${unknown.length > 1 ? 's' : ''} ${unknown.join(', ')}`] : [];
+  };
   const router = Router();
 
   router.get('/clients', requireOwner, (_req, res) => {
@@ -102,22 +106,41 @@ export function clientRoutes({ store, access, registry, events, credentials }: C
   router.put('/clients/:name/tools', requireOwner, (req, res) => {
     const name = String(req.params.name);
     if (!CLIENT_NAME_PATTERN.test(name)) throw refuse.badRequest(`"${name}" is not a client name.`);
-    const body = (req.body ?? {}) as { tools?: unknown; max_tools?: unknown };
+    const body = (req.body ?? {}) as { tools?: unknown };
     const problems: string[] = [];
-    for (const key of Object.keys(body)) if (key !== 'tools' && key !== 'max_tools') problems.push(`unknown field "${key}"`);
+    for (const key of Object.keys(body)) {
+      if (key === 'max_tools') problems.push(`max_tools is set with PUT /clients/${name}/budget {"max_tools": N, "pinned": [names]}`);
+      else if (key !== 'tools') problems.push(`unknown field "${key}"`);
+    }
     const tools = body.tools;
     if (tools !== null && !(Array.isArray(tools) && tools.every((t) => typeof t === 'string'))) {
       problems.push('tools must be a list of tool names, or null for every enabled tool');
     } else if (Array.isArray(tools)) {
-      const unknown = tools.filter((t) => !registry.get(t));
-      if (unknown.length > 0) problems.push(`unknown tool${unknown.length > 1 ? 's' : ''} ${unknown.join(', ')}`);
+      problems.push(...unknownTools(tools as string[]));
     }
-    const max = body.max_tools ?? null;
-    if (max !== null && !(Number.isInteger(max) && (max as number) >= 1 && (max as number) <= 1000)) problems.push('max_tools must be a whole number from 1 to 1000, or null');
     if (problems.length > 0) throw refuse.badRequest(`Invalid tool set: ${problems.join('; ')}.`, { errors: problems.map((message) => ({ message })) });
-    const profile = { name, tools: tools === null ? null : [...new Set(tools as string[])], max_tools: max as number | null };
-    access.setProfile(profile);
-    res.json(profile);
+    const profile = access.setTools(name, tools === null ? null : [...new Set(tools as string[])]);
+    res.json({ name, tools: profile.tools });
+  });
+
+  /** How many tools a client's lists carry, and which are always among them (any client, the default one too). */
+  router.put('/clients/:name/budget', requireOwner, (req, res) => {
+    const name = String(req.params.name);
+    if (!CLIENT_NAME_PATTERN.test(name)) throw refuse.badRequest(`"${name}" is not a client name.`);
+    const body = (req.body ?? {}) as { max_tools?: unknown; pinned?: unknown };
+    const problems: string[] = [];
+    for (const key of Object.keys(body)) if (key !== 'max_tools' && key !== 'pinned') problems.push(`unknown field "${key}"`);
+    const max = body.max_tools;
+    if (max === undefined) problems.push('max_tools is required: a whole number from 1 to 1000 (search_tools counted), or null for no limit');
+    else if (max !== null && !(Number.isInteger(max) && (max as number) >= 1 && (max as number) <= 1000)) {
+      problems.push(`max_tools must be a whole number from 1 to 1000 (search_tools counted), or null for no limit; got ${JSON.stringify(max)}`);
+    }
+    const pinned = body.pinned ?? [];
+    if (!(Array.isArray(pinned) && pinned.every((t) => typeof t === 'string'))) problems.push('pinned must be a list of tool names');
+    else problems.push(...unknownTools(pinned as string[]));
+    if (problems.length > 0) throw refuse.badRequest(`Invalid budget: ${problems.join('; ')}.`, { errors: problems.map((message) => ({ message })) });
+    const profile = access.setBudget(name, max as number | null, [...new Set(pinned as string[])]);
+    res.json({ name, max_tools: profile.max_tools, pinned: profile.pinned });
   });
 
   return router;

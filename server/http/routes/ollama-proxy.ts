@@ -54,7 +54,7 @@ export function ollamaProxyRoutes(
     const setting = tokenless();
     if (!setting.tokenless || name !== setting.client || access.hasProfile(name)) return;
     const safe = registry.list().filter((t) => t.definition.risk === 'safe').map((t) => t.definition.name);
-    access.setProfile({ name, tools: safe, max_tools: null });
+    access.setTools(name, safe);
   };
 
   router.get('/api/version', async (req, res) => {

@@ -610,7 +610,7 @@ describe('per-client tool sets and the pause switch', () => {
     const aliceToken = tg.gateway.credentials.createClient('alice');
     const put = await tg.asOwner('/clients/alice/tools', { method: 'PUT', json: { tools: ['calculate'] } });
     expect(put.status).toBe(200);
-    expect(await read(put)).toEqual({ name: 'alice', tools: ['calculate'], max_tools: null });
+    expect(await read(put)).toEqual({ name: 'alice', tools: ['calculate'] });
     await events.next((e) => e.event === 'tools' && e.data.reason === 'client:alice');
 
     const openai = await read(await as(tg, aliceToken, '/tools/openai'));
@@ -654,15 +654,16 @@ describe('per-client tool sets and the pause switch', () => {
     expect((await read(cap)).error.message).toMatch(/max_tools/);
   });
 
-  it('max_tools cuts a client list and says so in a warning', async () => {
+  it('a budget cuts a client list to its pinned tools and search_tools, says so in a warning, and Anthropic defers the rest', async () => {
     const token = tg.gateway.credentials.createClient('capped');
-    await tg.asOwner('/clients/capped/tools', { method: 'PUT', json: { tools: null, max_tools: 3 } });
+    expect((await tg.asOwner('/clients/capped/budget', { method: 'PUT', json: { max_tools: 3, pinned: ['calculate', 'get_time'] } })).status).toBe(200);
     const openai = await read(await as(tg, token, '/tools/openai'));
-    expect(openai.tools).toHaveLength(3);
-    expect(openai.warning).toMatch(/capped at 3/);
+    expect(openai.tools.map((t: Json) => t.function.name).sort()).toEqual(['calculate', 'get_time', 'search_tools']);
+    expect(openai.warning).toMatch(/budget lists 3/);
     const anthropic = await read(await as(tg, token, '/tools/anthropic'));
-    expect(anthropic.tools).toHaveLength(3);
-    expect(anthropic.warning).toMatch(/capped at 3/);
+    expect(anthropic.tools.filter((t: Json) => !t.defer_loading)).toHaveLength(3);
+    expect(anthropic.tools.filter((t: Json) => t.defer_loading === true).length).toBeGreaterThan(0);
+    expect(anthropic.warning).toMatch(/budget lists 3/);
     expect((await read(await tg.api('/tools/openai'))).warning).toBeUndefined();
   });
 

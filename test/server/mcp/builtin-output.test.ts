@@ -62,7 +62,7 @@ const base = () => (globalThis as { upstreamBase?: string }).upstreamBase!;
 const call = async (name: string, args: Record<string, unknown>) => (await client.callTool({ name, arguments: args }, undefined, { timeout: 30_000 })) as CallToolResult;
 
 /** The built-ins whose answer has one shape; text_process and clipboard answer one of several. */
-const FIXED = ['calculate', 'get_time', 'json_parse', 'forget', 'notify', 'file_read', 'file_list', 'file_write', 'file_delete', 'run_shell', 'run_python', 'web_search', 'remember', 'recall', 'http_get', 'http_post'];
+const FIXED = ['calculate', 'get_time', 'json_parse', 'forget', 'notify', 'file_read', 'file_list', 'file_write', 'file_delete', 'run_shell', 'run_python', 'web_search', 'remember', 'recall', 'http_get', 'http_post', 'search_tools'];
 
 describe('built-in tools through the SDK client', () => {
   it('declares an outputSchema for every built-in whose answer has a fixed shape', () => {
@@ -94,6 +94,7 @@ describe('built-in tools through the SDK client', () => {
     await run('recall', { query: 'output test' });
     await run('forget', { id: (memory.structuredContent as { id: number }).id });
     await run('clipboard', { action: 'read' });
+    await run('search_tools', { query: 'what time is it', limit: 3 });
     // Every built-in was called; each one whose answer is fixed ran to a result its schema accepted.
     expect(Object.keys(results).sort()).toEqual(tools.map((t) => t.name).filter((n) => !n.includes('__')).sort());
     for (const name of FIXED) {
@@ -103,6 +104,7 @@ describe('built-in tools through the SDK client', () => {
     expect(results.calculate!.structuredContent).toMatchObject({ result: 42 });
     expect(results.run_python!.structuredContent).toMatchObject({ stdout: '42\n', exit_code: 0 });
     expect(results.web_search!.structuredContent).toMatchObject({ results: [{ title: 'Pincer' }] });
+    expect((results.search_tools!.structuredContent as { results: { name: string }[] }).results[0]).toMatchObject({ name: 'get_time' });
   });
 
   it('sends no structuredContent with an error of a tool that declares an outputSchema (it would break the schema)', async () => {
