@@ -17,7 +17,7 @@
  *
  * Options: --duration N (seconds, default 5, or BENCH_DURATION), --warmup N (default 1), --sequential N (seconds of
  * the one-client loop, default 5: a p99 over some ten thousand calls), --profile (run the server children under
- * --cpu-prof; the profiles go to bench/results/ and a summary is printed), --only http,express,pincer,sandbox,startup,llm,recovery,memory (run
+ * --cpu-prof; the profiles go to bench/results/ and a summary is printed), --only http,express,pincer,sandbox,startup,llm,recovery,search,memory (run
  * some parts; the ratios need the targets they compare), --memory-sizes 10000,100000 (the memory part's corpus sizes).
  * Results: printed, and written to bench/results/latest.json. The exit code is 0 even when a bar is missed (this
  * is a measurement); it is 1 only when the benchmark itself could not run. The machine is shared: the server's CPU
@@ -51,6 +51,7 @@ import { measureStartup, type StartupResult } from './startup.js';
 import { benchMemory, defaultMemoryOptions, memoryLines, memoryVerdicts, type MemoryBenchResult } from './memory.js';
 import { benchLlm, llmLines, llmVerdicts, type LlmBenchResult } from './llm.js';
 import { benchRecovery, recoveryLines, recoveryVerdicts, type RecoveryBenchResult } from './recovery.js';
+import { benchToolSearch, toolSearchLines, toolSearchVerdicts, type ToolSearchBenchResult } from './tool-search.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const ROOT = here.endsWith(`${sep}dist${sep}bench`) ? resolve(here, '..', '..') : resolve(here, '..');
@@ -91,7 +92,7 @@ function positiveSeconds(value: string | undefined, name: string, fallback: numb
   return n;
 }
 
-const PARTS = ['http', 'express', 'pincer', 'events', 'tools', 'sandbox', 'startup', 'llm', 'recovery', 'memory'];
+const PARTS = ['http', 'express', 'pincer', 'events', 'tools', 'sandbox', 'startup', 'llm', 'recovery', 'search', 'memory'];
 
 function parseSizes(value: string | undefined): number[] {
   if (value === undefined) return [10_000, 100_000];
@@ -486,7 +487,7 @@ async function main(): Promise<number> {
   try {
     options = parseOptions(process.argv.slice(2), process.env);
   } catch (error) {
-    process.stderr.write(`bench: ${(error as Error).message}\nusage: npm run bench -- [--duration N] [--warmup N] [--sequential N] [--profile] [--only http,express,pincer,events,tools,sandbox,startup,llm,recovery,memory] [--memory-sizes 10000,100000]\n`);
+    process.stderr.write(`bench: ${(error as Error).message}\nusage: npm run bench -- [--duration N] [--warmup N] [--sequential N] [--profile] [--only http,express,pincer,events,tools,sandbox,startup,llm,recovery,search,memory] [--memory-sizes 10000,100000]\n`);
     return 2;
   }
 
@@ -497,6 +498,7 @@ async function main(): Promise<number> {
     2 * (options.warmup + options.duration) +
     (options.only.has('memory') ? 180 : 0) +
     (options.only.has('llm') ? 30 : 0) +
+    (options.only.has('search') ? 60 : 0) +
     5;
   const budgetMs = (plannedS * 2 + 120) * 1000;
   const watchdog = setTimeout(() => {
@@ -541,6 +543,11 @@ async function main(): Promise<number> {
     progress('recovery: a plain streamed answer through the stream gate and a pass-through');
     recovery = benchRecovery();
   }
+  let search: ToolSearchBenchResult | undefined;
+  if (options.only.has('search')) {
+    progress('search: tool search at 120 and 2,000 tools against a linear scan');
+    search = benchToolSearch();
+  }
   // Last: it runs in this process and keeps both cores busy for a while.
   const memory: MemoryBenchResult | undefined = options.only.has('memory')
     ? await benchMemory(defaultMemoryOptions(ROOT, options.memorySizes))
@@ -553,6 +560,7 @@ async function main(): Promise<number> {
   if (memory) checks.push(...memoryVerdicts(memory));
   if (llm) checks.push(...llmVerdicts(llm));
   if (recovery) checks.push(...recoveryVerdicts(recovery));
+  if (search) checks.push(...toolSearchVerdicts(search));
 
   const lines: string[] = [];
   lines.push(resultsTable(results));
@@ -581,6 +589,10 @@ async function main(): Promise<number> {
   if (recovery) {
     lines.push('');
     lines.push(...recoveryLines(recovery));
+  }
+  if (search) {
+    lines.push('');
+    lines.push(...toolSearchLines(search));
   }
   if (memory) {
     lines.push('');
@@ -626,6 +638,7 @@ async function main(): Promise<number> {
     memory: memory ?? null,
     llm: llm ?? null,
     recovery: recovery ?? null,
+    tool_search: search ?? null,
     verdicts: checks,
     all_bars_met: missed.length === 0,
   };

@@ -63,9 +63,16 @@ export function benchRecovery(rounds = 200): RecoveryBenchResult {
     sink += shown.length;
   });
   const gateMs = time(rounds, () => {
-    const stream = new AnswerStream(resolve, { text: () => {}, reasoning: () => {} });
+    let shown = '';
+    const stream = new AnswerStream(resolve, {
+      text: (text) => {
+        shown += text;
+      },
+      reasoning: () => {},
+    });
     for (const chunk of chunks) stream.push(chunk);
-    sink += stream.finish().length;
+    stream.finish();
+    sink += shown.length;
   });
   const whole = chunks.join('');
   const wholeMs = time(rounds, () => {

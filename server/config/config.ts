@@ -36,7 +36,14 @@ export interface PincerConfig {
   maxOutputBytes: number;
   approvalTimeoutS: number;
   /** `maxContext`: the largest context window (tokens) asked of Ollama, for machines with little memory (unset: the default). */
-  llm: { baseUrl: string; model: string | undefined; api: LlmApi; maxContext?: number | undefined };
+  llm: {
+    baseUrl: string;
+    model: string | undefined;
+    api: LlmApi;
+    maxContext?: number | undefined;
+    /** Tools offered per turn by the LLM bridge and proxies, besides search_tools (unset: worked out from the window). */
+    maxTools?: number | undefined;
+  };
   /** The LLM server's API key (PINCER_LLM_API_KEY or config.json llm.api_key), sent as a Bearer token. */
   llmApiKey?: string | undefined;
   /** Body limit of the chat routes (POST /chat, /v1/chat/completions, /api/chat): long histories are big. */
@@ -132,7 +139,7 @@ const CONFIG_KEYS = [
 /** The largest context window asked of Ollama unless `llm.max_context` says otherwise: more costs memory. */
 export const DEFAULT_LLM_MAX_CONTEXT = 32_768;
 
-const LLM_KEYS = ['base_url', 'model', 'api', 'api_key', 'max_context'] as const;
+const LLM_KEYS = ['base_url', 'model', 'api', 'api_key', 'max_context', 'max_tools'] as const;
 
 /** Every configuration key, with llm's keys spelt as in error messages (`llm.model`), plus PINCER_TOKEN's `token`. */
 export type ConfigKey = Exclude<(typeof CONFIG_KEYS)[number], 'llm'> | `llm.${(typeof LLM_KEYS)[number]}` | 'token';
@@ -149,6 +156,7 @@ export const settingParsers = {
   'llm.model': (source: Source): string => parseNonEmptyString(source, 'llm.model'),
   'llm.api': (source: Source): LlmApi => parseEnum(source, 'llm.api', LLM_APIS)!,
   'llm.max_context': (source: Source): number => parseInteger(source, 'llm.max_context', 2048, 1_048_576)!,
+  'llm.max_tools': (source: Source): number => parseInteger(source, 'llm.max_tools', 1, 1000)!,
   'history.retention_days': (source: Source): number => parseInteger(source, 'history.retention_days', 0, 36_500)!,
   'history.max_rows': (source: Source): number => parseInteger(source, 'history.max_rows', 100, 1_000_000_000)!,
   'ollama_proxy.tokenless': (source: Source): boolean => {
@@ -227,6 +235,7 @@ export function loadConfig(options: LoadConfigOptions = {}): PincerConfig {
   const llmModel = pick(undefined, '', 'PINCER_LLM_MODEL', fileLlm.model, 'llm.model');
   const llmApiKey = pick(undefined, '', 'PINCER_LLM_API_KEY', fileLlm.api_key, 'llm.api_key');
   const llmMaxContext = pick(undefined, '', 'PINCER_LLM_MAX_CONTEXT', fileLlm.max_context, 'llm.max_context');
+  const llmMaxTools = pick(undefined, '', 'PINCER_LLM_MAX_TOOLS', fileLlm.max_tools, 'llm.max_tools');
   const tokenSource = pick(undefined, '', 'PINCER_TOKEN', undefined, 'token');
 
   return {
@@ -255,6 +264,7 @@ export function loadConfig(options: LoadConfigOptions = {}): PincerConfig {
       model: optional(llmModel, settingParsers['llm.model']),
       api: optional(llmApi, settingParsers['llm.api']) ?? 'ollama',
       maxContext: optional(llmMaxContext, settingParsers['llm.max_context']),
+      maxTools: optional(llmMaxTools, settingParsers['llm.max_tools']),
     },
     llmApiKey: optional(llmApiKey, (source) => parseNonEmptyString(source, 'llm.api_key')),
     chatBodyLimitBytes:

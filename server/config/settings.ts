@@ -15,7 +15,7 @@ export interface SettingsView {
   roots_notice?: string;
   approval_timeout_s: number;
   /** `max_context`: the largest context window asked of Ollama (tokens). */
-  llm: { base_url: string; model: string | null; api: LlmApi; max_context: number };
+  llm: { base_url: string; model: string | null; api: LlmApi; max_context: number; max_tools: number | null };
   /** Each setting held by an environment variable or a flag, with its name: the dashboard cannot change those. */
   locked: Partial<Record<SettingKey, string>>;
   /** The OS sandbox run_shell and run_python run in here (`none`: the policy alone), read-only. */
@@ -45,10 +45,10 @@ export interface HistoryPreview extends HistoryLimits {
 }
 
 /** The settings the dashboard may change, spelt as in config.json. */
-export type SettingKey = 'roots' | 'approval_timeout_s' | 'llm.base_url' | 'llm.model' | 'llm.api' | 'llm.max_context' | 'history' | 'ollama_proxy';
-const SETTING_KEYS: readonly SettingKey[] = ['roots', 'approval_timeout_s', 'llm.base_url', 'llm.model', 'llm.api', 'llm.max_context', 'history', 'ollama_proxy'];
+export type SettingKey = 'roots' | 'approval_timeout_s' | 'llm.base_url' | 'llm.model' | 'llm.api' | 'llm.max_context' | 'llm.max_tools' | 'history' | 'ollama_proxy';
+const SETTING_KEYS: readonly SettingKey[] = ['roots', 'approval_timeout_s', 'llm.base_url', 'llm.model', 'llm.api', 'llm.max_context', 'llm.max_tools', 'history', 'ollama_proxy'];
 const BODY_KEYS = ['paused', 'roots', 'approval_timeout_s', 'llm', 'history', 'history_pruning_confirmed', 'ollama_proxy', 'mcp_sampling'] as const;
-const LLM_BODY_KEYS = ['base_url', 'model', 'api', 'max_context'] as const;
+const LLM_BODY_KEYS = ['base_url', 'model', 'api', 'max_context', 'max_tools'] as const;
 const HISTORY_BODY_KEYS = ['retention_days', 'max_rows'] as const;
 const OLLAMA_BODY_KEYS = ['tokenless', 'client'] as const;
 /** The objects of a PATCH body whose keys are checked one by one. */
@@ -92,7 +92,7 @@ interface Change<Checked> {
   paused?: boolean;
   roots?: { list: string[]; checked: Checked };
   approval_timeout_s?: number;
-  llm?: { base_url?: string; model?: string | null; api?: LlmApi; max_context?: number | null };
+  llm?: { base_url?: string; model?: string | null; api?: LlmApi; max_context?: number | null; max_tools?: number | null };
   history?: { retention_days?: number; max_rows?: number | null };
   history_pruning_confirmed?: boolean;
   ollama_proxy?: { tokenless?: boolean; client?: string };
@@ -131,7 +131,7 @@ export class GatewaySettings<Checked = unknown> {
       roots: [...config.roots],
       ...(config.rootsNotice && { roots_notice: config.rootsNotice }),
       approval_timeout_s: config.approvalTimeoutS,
-      llm: { base_url: config.llm.baseUrl, model: config.llm.model ?? null, api: config.llm.api, max_context: config.llm.maxContext ?? DEFAULT_LLM_MAX_CONTEXT },
+      llm: { base_url: config.llm.baseUrl, model: config.llm.model ?? null, api: config.llm.api, max_context: config.llm.maxContext ?? DEFAULT_LLM_MAX_CONTEXT, max_tools: config.llm.maxTools ?? null },
       locked,
       sandbox: this.hooks.sandbox(),
       ...(this.hooks.history && { history: this.hooks.history() }),
@@ -178,12 +178,13 @@ export class GatewaySettings<Checked = unknown> {
       config.approvalTimeoutS = change.approval_timeout_s;
     }
     if (change.llm) {
-      const { base_url, model, api, max_context } = change.llm;
+      const { base_url, model, api, max_context, max_tools } = change.llm;
       config.llm = {
         baseUrl: base_url ?? config.llm.baseUrl,
         model: model === undefined ? config.llm.model : (model ?? undefined),
         api: api ?? config.llm.api,
         maxContext: max_context === undefined ? config.llm.maxContext : (max_context ?? undefined),
+        maxTools: max_tools === undefined ? config.llm.maxTools : (max_tools ?? undefined),
       };
     }
     if (change.history) {
@@ -197,6 +198,7 @@ export class GatewaySettings<Checked = unknown> {
     // A cleared model is no longer in config.json: it is back to its default.
     if (change.llm?.model === null) delete config.sources['llm.model'];
     if (change.llm?.max_context === null) delete config.sources['llm.max_context'];
+    if (change.llm?.max_tools === null) delete config.sources['llm.max_tools'];
     if (change.paused !== undefined) hooks.setPaused(change.paused);
     // With new limits, the owner's word went with them (above).
     if (change.history_pruning_confirmed !== undefined && !change.history) hooks.setHistoryPruningConfirmed?.(change.history_pruning_confirmed);
@@ -215,7 +217,7 @@ export class GatewaySettings<Checked = unknown> {
     if (unknown.length > 0) {
       throw refuse.badRequest(
         `Unknown setting${unknown.length > 1 ? 's' : ''} ${unknown.map((k) => `"${k}"`).join(', ')}; the settings are ` +
-          'paused, roots, approval_timeout_s, llm (base_url, model, api, max_context), history (retention_days, max_rows), ' +
+          'paused, roots, approval_timeout_s, llm (base_url, model, api, max_context, max_tools), history (retention_days, max_rows), ' +
           'history_pruning_confirmed, ollama_proxy (tokenless, client) and mcp_sampling.',
         { unknown },
       );
@@ -278,13 +280,15 @@ export class GatewaySettings<Checked = unknown> {
         problems.push({ key: 'llm', message: `llm must be an object like {"base_url": "http://127.0.0.1:11434", "model": "llama3.1", "api": "ollama"}` });
       } else {
         const llm: NonNullable<Change<Checked>['llm']> = {};
-        const { base_url, model, api, max_context } = body.llm;
+        const { base_url, model, api, max_context, max_tools } = body.llm;
         if (base_url !== undefined) llm.base_url = parse('llm.base_url', () => settingParsers['llm.base_url']({ value: base_url, from }));
         // null clears the model: the bridge then uses whatever the LLM server offers first.
         if (model !== undefined) llm.model = model === null ? null : parse('llm.model', () => settingParsers['llm.model']({ value: model, from }));
         if (api !== undefined) llm.api = parse('llm.api', () => settingParsers['llm.api']({ value: api, from }));
         // null: back to the default window cap.
         if (max_context !== undefined) llm.max_context = max_context === null ? null : parse('llm.max_context', () => settingParsers['llm.max_context']({ value: max_context, from }));
+        // null: worked out from the model's window again.
+        if (max_tools !== undefined) llm.max_tools = max_tools === null ? null : parse('llm.max_tools', () => settingParsers['llm.max_tools']({ value: max_tools, from }));
         if (Object.keys(llm).length > 0) change.llm = llm;
       }
     }
@@ -401,13 +405,15 @@ export class GatewaySettings<Checked = unknown> {
     if (change.approval_timeout_s !== undefined) next.approval_timeout_s = change.approval_timeout_s;
     if (change.llm) {
       const llm: Record<string, unknown> = { ...((file.llm as Record<string, unknown> | undefined) ?? {}) };
-      const { base_url, model, api, max_context } = change.llm;
+      const { base_url, model, api, max_context, max_tools } = change.llm;
       if (base_url !== undefined) llm.base_url = base_url;
       if (model === null) delete llm.model;
       else if (model !== undefined) llm.model = model;
       if (api !== undefined) llm.api = api;
       if (max_context === null) delete llm.max_context;
       else if (max_context !== undefined) llm.max_context = max_context;
+      if (max_tools === null) delete llm.max_tools;
+      else if (max_tools !== undefined) llm.max_tools = max_tools;
       next.llm = llm;
     }
     if (change.history) {

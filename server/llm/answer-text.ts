@@ -10,7 +10,8 @@ import type { NameResolver } from './recovery/types.js';
 export class AnswerStream {
   readonly #reasoning = new ReasoningSplitter();
   readonly #gate: StreamGate;
-  #shown = '';
+  /** The last character shown, to start prose left around a call on a line of its own. */
+  #lastShown = '';
 
   constructor(
     private readonly resolve: NameResolver,
@@ -23,17 +24,16 @@ export class AnswerStream {
     this.#route(this.#reasoning.push(chunk));
   }
 
-  /** The stream ended: what was held is shown without any call markup. Answers everything shown of this answer. */
-  finish(): string {
+  /** The stream ended: what was held is shown without any call markup. */
+  finish(): void {
     this.#route(this.#reasoning.end());
     const held = this.#gate.end();
     if (held !== '') {
       const recovery = recoverToolCalls(held, this.resolve);
       // Held text that held no call is shown exactly as written; prose left around a call starts on a line of its own.
       if (recovery.calls.length === 0) this.#show(held);
-      else if (recovery.text !== '') this.#show(this.#shown !== '' && !/\s$/.test(this.#shown) ? `\n${recovery.text}` : recovery.text);
+      else if (recovery.text !== '') this.#show(this.#lastShown !== '' && !/\s/.test(this.#lastShown) ? `\n${recovery.text}` : recovery.text);
     }
-    return this.#shown;
   }
 
   #route(part: { text: string; reasoning: string }): void {
@@ -43,7 +43,7 @@ export class AnswerStream {
 
   #show(text: string): void {
     if (text === '') return;
-    this.#shown += text;
+    this.#lastShown = text.slice(-1);
     this.emit.text(text);
   }
 }

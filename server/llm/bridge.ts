@@ -10,6 +10,9 @@ import { noModel } from './errors.js';
 import { DEFAULT_UPSTREAM, type UpstreamOptions } from './http.js';
 import { runToolLoop, type LoopListener, type LoopOptions, type LoopResult, type Step } from './loop.js';
 import { ModelProfiles, type ToolMode } from './model-profile.js';
+import { selectTools, toolsForWindow } from './tool-selection.js';
+import type { ToolSearch } from '../policy/tool-search.js';
+import { SEARCH_TOOLS } from '../tools/builtin/search-tools.js';
 import type { WindowReport } from './context-window.js';
 import { OllamaProvider } from './ollama.js';
 import { OpenAIProvider } from './openai.js';
@@ -21,6 +24,8 @@ export interface BridgeOptions {
   access: ClientAccess;
   executor: Executor;
   store: Store;
+  /** Ranks tools for a conversation, to offer each turn the few that matter (`llm.max_tools`). */
+  toolSearch?: ToolSearch;
   /** Retries, backoff and the silence timeout towards the LLM server (tests set small ones). */
   upstream?: Partial<Pick<UpstreamOptions, 'retries' | 'backoffMs' | 'idleTimeoutMs'>>;
   /** Rounds of tool calls in one turn before the loop stops (default 10). */
@@ -54,6 +59,8 @@ export interface ChatAnswer {
   reasoning?: string;
   /** The window asked of Ollama and the tools left out to fit it. */
   context?: WindowReport;
+  /** The tools offered to the model in the last request and why, when not every tool was (`llm.max_tools`). */
+  tools_offered?: LoopResult['offered'];
 }
 
 const MAX_MESSAGE_CHARS = 1_000_000;
@@ -106,6 +113,28 @@ export class LlmBridge {
     return { maxSteps: this.maxSteps, maxJsonDepth: this.maxJsonDepth, profiles: this.profiles, maxContext: this.options.config.llm.maxContext };
   }
 
+  /**
+   * What picks each round's tools for this caller: at most `llm.max_tools` (else what the model's window takes well)
+   * plus search_tools; nothing is left out when all fit or the window is not known.
+   */
+  toolSelector(asker: Asker, isCallerTool: (name: string) => boolean = () => false): LoopOptions['selectTools'] {
+    const { registry, access, toolSearch, config } = this.options;
+    return (tools, messages, profile) => {
+      const cap = config.llm.maxTools ?? toolsForWindow(profile.contextLength);
+      if (!Number.isFinite(cap)) return undefined;
+      const mine = access.usable(registry, asker.client, asker.owner);
+      return selectTools({
+        tools,
+        messages,
+        cap,
+        searchTool: SEARCH_TOOLS,
+        isCallerTool,
+        found: access.foundFor(asker.client),
+        rank: (query, limit) => toolSearch?.rank(mine, query, limit) ?? [],
+      });
+    };
+  }
+
   /** The tools this caller may use, in the function format both APIs take. */
   tools(asker: Asker): ToolSpec[] {
     return this.options.access.visible(this.options.registry, asker.client, asker.owner).tools.map(toOpenAITool);
@@ -134,6 +163,7 @@ export class LlmBridge {
       caller: { client: asker.client, owner: asker.owner, via: `llm:${model}` },
       request: { model, messages: [...history, user], tools: this.tools(asker) },
       ...this.loopSettings(),
+      selectTools: this.toolSelector(asker),
       listener,
       ...(options.signal && { signal: options.signal }),
       ...(options.stream && { stream: true }),
@@ -150,6 +180,7 @@ export class LlmBridge {
       ...(result.toolModeReason && { tool_mode_reason: result.toolModeReason }),
       ...(result.reasoning && { reasoning: result.reasoning }),
       ...(result.context && { context: result.context }),
+      ...(result.offered && { tools_offered: result.offered }),
     };
     const { conversation_id: _id, stopped_at_step_limit: _limit, ...meta } = answer;
     store.append(

@@ -11,7 +11,8 @@ import { nameResolver } from './recovery/names.js';
 import { splitReasoning } from './recovery/reasoning.js';
 import { expectedArguments } from './recovery/schema-summary.js';
 import { relevanceOrder } from './tool-relevance.js';
-import type { AssistantTurn, ChatMessage, ChatRequest, LlmProvider, ToolCall, Usage } from './types.js';
+import type { ToolSelection } from './tool-selection.js';
+import type { AssistantTurn, ChatMessage, ChatRequest, LlmProvider, ToolCall, ToolSpec, Usage } from './types.js';
 
 /** Who the loop acts for: every call runs as this client, through the one pipeline. */
 export interface LoopCaller {
@@ -68,6 +69,8 @@ export interface LoopOptions {
   profiles?: ModelProfiles;
   /** The largest context window asked of Ollama (`llm.max_context`). */
   maxContext?: number;
+  /** Picks the tools offered in each round (`llm.max_tools`); without it, every tool of the request is offered. */
+  selectTools?: (tools: readonly ToolSpec[], messages: readonly ChatMessage[], profile: ModelProfile) => ToolSelection | undefined;
 }
 
 export interface LoopResult {
@@ -90,6 +93,8 @@ export interface LoopResult {
   toolModeReason?: string;
   /** The last request's window (Ollama): its size, the num_ctx asked for, tools left out to fit. */
   context?: WindowReport;
+  /** The tools offered in the last request, and why each, when not all of them were. */
+  offered?: ToolSelection['offered'];
   usage: Usage;
   timings: { model_ms: number; tools_ms: number; total_ms: number; model_calls: number };
 }
@@ -120,18 +125,22 @@ export async function runToolLoop(options: LoopOptions): Promise<LoopResult> {
   let answer = '';
   let reasoning = '';
   let context: WindowReport | undefined;
+  let offered: ToolSelection['offered'] | undefined;
   /** The end of the text streamed so far, and whether the next round's first text must be set apart from it. */
   let streamedTail = '';
   let newRound = false;
 
-  /** One request to the model in the given mode; answers the turn and, when streamed, the text shown of it. */
-  const ask = async (round: number, mode: ToolMode): Promise<{ turn: AssistantTurn; shown?: string }> => {
-    let sent: ChatRequest = { ...request, messages };
+  /** One request to the model in the given mode; a streamed answer's text reaches the listener as it comes. */
+  const ask = async (round: number, mode: ToolMode): Promise<AssistantTurn> => {
+    const selection = options.selectTools?.(request.tools ?? [], messages, profile);
+    offered = selection?.offered;
+    const tools = selection?.tools ?? request.tools ?? [];
+    let sent: ChatRequest = { ...request, messages, tools };
     if (round > 0 && request.passthrough) sent.passthrough = withoutForcedTool(request.passthrough);
     if (provider.api === 'ollama') {
       const plan = planWindow({
         messages,
-        tools: request.tools ?? [],
+        tools,
         contextLength: profile.contextLength,
         maxContext: options.maxContext ?? DEFAULT_MAX_CONTEXT,
         answerTokens: request.sampling?.max_tokens,
@@ -154,23 +163,23 @@ export async function runToolLoop(options: LoopOptions): Promise<LoopResult> {
         })
       : undefined;
     const turn = await provider.chat(sent, { ...(options.signal && { signal: options.signal }), ...(stream && { onText: (text: string) => stream.push(text) }) });
-    return { turn, ...(stream && { shown: stream.finish() }) };
+    stream?.finish();
+    return turn;
   };
 
   for (let round = 0; ; round++) {
     const m0 = performance.now();
-    let asked: { turn: AssistantTurn; shown?: string };
+    let turn: AssistantTurn;
     try {
-      asked = await ask(round, profile.toolMode);
+      turn = await ask(round, profile.toolMode);
     } catch (error) {
       // A server that refuses tools for this model: the same request again, the tools described in the prompt.
       const refused = profile.toolMode === 'native' && offer.names.length > 0 ? toolRefusal(error) : undefined;
       if (refused === undefined) throw error;
       profile = options.profiles?.markPrompted(provider, request.model, refused) ?? { ...profile, toolMode: 'prompted', reason: refused };
       listener?.onMode?.({ mode: 'prompted', reason: refused });
-      asked = await ask(round, 'prompted');
+      turn = await ask(round, 'prompted');
     }
-    const { turn } = asked;
     newRound = true;
     timings.model_ms += performance.now() - m0;
     timings.model_calls++;
@@ -184,7 +193,7 @@ export async function runToolLoop(options: LoopOptions): Promise<LoopResult> {
     // The answer is read from the whole text, streamed or not, so both read the same; rounds are paragraphs apart.
     const text = answer !== '' && found.text !== '' ? roundBreak(answer) + found.text : found.text;
     answer += text;
-    if (asked.shown === undefined) {
+    if (!options.stream) {
       if (thought.reasoning) listener?.onReasoning?.(thought.reasoning);
       if (text) listener?.onText?.(text);
     }
@@ -206,6 +215,7 @@ export async function runToolLoop(options: LoopOptions): Promise<LoopResult> {
         toolMode: profile.toolMode,
         ...(profile.reason && { toolModeReason: profile.reason }),
         ...(context && { context }),
+        ...(offered && { offered }),
         usage,
         timings,
         ...extra,

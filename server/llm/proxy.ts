@@ -82,6 +82,7 @@ export async function runProxyTurn(bridge: LlmBridge, mixed: MixedTurns, turn: P
       ...(turn.passthrough && provider.api === passthroughApi(turn.door) && { passthrough: turn.passthrough }),
     },
     ...bridge.loopSettings(),
+    selectTools: bridge.toolSelector(turn.asker, (name) => callerNames.has(name)),
     isCallerTool: (name) => callerNames.has(name),
     signal: turn.signal,
     stream: turn.stream,
@@ -98,6 +99,7 @@ export function pincerMeta(result: LoopResult): Record<string, unknown> {
     tool_mode: result.toolMode,
     ...(result.toolModeReason && { tool_mode_reason: result.toolModeReason }),
     ...(result.context && { context: result.context }),
+    ...(result.offered && { tools_offered: result.offered }),
   };
 }
 

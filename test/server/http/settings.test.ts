@@ -112,7 +112,7 @@ describe('GET /settings', () => {
       data_dir: tg.dataDir,
       roots: [tg.workspace],
       approval_timeout_s: 120,
-      llm: { base_url: 'http://127.0.0.1:11434', model: null, api: 'ollama', max_context: 32768 },
+      llm: { base_url: 'http://127.0.0.1:11434', model: null, api: 'ollama', max_context: 32768, max_tools: null },
       locked: {},
       sandbox: { kind: expect.any(String), detail: expect.any(String) },
       history: { retention_days: 90, max_rows: null, pruning_confirmed: true, prunable: 0, pruned: 0, last_pruned_at: null },
@@ -141,7 +141,7 @@ describe('PATCH /settings', () => {
     await patch(tg, {
       roots: [tg.workspace],
       approval_timeout_s: 120,
-      llm: { base_url: 'http://127.0.0.1:11434', model: null, api: 'ollama', max_context: null },
+      llm: { base_url: 'http://127.0.0.1:11434', model: null, api: 'ollama', max_context: null, max_tools: null },
       history: { retention_days: 90, max_rows: null },
       paused: false,
     });
@@ -161,7 +161,7 @@ describe('PATCH /settings', () => {
       data_dir: tg.dataDir,
       roots: [elsewhere],
       approval_timeout_s: 300,
-      llm: { base_url: 'http://127.0.0.1:9999', model: 'llama3.1', api: 'openai', max_context: 32768 },
+      llm: { base_url: 'http://127.0.0.1:9999', model: 'llama3.1', api: 'openai', max_context: 32768, max_tools: null },
       locked: {},
       sandbox: { kind: expect.any(String), detail: expect.any(String) },
       history: { retention_days: 90, max_rows: null, pruning_confirmed: true, prunable: 0, pruned: 0, last_pruned_at: null },
