@@ -2,7 +2,7 @@ import { existsSync, writeFileSync } from 'node:fs';
 import { createServer, request as forward, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import type { Browser } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { closeOwner, launchChromium, openAsOwner, screenshot, startDashboardGateway, type DashboardGateway } from '../helpers/browser.js';
 import { startStubLlm, type StubLlm, type StubRequest } from '../server/llm/stub-llm.js';
@@ -81,6 +81,19 @@ afterAll(async () => {
   await gateway?.close();
   await stub?.close();
 });
+
+/** Settings → LLM endpoint, opened from the navigation. */
+async function llmSection(page: Page) {
+  await page.getByRole('navigation', { name: 'Views' }).getByRole('link', { name: 'Settings' }).click();
+  const section = page.getByRole('region', { name: 'LLM endpoint' });
+  await section.getByLabel('Tools per turn').waitFor();
+  return section;
+}
+
+/** `llm.max_tools` as GET /settings reports it. */
+async function maxTools(page: Page): Promise<unknown> {
+  return page.evaluate(async () => ((await (await fetch('/settings')).json()) as { llm: { max_tools?: unknown } }).llm.max_tools);
+}
 
 describe('Chat view', () => {
   it('streams an answer with its tool steps, asks before a dangerous call, and keeps the conversation', async () => {
@@ -182,5 +195,62 @@ describe('Chat view', () => {
     } finally {
       await front.close();
     }
+  });
+
+  it('lists the tools offered this turn, and why, when llm.max_tools leaves some out', async () => {
+    stub.setScript(script);
+    const owner = await openAsOwner(browser, gateway);
+    const { page } = owner;
+    const patch = (llm: object) =>
+      page.evaluate(async (body) => {
+        const res = await fetch('/settings', { method: 'PATCH', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+        return res.status;
+      }, { llm });
+    try {
+      expect(await patch({ base_url: stub.url, model: 'stub-model', api: 'openai' })).toBe(200);
+      // Settings → LLM endpoint: three tools per turn (search_tools besides).
+      const llm = await llmSection(page);
+      await llm.getByLabel('Tools per turn').fill('3');
+      await llm.getByRole('button', { name: 'Save' }).click();
+      await llm.getByText('✓ Saved').waitFor();
+      expect(await maxTools(page)).toBe(3);
+      await page.getByRole('navigation', { name: 'Views' }).getByRole('link', { name: /Chat/ }).click();
+      await page.getByRole('heading', { name: 'Chat' }).waitFor();
+      const box = page.getByLabel('Message');
+      await box.fill('Calculate 6*7 please.');
+      await box.press('Enter');
+      const answer = page.getByRole('article', { name: 'Answer' }).last();
+      await answer.getByText('Computing. The answer is 42.').waitFor();
+      // Three tools and search_tools: what the model was sent is what the line lists.
+      const sent = (stub.requests.at(-1)?.tools ?? []).map((t) => t.function.name);
+      expect(sent).toHaveLength(4);
+      const offered = answer.locator('details.offered');
+      expect(await offered.locator('summary').innerText()).toBe('Offered 4 tools this turn');
+      expect(await offered.getAttribute('open')).toBeNull();
+      await offered.locator('summary').click();
+      const items = await offered.locator('li').allInnerTexts();
+      expect(items.map((i) => i.split(' ')[0]).sort()).toEqual([...sent].sort());
+      expect(items).toContain('search_tools — search');
+      for (const item of items) expect(item).toMatch(/ — (relevant to your message|used earlier|found by search_tools|yours|search)$/);
+      await screenshot(page, 'chat-tools-offered');
+
+      // Stored with the answer: the reopened conversation lists them too.
+      await page.reload();
+      await page.getByRole('heading', { name: 'Chat' }).waitFor();
+      await page.getByRole('navigation', { name: 'Conversations' }).getByRole('button', { name: /^Calculate 6\*7/ }).click();
+      await answer.getByText('Computing. The answer is 42.').waitFor();
+      expect(await answer.locator('details.offered summary').innerText()).toBe('Offered 4 tools this turn');
+
+      // Emptied, the field goes back to automatic: null, not a number.
+      const again = await llmSection(page);
+      await expect.poll(() => again.getByLabel('Tools per turn').inputValue()).toBe('3');
+      await again.getByLabel('Tools per turn').fill('');
+      await again.getByRole('button', { name: 'Save' }).click();
+      await again.getByText('✓ Saved').waitFor();
+      expect(await maxTools(page)).toBeNull();
+    } finally {
+      expect(await patch({ max_tools: null })).toBe(200);
+    }
+    await closeOwner(owner);
   });
 });

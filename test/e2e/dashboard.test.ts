@@ -6,7 +6,7 @@ import { closeOwner, launchChromium, openAsOwner, screenshot, startDashboardGate
 
 /** The page's globals, typed loosely: the tests compile without the DOM library. */
 interface Window {
-  document: { querySelector(selector: string): unknown };
+  document: { querySelector(selector: string): unknown; activeElement: { id: string } | null };
   localStorage: Record<string, string>;
   sessionStorage: Record<string, string>;
 }
@@ -161,7 +161,98 @@ describe('tools', () => {
     await toggle.click();
     await expect.poll(listed).toContain('text_process');
   });
+
+  it('the search box finds tools by what they do, explains each match, and shows the row of the one clicked', async () => {
+    const page = await open('tools');
+    const box = page.getByRole('searchbox', { name: 'Search tools by what they do' });
+    await page.getByRole('switch', { name: 'Enable calculate' }).waitFor();
+    await page.keyboard.press('/');
+    await box.pressSequentially('compute a sum');
+    const results = page.getByRole('region', { name: 'Best matches' });
+    // The gateway's own ranking, as GET /tools/search answers it, best first (which tool wins is the index's business).
+    const answer = (await ownerFetch(page, 'GET', '/tools/search?q=compute%20a%20sum&limit=10')).json as { results: { name: string; match: unknown[] }[] };
+    expect(answer.results.length).toBeGreaterThan(0);
+    await results.getByText(`${answer.results.length} found for “compute a sum”`, { exact: false }).waitFor();
+    expect(await results.getByRole('listitem').locator('.name').allTextContents()).toEqual(answer.results.map((r) => r.name));
+    // Each match in words: "compute → calculate (synonym)", or the word alone when found as typed.
+    const first = results.getByRole('listitem').first();
+    expect(await first.locator('.why').textContent()).toMatch(/(compute|sum)( → \S+ \((synonym|same stem|related word|typo)\))?/);
+    await expect(first.textContent()).resolves.toMatch(/score \d/);
+    await screenshot(page, 'tools-search');
+
+    const best = answer.results[0]!.name;
+    await first.getByRole('button').click();
+    await expect.poll(() => page.evaluate(() => (globalThis as unknown as Window).document.activeElement?.id)).toBe(`tool-${best}`);
+    expect(await page.locator(`[id="tool-${best}"]`).isVisible()).toBe(true);
+
+    await box.fill('x'.repeat(1001));
+    // Refused (the gateway caps the words): said inline, in the results' place.
+    await results.getByRole('alert').getByText(/^Could not search the tools: /).waitFor();
+    await box.fill('');
+    await results.waitFor({ state: 'detached' });
+    expect(await page.getByRole('switch', { name: 'Enable calculate' }).isVisible()).toBe(true);
+  });
+
+  it("a client's budget and pinned tools are saved apart from its tool set, and shape its tool list", async () => {
+    const page = await open('tools');
+    const issued = (await ownerFetch(page, 'POST', '/clients', { name: 'budgeted' })).json as { token: string };
+    // Revoked at the end, whatever happens: the Ollama proxy's scenario below lists every named client.
+    try {
+      await budgetScenario(page, issued.token);
+    } finally {
+      await ownerFetch(page, 'DELETE', '/clients/budgeted');
+    }
+  });
 });
+
+/** The budget scenario, as the owner of client `budgeted` (token `token`) goes through it. */
+async function budgetScenario(page: Page, token: string): Promise<void> {
+  const listed = async () => {
+    const response = await fetch(`${gateway.url}/tools/openai`, { headers: { authorization: `Bearer ${token}` } });
+    return ((await response.json()) as { tools: { function: { name: string } }[] }).tools.map((t) => t.function.name).sort();
+  };
+  expect((await listed()).length).toBeGreaterThan(5);
+  await page.getByRole('tab', { name: /^Client tool sets/ }).click();
+  const card = page.getByRole('region', { name: 'budgeted', exact: true });
+  const budget = card.getByRole('form', { name: 'Budget of budgeted' });
+  await budget.getByLabel('Budget', { exact: true }).fill('3');
+  await budget.getByLabel('Pin a tool for budgeted').selectOption('file_read');
+  await budget.getByRole('button', { name: 'Unpin file_read' }).waitFor();
+  await budget.getByText(/over the budget: its lists carry search_tools and 1 pinned/).waitFor();
+  await card.scrollIntoViewIfNeeded();
+  await screenshot(page, 'tools-client-budget');
+  await budget.getByRole('button', { name: 'Save budget of budgeted' }).click();
+  await budget.getByText('✓ Saved').waitFor();
+  const row = async () =>
+    ((await ownerFetch(page, 'GET', '/clients')).json as { clients: { name: string; tools: string[] | null; max_tools: number | null; pinned: string[] }[] }).clients.find(
+      (c) => c.name === 'budgeted',
+    );
+  expect(await row()).toMatchObject({ tools: null, max_tools: 3, pinned: ['file_read'] });
+  await expect.poll(listed).toEqual(['file_read', 'search_tools']);
+
+  // The tool set saves on its own (PUT /clients/{name}/tools refuses max_tools), and the budget is kept.
+  const set = card.getByRole('form', { name: 'Tools budgeted sees' });
+  await set.getByLabel('Only these tools').check();
+  await set.getByLabel('file_read', { exact: true }).check();
+  await set.getByLabel('calculate', { exact: true }).check();
+  await set.getByRole('button', { name: 'Save the tool set of budgeted' }).click();
+  await set.getByText('✓ Saved').waitFor();
+  expect(await row()).toMatchObject({ tools: ['file_read', 'calculate'], max_tools: 3, pinned: ['file_read'] });
+  await budget.getByText('Its 2 tools fit the budget: its lists carry them all.').waitFor();
+  await expect.poll(listed).toEqual(['calculate', 'file_read']);
+
+  await page.goto(`${gateway.url}/#/settings`);
+  const tokens = page.getByRole('region', { name: 'Client tokens' });
+  await tokens.getByRole('row', { name: /^budgeted/ }).getByText('3 tools · 1 pinned').waitFor();
+
+  await page.goto(`${gateway.url}/#/tools`);
+  await page.getByRole('tab', { name: /^Client tool sets/ }).click();
+  await budget.getByLabel('Budget', { exact: true }).fill('');
+  await budget.getByRole('button', { name: 'Unpin file_read' }).click();
+  await budget.getByRole('button', { name: 'Save budget of budgeted' }).click();
+  await budget.getByText('✓ Saved').waitFor();
+  expect(await row()).toMatchObject({ max_tools: null, pinned: [] });
+}
 
 describe('stats', () => {
   it('renders its charts after some calls, and keeps the chosen range and order across views', async () => {

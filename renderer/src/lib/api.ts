@@ -22,9 +22,15 @@ export function onSessionLost(listener: Listener): () => void {
 
 /**
  * The one way the dashboard talks to the gateway: same-origin JSON with the session cookie. The browser adds the
- * Origin header to state changes, which the gateway requires of cookie requests.
+ * Origin header to state changes, which the gateway requires of cookie requests. With `signal`, a request called off
+ * rejects with the signal's reason (an `AbortError`), never as an unreachable gateway.
  */
-export async function api<T>(method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE', path: string, body?: unknown): Promise<T> {
+export async function api<T>(
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE',
+  path: string,
+  body?: unknown,
+  options: { signal?: AbortSignal } = {},
+): Promise<T> {
   let response: Response;
   try {
     response = await fetch(path, {
@@ -32,8 +38,10 @@ export async function api<T>(method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE'
       credentials: 'same-origin',
       headers: body === undefined ? { Accept: 'application/json' } : { Accept: 'application/json', 'Content-Type': 'application/json' },
       ...(body !== undefined && { body: JSON.stringify(body) }),
+      ...(options.signal && { signal: options.signal }),
     });
-  } catch {
+  } catch (error) {
+    if (options.signal?.aborted) throw error;
     throw new ApiError(0, { name: 'GATEWAY_UNREACHABLE', code: 0, message: 'The gateway is not answering. Is `pincer serve` (or the desktop app) still running?' });
   }
   const text = await response.text();

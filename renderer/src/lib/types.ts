@@ -105,6 +105,27 @@ export interface ToolInfo {
   annotations: { readOnlyHint?: boolean; destructiveHint?: boolean; idempotentHint?: boolean; openWorldHint?: boolean; title?: string };
 }
 
+/** How a word of a tool search met a tool: itself, its stem, a synonym, a related word, or a typo away. */
+export type ToolMatchHow = 'word' | 'stem' | 'synonym' | 'related' | 'fuzzy';
+
+/** One word of a tool search and the tool's word it matched. */
+export interface ToolMatch {
+  word: string;
+  matched: string;
+  how: ToolMatchHow;
+}
+
+/** A tool `GET /tools/search` found, best first. */
+export interface FoundTool {
+  name: string;
+  title: string | null;
+  description: string;
+  source: string;
+  risk: Risk;
+  score: number;
+  match: ToolMatch[];
+}
+
 export interface JsonSchema {
   type?: string | string[];
   description?: string;
@@ -158,7 +179,10 @@ export interface ClientToken {
 export interface ClientProfile {
   name: string;
   tools: string[] | null;
+  /** Its budget: at most this many tools in its lists (search_tools counted); null for no limit. */
   max_tools: number | null;
+  /** Tools always in its lists while it is over its budget. */
+  pinned: string[];
   /** Whether it sees only the memories it wrote, or every one (the default client: always all). */
   memories: MemoryScope;
   /** Whether it reads only its own calls in the history, or every client's (the default client: always all). */
@@ -178,8 +202,11 @@ export interface Settings {
   /** With no roots, when the gateway's working folder was not taken as one at start: why. */
   roots_notice?: string;
   approval_timeout_s: number;
-  /** `max_context`: the largest context window (num_ctx, tokens) asked of Ollama. */
-  llm: { base_url: string; model: string | null; api: 'ollama' | 'openai'; max_context?: number };
+  /**
+   * `max_context`: the largest context window (num_ctx, tokens) asked of Ollama. `max_tools`: the tools offered per
+   * turn besides search_tools (Chat and the proxies); null: worked out from the model's window.
+   */
+  llm: { base_url: string; model: string | null; api: 'ollama' | 'openai'; max_context?: number; max_tools?: number | null };
   /** Keys set by an environment variable or flag, with where they came from; the dashboard cannot change them. */
   locked: Record<string, string>;
   /** The OS sandbox of run_shell and run_python here; `none` means the policy alone. */
@@ -486,6 +513,14 @@ export interface GatewayEvents {
 
 /** How the chat model is given its tools: in the request, or described in the system prompt and read from its text. */
 export type ChatToolMode = 'native' | 'prompted';
+
+/** Why a tool was offered to the model in a turn when not every tool was. */
+export type ToolOfferReason = 'all' | 'yours' | 'used' | 'found' | 'relevant' | 'search';
+
+export interface ToolOffer {
+  name: string;
+  why: ToolOfferReason;
+}
 
 /** What Pincer did to a model's call before it ran: absent for a clean native call. */
 export interface ChatCallRecovery {

@@ -1,4 +1,4 @@
-import type { CallStatus, ChatCallRecovery, ChatToolMode, ChatWindowReport, GatewayErrorBody } from '../lib/types';
+import type { CallStatus, ChatCallRecovery, ChatToolMode, ChatWindowReport, GatewayErrorBody, ToolOffer } from '../lib/types';
 
 // A chat turn as the Chat view keeps it, built from POST /chat's events or from a stored conversation. Plain
 // functions over plain objects: the view's state (chat.svelte.ts) holds them in its $state, the tests call them as is.
@@ -47,6 +47,8 @@ export interface ChatEntry {
   toolModeReason?: string;
   /** Ollama only: the window asked for and the tools left out to fit it. */
   context?: ChatWindowReport;
+  /** The tools offered to the model in the turn's last request and why; absent when every tool was. */
+  offered?: ToolOffer[];
   done: boolean;
 }
 
@@ -60,6 +62,7 @@ export interface ChatAnswerMeta {
   tool_mode_reason?: string;
   reasoning?: string;
   context?: ChatWindowReport;
+  tools_offered?: ToolOffer[];
 }
 
 export interface StoredMessage {
@@ -83,6 +86,7 @@ function applyMeta(answer: ChatEntry, meta: ChatAnswerMeta): void {
   }
   if (meta.reasoning && answer.reasoning === '') answer.reasoning = meta.reasoning;
   if (meta.context) answer.context = meta.context;
+  if (Array.isArray(meta.tools_offered)) answer.offered = meta.tools_offered;
 }
 
 /** Stored messages (assistant turns and tool results in between) as the view's entries: one answer per question. */

@@ -11,8 +11,8 @@ export interface IssuedToken {
 }
 
 /**
- * The clients the owner has issued tokens to (plus the default client), with their tool sets. The Tools view edits
- * tool sets; the Settings view issues and revokes tokens.
+ * The clients the owner has issued tokens to (plus the default client), with their tool sets and budgets. The Tools
+ * view edits tool sets and budgets; the Settings view issues and revokes tokens.
  */
 export class ClientDirectory {
   clients = $state.raw<ClientProfile[]>([]);
@@ -30,17 +30,31 @@ export class ClientDirectory {
     }
   }
 
-  /** Sets which tools a client sees and may call: `null` for every enabled tool. */
-  async saveTools(name: string, tools: string[] | null, maxTools: number | null): Promise<SaveResult> {
+  /** Sets which tools a client sees and may call: `null` for every enabled tool (its budget is kept). */
+  async saveTools(name: string, tools: string[] | null): Promise<SaveResult> {
     try {
-      const profile = await api<Pick<ClientProfile, 'name' | 'tools' | 'max_tools'>>('PUT', `/clients/${encodeURIComponent(name)}/tools`, {
-        tools,
-        max_tools: maxTools,
-      });
-      this.clients = this.clients.map((c) => (c.name === name ? { ...c, tools: profile.tools, max_tools: profile.max_tools } : c));
+      const profile = await api<Pick<ClientProfile, 'name' | 'tools'>>('PUT', `/clients/${encodeURIComponent(name)}/tools`, { tools });
+      this.clients = this.clients.map((c) => (c.name === name ? { ...c, tools: profile.tools } : c));
       return { ok: true };
     } catch (error) {
       return { ok: false, message: describeError(error, 'change tool sets') };
+    }
+  }
+
+  /**
+   * Sets a client's budget: at most `maxTools` tools in its lists, search_tools counted (`null`: no limit), with the
+   * `pinned` tools always among them; the rest it finds with search_tools. Its tool set is kept.
+   */
+  async saveBudget(name: string, maxTools: number | null, pinned: string[]): Promise<SaveResult> {
+    try {
+      const saved = await api<Pick<ClientProfile, 'name' | 'max_tools' | 'pinned'>>('PUT', `/clients/${encodeURIComponent(name)}/budget`, {
+        max_tools: maxTools,
+        pinned,
+      });
+      this.clients = this.clients.map((c) => (c.name === name ? { ...c, max_tools: saved.max_tools, pinned: saved.pinned } : c));
+      return { ok: true };
+    } catch (error) {
+      return { ok: false, message: describeError(error, 'set budgets') };
     }
   }
 

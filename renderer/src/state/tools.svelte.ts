@@ -1,17 +1,11 @@
 import { SvelteSet } from 'svelte/reactivity';
 import { api, describeError } from '../lib/api';
-import { wordMatcher } from '../lib/search';
 import type { ToolInfo } from '../lib/types';
 import type { GatewayFeed } from './feed.svelte';
 
 export interface ToolGroup {
   category: string;
   tools: ToolInfo[];
-}
-
-/** What the filter searches: a tool's name, title, category, source, risk and description. */
-function searchText(tool: ToolInfo): string {
-  return `${tool.name} ${tool.annotations.title ?? ''} ${tool.category} ${tool.source} ${tool.risk} ${tool.description}`.toLowerCase();
 }
 
 /**
@@ -24,15 +18,13 @@ export class ToolCatalog {
   /** False until the first load has answered (or failed), so the view can say it is busy. */
   loaded = $state(false);
   error = $state<string | null>(null);
-  filter = $state('');
   /** Tools whose switch is being saved. */
   readonly #saving = new SvelteSet<string>();
 
+  /** The tools by category (the view's search shows its best matches apart, above them). */
   readonly groups: ToolGroup[] = $derived.by(() => {
-    const matches = wordMatcher(this.filter);
     const byCategory = new Map<string, ToolInfo[]>();
     for (const tool of this.tools) {
-      if (matches && !matches(searchText(tool))) continue;
       const list = byCategory.get(tool.category) ?? [];
       list.push(tool);
       byCategory.set(tool.category, list);

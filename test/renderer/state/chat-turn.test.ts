@@ -82,6 +82,32 @@ describe('applyEvent', () => {
   });
 });
 
+describe('tools offered', () => {
+  it('takes the tools offered and why from `done`, and nothing when every tool was offered', () => {
+    const offered = [
+      { name: 'get_elevation', why: 'relevant' },
+      { name: 'read_file', why: 'used' },
+      { name: 'search_tools', why: 'search' },
+    ];
+    expect(streamed([['done', { answer: 'Hi.', model: 'm', tools_offered: offered }]]).offered).toEqual(offered);
+    expect(streamed([['done', { answer: 'Hi.', model: 'm' }]]).offered).toBeUndefined();
+  });
+
+  it("keeps the last request's list when a stored answer spans several messages", () => {
+    const [, answer] = entriesOf([
+      { seq: 1, message: { role: 'user', content: 'How high is Denver?' }, meta: null },
+      { seq: 2, message: { role: 'assistant', content: '' }, meta: { tools_offered: [{ name: 'search_tools', why: 'search' }] } },
+      { seq: 3, message: { role: 'tool', content: '{}' } },
+      {
+        seq: 4,
+        message: { role: 'assistant', content: '1,609 m.' },
+        meta: { tools_offered: [{ name: 'get_elevation', why: 'found' }, { name: 'search_tools', why: 'search' }] },
+      },
+    ]);
+    expect(answer?.offered?.map((o) => o.name)).toEqual(['get_elevation', 'search_tools']);
+  });
+});
+
 describe('entriesOf', () => {
   const turn: StoredMessage[] = [
     { seq: 1, message: { role: 'user', content: 'What is 6*7?' }, meta: null },
@@ -98,6 +124,10 @@ describe('entriesOf', () => {
         tool_mode_reason: 'No tools in its template.',
         reasoning: 'Use the calculator.',
         context: { estimated_tokens: 3000, limit: 4096, tools_offered: 3, tools_left_out: ['run_shell'] },
+        tools_offered: [
+          { name: 'calculate', why: 'relevant' },
+          { name: 'search_tools', why: 'search' },
+        ],
       },
     },
   ];
@@ -112,6 +142,10 @@ describe('entriesOf', () => {
     expect(answer.toolModeReason).toBe('No tools in its template.');
     expect(answer.context?.tools_left_out).toEqual(['run_shell']);
     expect(answer.steps[0]?.recovery?.shape).toBe('mistral');
+    expect(answer.offered).toEqual([
+      { name: 'calculate', why: 'relevant' },
+      { name: 'search_tools', why: 'search' },
+    ]);
     expect(answer.done).toBe(true);
   });
 
@@ -123,6 +157,7 @@ describe('entriesOf', () => {
     expect(answer).toMatchObject({ text: 'Hello.', reasoning: '', model: 'm' });
     expect(answer?.toolMode).toBeUndefined();
     expect(answer?.context).toBeUndefined();
+    expect(answer?.offered).toBeUndefined();
   });
 });
 

@@ -1,4 +1,4 @@
-import type { ChatWindowReport } from '../../lib/types';
+import type { ChatWindowReport, ToolOffer, ToolOfferReason } from '../../lib/types';
 import type { ChatStep } from '../../state/chat-turn';
 
 /** Names listed in a note before the rest is counted. */
@@ -33,3 +33,23 @@ export function leftOutNote(context: ChatWindowReport | undefined): string | und
 /** What the prompted-mode badge explains when the server gave no reason of its own. */
 export const PROMPTED_EXPLAINED =
   "This model has no native tool support, so Pincer describes its tools in the system prompt and reads the calls from the model's text.";
+
+const OFFER_REASONS: Record<ToolOfferReason, { words: string; hint: string }> = {
+  relevant: { words: 'relevant to your message', hint: 'Among the best matches for what you asked' },
+  used: { words: 'used earlier', hint: 'The model called it earlier in this conversation' },
+  found: { words: 'found by search_tools', hint: 'The model looked for it with search_tools' },
+  yours: { words: 'yours', hint: 'One of the tools the request itself brought' },
+  search: { words: 'search', hint: 'search_tools, offered every turn so the model can find the tools left out' },
+  all: { words: 'every tool fits', hint: 'Every tool was offered' },
+};
+
+/** Why a tool was offered this turn, in words, with a longer hint. */
+export function offerReason(why: ToolOfferReason): { words: string; hint: string } {
+  return OFFER_REASONS[why] ?? { words: why, hint: why };
+}
+
+/** The folded line under an answer: "Offered 9 tools this turn"; nothing when every tool was offered. */
+export function offeredTitle(offered: readonly ToolOffer[] | undefined): string | undefined {
+  if (!offered) return undefined;
+  return `Offered ${offered.length} ${offered.length === 1 ? 'tool' : 'tools'} this turn`;
+}

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { describeRecovery, leftOutNote } from '../../../../renderer/src/views/chat/describe.js';
+import { describeRecovery, leftOutNote, offeredTitle, offerReason } from '../../../../renderer/src/views/chat/describe.js';
 
 describe('describeRecovery', () => {
   it('says nothing of a clean native call', () => {
@@ -41,5 +41,31 @@ describe('leftOutNote', () => {
     expect(leftOutNote({ ...report, tools_left_out: many })).toBe(
       "9 tools left out to fit the model's window (num_ctx 8192 of limit 8192): tool_1, tool_2, tool_3, tool_4, tool_5, tool_6… (+3 more)",
     );
+  });
+});
+
+describe('tools offered', () => {
+  it('says each reason in readable words', () => {
+    expect(offerReason('relevant').words).toBe('relevant to your message');
+    expect(offerReason('used').words).toBe('used earlier');
+    expect(offerReason('found').words).toBe('found by search_tools');
+    expect(offerReason('yours').words).toBe('yours');
+    expect(offerReason('search').words).toBe('search');
+    expect(offerReason('search').hint).toContain('search_tools');
+  });
+
+  it('names a reason it does not know as the gateway sent it', () => {
+    expect(offerReason('pinned' as never)).toEqual({ words: 'pinned', hint: 'pinned' });
+  });
+
+  it('counts the tools offered, and has no line when every tool was offered', () => {
+    expect(offeredTitle(undefined)).toBeUndefined();
+    expect(offeredTitle([{ name: 'search_tools', why: 'search' }])).toBe('Offered 1 tool this turn');
+    expect(
+      offeredTitle([
+        { name: 'read_file', why: 'relevant' },
+        { name: 'search_tools', why: 'search' },
+      ]),
+    ).toBe('Offered 2 tools this turn');
   });
 });
