@@ -6,8 +6,8 @@ import { RISKS, type AnyTool, type ObjectSchema } from './types.js';
 
 /** OpenAI's function-name rule; Anthropic and MCP accept it too. */
 export const TOOL_NAME_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
-/** Names that would collide with the gateway's own routes (`/tools/openai`, `/tools/anthropic`, `/mcp`). */
-export const RESERVED_TOOL_NAMES = new Set(['openai', 'anthropic', 'mcp']);
+/** Names that would collide with the gateway's own routes (`/tools/openai`, `/tools/anthropic`, `/tools/search`, `/mcp`). */
+export const RESERVED_TOOL_NAMES = new Set(['openai', 'anthropic', 'mcp', 'search']);
 
 const MAX_TIMER_MS = 2 ** 31 - 1;
 

@@ -97,7 +97,7 @@ describe('registry: tool names', () => {
     expect(registrationError(new ToolRegistry(), tool({ name: 42 as unknown as string }))).toContain('name');
   });
 
-  it.each(['openai', 'anthropic', 'mcp', 'OpenAI', 'ANTHROPIC', 'Mcp'])('refuses the reserved name %s', (name) => {
+  it.each(['openai', 'anthropic', 'mcp', 'search', 'OpenAI', 'ANTHROPIC', 'Mcp', 'Search'])('refuses the reserved name %s', (name) => {
     expect(registrationError(new ToolRegistry(), tool({ name }))).toContain(`"${name}" is a reserved name`);
   });
 
