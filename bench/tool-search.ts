@@ -15,6 +15,7 @@ import { parseArgs } from 'node:util';
 import { ToolIndex, type IndexedTool } from '../server/tools/search/tool-index.js';
 import { defaultWordNetDir, WordNet } from '../server/tools/search/wordnet.js';
 import { percentile, summarize, type LatencySummary, type Verdict } from './common.js';
+import { rng as seededRandom } from './memory-corpus.js';
 
 export const TOOL_SEARCH_BAR_MS = 5;
 const SIZES = [120, 2000] as const;
@@ -42,18 +43,6 @@ export interface ToolSearchBenchResult {
   queries: number;
   wordnet: boolean;
   sizes: ToolSearchSize[];
-}
-
-/** Small, seeded, good enough for picking words. */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 interface Words {
@@ -110,7 +99,7 @@ function sentence(words: Words, rng: () => number, length: number): string {
 
 /** `count` tools of servers of about 25 tools each. */
 export function syntheticTools(count: number, seed: number, words: Words = englishWords()): IndexedTool[] {
-  const rng = random(seed);
+  const rng = seededRandom(seed);
   const tools: IndexedTool[] = [];
   let server = '';
   const names = new Set<string>();
@@ -158,7 +147,7 @@ const PLAIN_REQUESTS = [
 
 /** Requests: words of the tools as a person would type them (a fifth with a typo), and plain requests. */
 function requests(tools: readonly IndexedTool[], count: number, seed: number): string[] {
-  const rng = random(seed);
+  const rng = seededRandom(seed);
   const out: string[] = [];
   while (out.length < count) {
     if (rng() < 0.2) {
