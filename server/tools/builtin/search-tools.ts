@@ -1,19 +1,11 @@
+import type { ToolHit } from '../search/tool-index.js';
 import { defineTool } from '../types.js';
 
 export const SEARCH_TOOLS = 'search_tools';
 export const SEARCH_LIMITS = { query: 1000, default: 10, max: 50 } as const;
 
 /** One tool found for a request, as `GET /tools/search` and `search_tools` answer it. */
-export interface FoundTool {
-  name: string;
-  title: string | null;
-  description: string;
-  source: string;
-  risk: string;
-  score: number;
-  /** Which of the request's words met the tool, and how: the word itself, its stem, a synonym, a typo. */
-  match: { word: string; matched: string; how: string }[];
-}
+export type FoundTool = ToolHit;
 
 /** Searches the calling client's own tools (the gateway wires it to the tool index and the client's set). */
 export type ToolFinder = (client: string, query: string, limit: number) => FoundTool[];
