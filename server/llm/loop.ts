@@ -162,7 +162,10 @@ export async function runToolLoop(options: LoopOptions): Promise<LoopResult> {
           reasoning: (text) => listener?.onReasoning?.(text),
         })
       : undefined;
-    const turn = await provider.chat(sent, { ...(options.signal && { signal: options.signal }), ...(stream && { onText: (text: string) => stream.push(text) }) });
+    const turn = await provider.chat(sent, {
+      ...(options.signal && { signal: options.signal }),
+      ...(stream && { onText: (text: string) => stream.push(text), onReasoning: (text: string) => listener?.onReasoning?.(text) }),
+    });
     stream?.finish();
     return turn;
   };
@@ -188,13 +191,15 @@ export async function runToolLoop(options: LoopOptions): Promise<LoopResult> {
       usage.completion_tokens += turn.usage.completion_tokens;
     }
     const thought = splitReasoning(turn.content);
-    if (thought.reasoning) reasoning += reasoning ? `\n\n${thought.reasoning}` : thought.reasoning;
+    // Reasoning the server sent apart (a thinking model's own channel), then any <think> blocks in the text.
+    const thinking = [turn.reasoning?.trim(), thought.reasoning].filter(Boolean).join('\n\n');
+    if (thinking) reasoning += reasoning ? `\n\n${thinking}` : thinking;
     const found = modelCalls(turn.toolCalls, thought.text, offer, usedIds, options.maxJsonDepth);
     // The answer is read from the whole text, streamed or not, so both read the same; rounds are paragraphs apart.
     const text = answer !== '' && found.text !== '' ? roundBreak(answer) + found.text : found.text;
     answer += text;
     if (!options.stream) {
-      if (thought.reasoning) listener?.onReasoning?.(thought.reasoning);
+      if (thinking) listener?.onReasoning?.(thinking);
       if (text) listener?.onText?.(text);
     }
 

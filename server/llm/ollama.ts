@@ -39,7 +39,8 @@ export class OllamaProvider implements LlmProvider {
       } catch {
         throw badResponse(`a stream line is not JSON: ${line.slice(0, 120)}`);
       }
-      const text = turn.add(chunk);
+      const { text, thinking } = turn.add(chunk);
+      if (thinking) options.onReasoning?.(thinking);
       if (text) options.onText!(text);
       if ((chunk as { done?: boolean }).done) break;
     }
@@ -146,6 +147,7 @@ function fromChunks(chunks: unknown[], model: string): AssistantTurn {
 /** Collects an Ollama answer; each tool call arrives whole, in any chunk (often the last before done). */
 class OllamaTurn {
   #content = '';
+  #thinking = '';
   #calls: ToolCall[] = [];
   #finish = 'stop';
   #usage: AssistantTurn['usage'];
@@ -155,11 +157,11 @@ class OllamaTurn {
     this.#model = model;
   }
 
-  add(chunk: unknown): string {
+  add(chunk: unknown): { text: string; thinking: string } {
     const c = chunk as {
       model?: string;
       error?: string;
-      message?: { content?: string; tool_calls?: { id?: string; function?: { name?: string; arguments?: unknown } }[] };
+      message?: { content?: string; thinking?: string; tool_calls?: { id?: string; function?: { name?: string; arguments?: unknown } }[] };
       done?: boolean;
       done_reason?: string;
       prompt_eval_count?: number;
@@ -179,8 +181,10 @@ class OllamaTurn {
       }
     }
     const text = c.message?.content ?? '';
+    const thinking = typeof c.message?.thinking === 'string' ? c.message.thinking : '';
     this.#content += text;
-    return text;
+    this.#thinking += thinking;
+    return { text, thinking };
   }
 
   finish(): AssistantTurn {
@@ -190,6 +194,7 @@ class OllamaTurn {
       toolCalls: this.#calls,
       // Ollama says "stop" even when the model called tools.
       finishReason: this.#calls.length > 0 ? 'tool_calls' : this.#finish,
+      ...(this.#thinking && { reasoning: this.#thinking }),
       ...(this.#usage && { usage: this.#usage }),
     };
   }

@@ -43,7 +43,8 @@ export class OpenAIProvider implements LlmProvider {
       } catch {
         throw badResponse(`a stream event is not JSON: ${data.slice(0, 120)}`);
       }
-      const text = turn.add(chunk);
+      const { text, reasoning } = turn.add(chunk);
+      if (reasoning) options.onReasoning?.(reasoning);
       if (text) options.onText!(text);
     }
     return turn.finish();
@@ -89,7 +90,10 @@ export function toOpenAIMessage(message: ChatMessage): Record<string, unknown> {
 function fromCompletion(body: unknown, model: string): AssistantTurn {
   const completion = body as {
     model?: string;
-    choices?: { message?: { content?: string | null; tool_calls?: { id?: string; function?: { name?: string; arguments?: unknown } }[] }; finish_reason?: string }[];
+    choices?: {
+      message?: { content?: string | null; reasoning_content?: unknown; reasoning?: unknown; tool_calls?: { id?: string; function?: { name?: string; arguments?: unknown } }[] };
+      finish_reason?: string;
+    }[];
     usage?: { prompt_tokens?: number; completion_tokens?: number };
   };
   const choice = completion?.choices?.[0];
@@ -100,13 +104,21 @@ function fromCompletion(body: unknown, model: string): AssistantTurn {
     name: call.function?.name ?? '',
     arguments: call.function?.arguments ?? '',
   }));
+  const reasoning = reasoningOf(choice.message);
   return {
     model: completion.model ?? model,
     content: choice.message.content ?? '',
+    ...(reasoning && { reasoning }),
     toolCalls,
     finishReason: choice.finish_reason ?? (toolCalls.length ? 'tool_calls' : 'stop'),
     ...(completion.usage && { usage: { prompt_tokens: completion.usage.prompt_tokens ?? 0, completion_tokens: completion.usage.completion_tokens ?? 0 } }),
   };
+}
+
+/** Reasoning sent apart from the text: `reasoning_content` (DeepSeek, vLLM, llama.cpp) or `reasoning` (Ollama's /v1). */
+function reasoningOf(part: { reasoning_content?: unknown; reasoning?: unknown } | undefined): string {
+  const value = part?.reasoning_content ?? part?.reasoning;
+  return typeof value === 'string' ? value : '';
 }
 
 /**
@@ -116,6 +128,7 @@ function fromCompletion(body: unknown, model: string): AssistantTurn {
  */
 class StreamedTurn {
   #content = '';
+  #reasoning = '';
   #calls: { id: string; name: string; arguments: string }[] = [];
   #byIndex = new Map<number, number>();
   #lastIndex = 0;
@@ -127,11 +140,19 @@ class StreamedTurn {
     this.#model = model;
   }
 
-  /** Takes one chunk; answers the text it added. */
-  add(chunk: unknown): string {
+  /** Takes one chunk; answers the text and reasoning it added. */
+  add(chunk: unknown): { text: string; reasoning: string } {
     const c = chunk as {
       model?: string;
-      choices?: { delta?: { content?: string | null; tool_calls?: { index?: number; id?: string; function?: { name?: string; arguments?: string } }[] }; finish_reason?: string | null }[];
+      choices?: {
+        delta?: {
+          content?: string | null;
+          reasoning_content?: unknown;
+          reasoning?: unknown;
+          tool_calls?: { index?: number; id?: string; function?: { name?: string; arguments?: string } }[];
+        };
+        finish_reason?: string | null;
+      }[];
       usage?: { prompt_tokens?: number; completion_tokens?: number } | null;
       error?: { message?: string };
     };
@@ -139,7 +160,7 @@ class StreamedTurn {
     if (c?.model) this.#model = c.model;
     if (c?.usage) this.#usage = { prompt_tokens: c.usage.prompt_tokens ?? 0, completion_tokens: c.usage.completion_tokens ?? 0 };
     const choice = c?.choices?.[0];
-    if (!choice) return '';
+    if (!choice) return { text: '', reasoning: '' };
     if (choice.finish_reason) this.#finish = choice.finish_reason;
     for (const fragment of choice.delta?.tool_calls ?? []) {
       // A fragment without an index continues the call before it unless it brings an id of its own.
@@ -157,8 +178,10 @@ class StreamedTurn {
       if (fragment.function?.arguments) call.arguments += typeof fragment.function.arguments === 'string' ? fragment.function.arguments : JSON.stringify(fragment.function.arguments);
     }
     const text = choice.delta?.content ?? '';
+    const reasoning = reasoningOf(choice.delta);
     this.#content += text;
-    return text;
+    this.#reasoning += reasoning;
+    return { text, reasoning };
   }
 
   finish(): AssistantTurn {
@@ -167,6 +190,7 @@ class StreamedTurn {
       model: this.#model,
       content: this.#content,
       toolCalls,
+      ...(this.#reasoning && { reasoning: this.#reasoning }),
       finishReason: this.#finish || (toolCalls.length ? 'tool_calls' : 'stop'),
       ...(this.#usage && { usage: this.#usage }),
     };

@@ -56,6 +56,8 @@ export interface AssistantTurn {
   toolCalls: ToolCall[];
   /** `stop`, `length`, `tool_calls`… as the upstream said it (Ollama's done_reason is mapped). */
   finishReason: string;
+  /** Reasoning the server sent apart from the text (a thinking model's `thinking` / `reasoning_content`). */
+  reasoning?: string;
   usage?: Usage;
 }
 
@@ -63,6 +65,8 @@ export interface ChatOptions {
   signal?: AbortSignal;
   /** Each piece of the answer's text as it arrives. */
   onText?: (text: string) => void;
+  /** Each piece of the reasoning the server sends apart from the text (Ollama's `thinking`, `reasoning_content`). */
+  onReasoning?: (text: string) => void;
 }
 
 export interface ModelInfo {
