@@ -9,6 +9,8 @@ import type { WordNet } from './wordnet.js';
  */
 const MAX_RELATED = 24;
 const MAX_SYNONYMS = 24;
+/** Words that may be an adjective's comparative or superlative (`higher`, `highest`). */
+const COMPARED = /^[a-z]{2,}(?:er|est)$/;
 
 /** The key a word or a WordNet phrase (`take_away`) is looked up under: its words' stems joined by `_`. */
 export function phraseKey(lemma: string): string {
@@ -116,7 +118,12 @@ export class Vocabulary {
     const relations = this.#wordnet?.lookup(surface);
     if (relations) {
       for (const lemma of relations.synonyms) take(lemma, synonyms, MAX_SYNONYMS);
-      for (const lemma of relations.related) take(lemma, related, MAX_RELATED);
+      for (const lemma of relations.related) {
+        take(lemma, related, MAX_RELATED);
+        // A comparative or superlative also leads by its base form (`highest` in a definition: `high`), which the
+        // stemmer does not reach (it does reach `-ed`, `-ing`, `-s`); only those are looked up: each costs a search.
+        if (COMPARED.test(lemma)) for (const base of this.#wordnet?.baseForms(lemma) ?? []) if (base.lemma !== lemma) take(base.lemma, related, MAX_RELATED);
+      }
     }
     this.#links.set(surface, [software, synonyms, related, spelled].map((set) => [...set].join(' ')).join('|'));
     for (const key of software) push(this.#software, key, surface);

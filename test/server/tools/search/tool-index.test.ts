@@ -119,6 +119,11 @@ describe('ToolIndex.search', () => {
     expect(altitude!.match).toEqual([{ word: 'altitude', matched: 'elevation', how: expect.stringMatching(/^(synonym|related)$/) }]);
   });
 
+  it("meets a related word by its base form: `high` reaches elevation, whose definition says `highest`", () => {
+    const hit = indexOf().search('how high is it', { limit: 5 }).find((h) => h.name === 'maps_elevation');
+    expect(hit?.match).toEqual(expect.arrayContaining([{ word: 'high', matched: 'elevation', how: 'related' }]));
+  });
+
   it('without WordNet, still finds words, stems, software synonyms and typos', () => {
     const plain = indexOf(TOOLS, { wordnet: null });
     expect(names(plain, 'deleting files')[0]).toBe('file_delete');
