@@ -28,6 +28,8 @@ const MAX_QUERY_WORDS = 32;
 /** Unknown words of one query looked up as typos (each costs a trigram search). */
 const MAX_CORRECTED = 8;
 const SIMPLE_WORD = /^[\p{L}\p{N}]+$/u;
+/** What a word's own matches are worth when it is part of a compound the query names. */
+const PHRASE_PART = 0.5;
 
 /** The indexed terms one query word stands for, each with the best weight found for it. */
 class Expansions {
@@ -117,6 +119,13 @@ export function parseQuery(query: string, postings: Postings, vocabulary: Vocabu
   const phrases = new Set<string>();
   for (let i = 0; i + 1 < plain.length; i++) {
     const phrase = `${plain[i]} ${plain[i + 1]}`;
+    // A word inside a compound means the compound (`level` in `sea level`), so its own matches count for less.
+    if (vocabulary.isPhrase(phrase)) {
+      for (const part of parsed) {
+        if (part.word !== plain[i] && part.word !== plain[i + 1]) continue;
+        part.expansions = part.expansions.map((e) => (e.how === 'word' || e.how === 'stem' ? { ...e, weight: e.weight * PHRASE_PART } : e));
+      }
+    }
     const key = phraseKey(phrase);
     if (phrases.has(key) || !vocabulary.isKey(key)) continue;
     phrases.add(key);

@@ -9,6 +9,8 @@ import type { WordNet } from './wordnet.js';
  */
 const MAX_RELATED = 24;
 const MAX_SYNONYMS = 24;
+/** Word pairs whose answer (a WordNet phrase or not) is kept. */
+const MAX_PHRASES = 4096;
 /** Words that may be an adjective's comparative or superlative (`higher`, `highest`). */
 const COMPARED = /^[a-z]{2,}(?:er|est)$/;
 
@@ -30,6 +32,7 @@ export function phraseKey(lemma: string): string {
  */
 export class Vocabulary {
   readonly #wordnet: WordNet | null;
+  readonly #phrases = new Map<string, boolean>();
   readonly #counts = new Map<string, number>();
   /**
    * Indexed word → the keys it is found by, kept to take them out again: software synonym, WordNet synonym and related
@@ -92,6 +95,18 @@ export class Vocabulary {
   }
 
   /** Whether `key` leads anywhere. */
+  /** Whether WordNet has these words as one lemma (`sea level`, `take away`): then they mean it, not each word. */
+  isPhrase(phrase: string): boolean {
+    if (!this.#wordnet) return false;
+    const known = this.#phrases.get(phrase);
+    if (known !== undefined) return known;
+    const found = this.#wordnet.baseForms(phrase.replace(/\s+/g, '_')).length > 0;
+    // Requests repeat their word pairs; each answer costs a search of the files, so the answers are kept (bounded).
+    if (this.#phrases.size >= MAX_PHRASES) this.#phrases.delete(this.#phrases.keys().next().value!);
+    this.#phrases.set(phrase, found);
+    return found;
+  }
+
   isKey(key: string): boolean {
     return this.#software.has(key) || this.#synonyms.has(key) || this.#related.has(key);
   }

@@ -124,6 +124,13 @@ describe('ToolIndex.search', () => {
     expect(hit?.match).toEqual(expect.arrayContaining([{ word: 'high', matched: 'elevation', how: 'related' }]));
   });
 
+  it('reads a compound the request names as the compound: `level` in `sea level` is not a log level', () => {
+    const index = indexOf([...TOOLS, tool('set_log_level', 'Set the level of the log: debug, info, warning or error.')]);
+    const score = (query: string, name: string) => index.search(query, { limit: 10 }).find((hit) => hit.name === name)?.score ?? 0;
+    expect(score('how far above sea level is Denver', 'set_log_level')).toBeLessThan(score('how far above the level is Denver', 'set_log_level'));
+    expect(score('how far above sea level is Denver', 'maps_elevation')).toBeGreaterThan(0);
+  });
+
   it('without WordNet, still finds words, stems, software synonyms and typos', () => {
     const plain = indexOf(TOOLS, { wordnet: null });
     expect(names(plain, 'deleting files')[0]).toBe('file_delete');
