@@ -15,7 +15,7 @@
  */
 
 /** Markup that only ever opens a call: from one on, the rest of the answer is held. */
-const STRONG_OPENERS = [
+export const STRONG_OPENERS = [
   '<tool_call>',
   '<tool_calls>',
   '<function=',

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { StreamGate } from '../../../../server/llm/recovery/stream-gate.js';
+import { StreamGate, STRONG_OPENERS } from '../../../../server/llm/recovery/stream-gate.js';
 import { recover, resolverFor } from './recover-helpers.js';
 import { recoverToolCalls } from '../../../../server/llm/recovery/recover.js';
 
@@ -26,21 +26,6 @@ function run(chunks: string[], check = isCall): { released: string; held: string
   return { released: pushed.join(''), held: gate.end(), pushed };
 }
 
-const STRONG_OPENERS = [
-  '<tool_call>',
-  '<tool_calls>',
-  '<function=',
-  '<|python_tag|>',
-  '<|tool_call_start|>',
-  '<|tool_call|>',
-  '[TOOL_CALLS]',
-  '<｜tool▁calls▁begin｜>',
-  '<｜tool▁call▁begin｜>',
-  '<|tool_calls_begin|>',
-  '<|tool_call_begin|>',
-  '```tool_code',
-  '```tool_call',
-];
 
 /** Whether `tail` may still become an opener: the only text push() may keep from plain prose. */
 const strictPrefix = (tail: string): boolean =>
