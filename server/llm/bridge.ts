@@ -10,7 +10,7 @@ import { noModel } from './errors.js';
 import { DEFAULT_UPSTREAM, type UpstreamOptions } from './http.js';
 import { runToolLoop, type LoopListener, type LoopOptions, type LoopResult, type Step } from './loop.js';
 import { ModelProfiles, type ToolMode } from './model-profile.js';
-import { selectTools, toolsForWindow } from './tool-selection.js';
+import { selectTools, toolsForWindow, windowOrder, type RankingInput } from './tool-selection.js';
 import type { ToolSearch } from '../policy/tool-search.js';
 import { SEARCH_TOOLS } from '../tools/builtin/search-tools.js';
 import type { WindowReport } from './context-window.js';
@@ -114,24 +114,29 @@ export class LlmBridge {
   }
 
   /**
-   * What picks each round's tools for this caller: at most `llm.max_tools` (else what the model's window takes well)
-   * plus search_tools; nothing is left out when all fit or the window is not known.
+   * How this caller's tools are chosen each round, by one ranking: at most `llm.max_tools` of them (else what the
+   * model's window takes well) plus search_tools, nothing left out when all fit or the window is not known; and,
+   * when even those do not fit the window, which to leave out first.
    */
-  toolSelector(asker: Asker, isCallerTool: (name: string) => boolean = () => false): LoopOptions['selectTools'] {
+  toolChoice(asker: Asker, isCallerTool: (name: string) => boolean = () => false): Pick<LoopOptions, 'selectTools' | 'orderTools'> {
     const { registry, access, toolSearch, config } = this.options;
-    return (tools, messages, profile) => {
-      const cap = config.llm.maxTools ?? toolsForWindow(profile.contextLength);
-      if (!Number.isFinite(cap)) return undefined;
+    const ranking = (tools: readonly ToolSpec[], messages: readonly ChatMessage[]): RankingInput => {
       const mine = access.usable(registry, asker.client, asker.owner);
-      return selectTools({
+      return {
         tools,
         messages,
-        cap,
         searchTool: SEARCH_TOOLS,
         isCallerTool,
         found: access.foundFor(asker.client),
         rank: (query, limit) => toolSearch?.rank(mine, query, limit) ?? [],
-      });
+      };
+    };
+    return {
+      selectTools: (tools, messages, profile) => {
+        const cap = config.llm.maxTools ?? toolsForWindow(profile.contextLength);
+        return Number.isFinite(cap) ? selectTools({ ...ranking(tools, messages), cap }) : undefined;
+      },
+      orderTools: (tools, messages) => windowOrder(ranking(tools, messages)),
     };
   }
 
@@ -163,7 +168,7 @@ export class LlmBridge {
       caller: { client: asker.client, owner: asker.owner, via: `llm:${model}` },
       request: { model, messages: [...history, user], tools: this.tools(asker) },
       ...this.loopSettings(),
-      selectTools: this.toolSelector(asker),
+      ...this.toolChoice(asker),
       listener,
       ...(options.signal && { signal: options.signal }),
       ...(options.stream && { stream: true }),

@@ -10,7 +10,6 @@ import { promptedRequest } from './prompted.js';
 import { nameResolver } from './recovery/names.js';
 import { splitReasoning } from './recovery/reasoning.js';
 import { expectedArguments } from './recovery/schema-summary.js';
-import { relevanceOrder } from './tool-relevance.js';
 import type { ToolSelection } from './tool-selection.js';
 import type { AssistantTurn, ChatMessage, ChatRequest, LlmProvider, ToolCall, ToolSpec, Usage } from './types.js';
 
@@ -71,6 +70,8 @@ export interface LoopOptions {
   maxContext?: number;
   /** Picks the tools offered in each round (`llm.max_tools`); without it, every tool of the request is offered. */
   selectTools?: (tools: readonly ToolSpec[], messages: readonly ChatMessage[], profile: ModelProfile) => ToolSelection | undefined;
+  /** The tools, most worth keeping first, for when they do not fit the model's window; without it, as offered. */
+  orderTools?: (tools: readonly ToolSpec[], messages: readonly ChatMessage[]) => ToolSpec[];
 }
 
 export interface LoopResult {
@@ -145,7 +146,7 @@ export async function runToolLoop(options: LoopOptions): Promise<LoopResult> {
         maxContext: options.maxContext ?? DEFAULT_MAX_CONTEXT,
         answerTokens: request.sampling?.max_tokens,
         requested: requestedWindow(request.passthrough),
-        keepOrder: (tools) => relevanceOrder(tools, messages, (name) => options.isCallerTool?.(name) === true),
+        keepOrder: (tools) => options.orderTools?.(tools, messages) ?? [...tools],
       });
       sent = { ...sent, tools: plan.tools, ...(plan.numCtx !== undefined && { contextWindow: plan.numCtx }) };
       context = plan.report;

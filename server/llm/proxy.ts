@@ -82,7 +82,7 @@ export async function runProxyTurn(bridge: LlmBridge, mixed: MixedTurns, turn: P
       ...(turn.passthrough && provider.api === passthroughApi(turn.door) && { passthrough: turn.passthrough }),
     },
     ...bridge.loopSettings(),
-    selectTools: bridge.toolSelector(turn.asker, (name) => callerNames.has(name)),
+    ...bridge.toolChoice(turn.asker, (name) => callerNames.has(name)),
     isCallerTool: (name) => callerNames.has(name),
     signal: turn.signal,
     stream: turn.stream,

@@ -33,18 +33,20 @@ export function toolsForWindow(contextLength: number | undefined): number {
   return Math.max(4, Math.floor(contextLength / 4096) * 8);
 }
 
+/** What ranks the tools: the same as a selection's, without its cap. */
+export type RankingInput = Omit<SelectionInput, 'cap'>;
+
 /**
- * The tools offered in one turn: all when they fit; else at most `cap` of them plus search_tools — the caller's own
- * (always), those the model already used in this conversation, those search_tools found, then the most relevant to what the
- * user asked (the last message first, then the conversation before it).
+ * The tools worth offering, best first, at most `limit` (the caller's own always, past the limit): the caller's own,
+ * those the model already used in this conversation, those search_tools found, then the most relevant to what the
+ * user asked (the last message first, then the conversation before it). search_tools itself is not among them.
  */
-export function selectTools(input: SelectionInput): ToolSelection {
-  const { tools, cap } = input;
-  if (tools.length <= cap + 1) return { tools: [...tools], offered: tools.map((t) => ({ name: t.function.name, why: 'all' as const })) };
-  const byName = new Map(tools.map((t) => [t.function.name, t]));
+function ranked(input: RankingInput, limit: number): Map<string, OfferReason> {
+  const { tools } = input;
+  const names = new Set(tools.map((t) => t.function.name));
   const chosen = new Map<string, OfferReason>();
   const take = (name: string, why: OfferReason) => {
-    if (chosen.size < cap && byName.has(name) && name !== input.searchTool && !chosen.has(name)) chosen.set(name, why);
+    if (chosen.size < limit && names.has(name) && name !== input.searchTool && !chosen.has(name)) chosen.set(name, why);
   };
   // The caller's own tools are what it asked the model to use: never left out, even past the cap.
   for (const tool of tools) if (input.isCallerTool(tool.function.name)) chosen.set(tool.function.name, 'yours');
@@ -53,9 +55,31 @@ export function selectTools(input: SelectionInput): ToolSelection {
   for (const name of [...input.found].reverse()) take(name, 'found');
   const asked = input.messages.filter((m) => m.role === 'user').map((m) => m.content);
   const last = asked[asked.length - 1];
-  if (last) for (const name of input.rank(last, cap)) take(name, 'relevant');
-  if (asked.length > 1) for (const name of input.rank(asked.slice(0, -1).slice(-4).join('\n'), cap)) take(name, 'relevant');
-  const offered = [...chosen].map(([name, why]) => ({ name, why }));
-  if (byName.has(input.searchTool)) offered.push({ name: input.searchTool, why: 'search' });
-  return { tools: tools.filter((t) => offered.some((o) => o.name === t.function.name)), offered };
+  if (last) for (const name of input.rank(last, limit)) take(name, 'relevant');
+  if (asked.length > 1) for (const name of input.rank(asked.slice(0, -1).slice(-4).join('\n'), limit)) take(name, 'relevant');
+  return chosen;
+}
+
+/** The tools offered in one turn: all when they fit; else at most `cap` of the best ranked plus search_tools. */
+export function selectTools(input: SelectionInput): ToolSelection {
+  const { tools, cap } = input;
+  if (tools.length <= cap + 1) return { tools: [...tools], offered: tools.map((t) => ({ name: t.function.name, why: 'all' as const })) };
+  const offered = [...ranked(input, cap)].map(([name, why]) => ({ name, why }));
+  if (tools.some((t) => t.function.name === input.searchTool)) offered.push({ name: input.searchTool, why: 'search' });
+  const names = new Set(offered.map((o) => o.name));
+  return { tools: tools.filter((t) => names.has(t.function.name)), offered };
+}
+
+/**
+ * All the tools, most worth keeping first, for when not all of them fit the model's window: the same ranking,
+ * search_tools right after the caller's own (what is left out can still be found), then the rest as offered.
+ */
+export function windowOrder(input: RankingInput): ToolSpec[] {
+  const byName = new Map(input.tools.map((t) => [t.function.name, t]));
+  const order = [...ranked(input, input.tools.length)];
+  const callers = order.filter(([, why]) => why === 'yours').map(([name]) => name);
+  const rest = order.filter(([, why]) => why !== 'yours').map(([name]) => name);
+  const first = [...callers, input.searchTool, ...rest].filter((name) => byName.has(name));
+  const placed = new Set(first);
+  return [...first.map((name) => byName.get(name)!), ...input.tools.filter((t) => !placed.has(t.function.name))];
 }

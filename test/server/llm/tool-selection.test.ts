@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { selectTools, toolsForWindow } from '../../../server/llm/tool-selection.js';
+import { selectTools, toolsForWindow, windowOrder } from '../../../server/llm/tool-selection.js';
 import type { ChatMessage, ToolSpec } from '../../../server/llm/types.js';
 import { readJson } from '../../helpers/gateway.js';
 import { startWithStub, type LlmSetup } from './gateway-with-llm.js';
@@ -50,6 +50,21 @@ describe('selectTools', () => {
   it("never leaves out the caller's own tools", () => {
     const chosen = selectTools({ ...base, messages: [user('x')], cap: 2, isCallerTool: (n) => ['t1', 't2', 't3'].includes(n) });
     expect(chosen.offered.filter((o) => o.why === 'yours').map((o) => o.name)).toEqual(['t1', 't2', 't3']);
+  });
+});
+
+describe('windowOrder', () => {
+  it("keeps every tool, the caller's own first, then search_tools, then the ranking, then the rest as offered", () => {
+    const order = windowOrder({
+      tools,
+      messages: [user('the question')],
+      searchTool: 'search_tools',
+      isCallerTool: (name) => name === 't29',
+      found: ['t5'],
+      rank: () => ['t12'],
+    }).map((t) => t.function.name);
+    expect(order.slice(0, 4)).toEqual(['t29', 'search_tools', 't5', 't12']);
+    expect(order.slice(4)).toEqual(tools.map((t) => t.function.name).filter((n) => !['t29', 'search_tools', 't5', 't12'].includes(n)));
   });
 });
 
