@@ -10,7 +10,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { redactText } from '../server/util/redact-text.js';
+import { redactText } from '../server/util/redact-text/index.js';
 
 const { values } = parseArgs({ args: process.argv.slice(2), options: { rounds: { type: 'string' } } });
 const ROUNDS = Math.max(1, Number(values.rounds ?? 5));

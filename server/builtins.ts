@@ -13,7 +13,7 @@ import { shellAnalyzers } from './policy/analyzers/shell.js';
 import type { Analyzer } from './policy/policy.js';
 import type { ProcessRunner } from './process/index.js';
 import { NetGuard } from './security/net.js';
-import { PathGuard, type CheckedRoots } from './security/paths.js';
+import { PathGuard, type CheckedRoots } from './security/path-guard.js';
 import { codeFolders, dataFolders, ownFolders } from './config/own-folders.js';
 import { Sandbox, sandboxSupport, type SandboxSupport } from './process/sandbox.js';
 import { PythonAnalyzer } from './security/python.js';
@@ -133,7 +133,7 @@ export function createBuiltins(deps: BuiltinDeps): Builtins {
     createWebSearchTool(net, config.webSearch),
     createRunShellTool({ resolveCwd, runner, sandbox: sandboxFor }),
     createRunPythonTool({ runner, sandbox: sandboxFor }),
-    createNotifyTool({ announce: (notification) => events.emit('notify', notification), desktop }),
+    createNotifyTool({ events, desktop }),
     createClipboardTool({ desktop, runner }),
     createRememberTool(deps.memories),
     createRecallTool(deps.memories),

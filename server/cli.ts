@@ -8,6 +8,7 @@ import { memory } from './cli/memory.js';
 import { plugin } from './cli/plugins.js';
 import { mcp } from './cli/mcp.js';
 import { mcpServers } from './cli/mcp-servers.js';
+import { sources } from './cli/sources.js';
 import { chat } from './cli/chat.js';
 import { roots } from './cli/roots.js';
 import { VERSION } from './version.js';
@@ -36,6 +37,7 @@ Usage:
   pincer mcp-servers catalog | add [<name>] --from-catalog <entry>
                                           well-known servers, versions pinned
                                           imported MCP servers: their status and tools; accept new or changed tools
+  pincer sources [--json]                 every tool source, plugins and MCP servers: status, tools waiting
   pincer chat ["<message>"] [--model M] [--conversation ID] [--json]
                                           talk to the configured model with Pincer's tools (no message: interactive)
   pincer token create <name>              issue a named client token (shown once)
@@ -94,6 +96,8 @@ export async function main(argv: string[], out: Out = stdio): Promise<number> {
         return await mcp(rest, out);
       case 'mcp-servers':
         return await mcpServers(rest, out);
+      case 'sources':
+        return await sources(rest, out);
       case 'chat':
         return await chat(rest, out === stdio ? { ...stdio, write: (text) => void process.stdout.write(text) } : out);
       case 'token':

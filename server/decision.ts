@@ -1,8 +1,10 @@
 /**
  * The decision vocabulary every layer speaks: what a policy, an analyzer or a rule says about a call (allow / ask /
- * deny, the rule that decided, why) and what the call touches. It imports nothing, so the security checks below the
- * policy and the policy above them can both use it.
+ * deny, the rule that decided, why) and what the call touches. It imports only the wire contract's types, so the
+ * security checks below the policy and the policy above them can both use it.
  */
+
+import type { Provenance } from './contract/approvals.js';
 
 export type Decision = 'allow' | 'ask' | 'deny';
 
@@ -38,21 +40,8 @@ export interface RunFile {
   names?: string[];
 }
 
-/** A file a command runs that a client wrote through Pincer not long before. */
-export interface Provenance {
-  /** The file the command runs or reads. */
-  path: string;
-  /** The command that runs or reads it. */
-  by: string;
-  /** The client whose call wrote it, the tool and the call. */
-  client: string;
-  tool: string;
-  call_id: string;
-  /** When that call wrote it (ISO 8601). */
-  at: string;
-  /** The folder that call wrote into, when it could not tell which files (a copy of a glob into it). */
-  folder?: string;
-}
+/** A file a command runs that a client wrote through Pincer not long before: the owner reads it on the approval. */
+export type { Provenance } from './contract/approvals.js';
 
 /** What a call touches, for rules scoped to a folder, a host or a command prefix. */
 export interface Subject {

@@ -146,10 +146,9 @@ function capitalize(text: string): string {
 function trayState(gateway: Gateway, url: string, login: LoginItem): TrayState {
   const midnight = new Date();
   midnight.setHours(0, 0, 0, 0);
-  const named = gateway.store.clients.list().filter((c) => c.revoked_at === null);
   return {
     address: new URL(url).host,
-    callsToday: gateway.store.calls.countSince(midnight.getTime()),
+    callsToday: gateway.callsSince(midnight.getTime()),
     paused: gateway.access.paused,
     pending: gateway.approvals.pending().length,
     tools: gateway.registry.list().map(({ definition, source }) => ({
@@ -158,7 +157,7 @@ function trayState(gateway: Gateway, url: string, login: LoginItem): TrayState {
       enabled: gateway.registry.isEnabled(definition.name),
       source,
     })),
-    clients: [DEFAULT_CLIENT, ...named.map((c) => c.name)].map((name) => ({ name, tools: gateway.access.profile(name).tools })),
+    clients: [DEFAULT_CLIENT, ...gateway.clientNames()].map((name) => ({ name, tools: gateway.access.profile(name).tools })),
     startAtLogin: login.enabled(),
   };
 }

@@ -1,7 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { dirname } from 'node:path';
 import { GatewayError, refuse } from '../errors.js';
-import type { PolicyDecision, Provenance, Subject } from '../decision.js';
+import type { Approval, ApprovalEvent, Provenance } from '../contract/approvals.js';
+import type { PolicyDecision, Subject } from '../decision.js';
+import type { Announcer } from '../events/bus.js';
 import type { RuleBook } from '../policy/rules.js';
 import { redactSecrets } from '../util/redact.js';
 import type { ApprovalDecision, ApprovalKind, ApprovalRecord, Rule, RuleScope, Store } from '../store/index.js';
@@ -78,20 +80,8 @@ export interface OwnerDecision {
   content?: Record<string, unknown>;
 }
 
-/** A pending approval as the owner's UI needs it: everything to render without another request. */
-export interface PendingApproval extends ApprovalRecord {
-  /** Scopes an "always allow" can take for this call, with the pattern each would use. */
-  scopes: { scope: RuleScope; pattern: string | null; label: string }[];
-  /** For sandboxed tools: how the call would run if allowed, for the owner to read before deciding. */
-  sandbox: string | null;
-  /** Where the tool comes from (`builtin`, `plugin:<name>`…): the owner should know whose code asks. */
-  source: string;
-  /**
-   * Files the call runs (a Makefile for `make`, package.json for `npm test`) that a client wrote recently, newest
-   * first: the owner should know whose instructions "make" follows.
-   */
-  provenance: Provenance[];
-}
+/** A pending approval as the owner's UI needs it, everything to render without another request: the wire contract's. */
+export type PendingApproval = Approval;
 
 interface Waiting {
   approval: PendingApproval;
@@ -106,19 +96,12 @@ interface Waiting {
 }
 
 /** An approval asked for, answered or expired, with everything a popup shows. */
-export interface ApprovalEvent {
-  phase: 'requested' | 'resolved' | 'expired';
-  approval: PendingApproval;
-}
-
-/** Where approvals are announced (the gateway's event bus); named here so this layer needs nothing above it. */
-export interface ApprovalAnnouncer {
-  emit(event: 'approval', payload: ApprovalEvent): unknown;
-}
+export type { ApprovalEvent } from '../contract/approvals.js';
 
 export interface BrokerOptions {
   store: Store;
-  events: ApprovalAnnouncer;
+  /** Where questions and their ends are announced (popups, the dashboard, the tray). */
+  events: Announcer<'approval'>;
   rules: RuleBook;
   timeoutMs: number;
   /** Pending approvals one client may have at once; beyond it new asks are refused (a flood of asks). */
@@ -328,7 +311,6 @@ export class ApprovalBroker {
     if (open >= this.options.maxPendingPerClient) {
       throw new GatewayError(
         'TOO_MANY_APPROVALS',
-        429,
         `${client} already has ${open} calls waiting for the owner's approval; wait for them to be answered before asking again.`,
         { pending: open, limit: this.options.maxPendingPerClient },
       );

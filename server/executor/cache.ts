@@ -1,16 +1,7 @@
-/** Counters of one tool's cache use. */
-export interface CacheCounters {
-  hits: number;
-  misses: number;
-  evictions: number;
-  expirations: number;
-}
+import type { CacheCounters, CacheStats } from '../contract/cache.js';
 
-export interface CacheStats extends CacheCounters {
-  size: number;
-  max_entries: number;
-  hit_rate: number | null;
-}
+// The cache's figures are the wire contract's (GET /cache, GET /stats).
+export type { CacheCounters, CacheStats } from '../contract/cache.js';
 
 const emptyCounters = (): CacheCounters => ({ hits: 0, misses: 0, evictions: 0, expirations: 0 });
 

@@ -1,60 +1,31 @@
-import { randomUUID } from 'node:crypto';
-import { errorBody, GatewayError, refuse, ToolError, type ErrorBody } from '../errors.js';
-import type { CallPhase, EventBus } from '../events/bus.js';
-import type { Policy, PolicyInput } from '../policy/policy.js';
-import type { PolicyDecision, Subject } from '../decision.js';
-import type { CallRecord, CallRecovery, CallStatus, Store } from '../store/index.js';
+import { GatewayError, refuse } from '../errors.js';
+import type { Policy } from '../policy/policy.js';
+import type { PolicyDecision } from '../decision.js';
+import type { CallRecord, Store } from '../store/index.js';
 import type { RegisteredTool, ToolRegistry } from '../tools/registry.js';
-import type { ProgressUpdate, SandboxGrant } from '../tools/types.js';
+import type { SandboxGrant } from '../tools/types.js';
 import type { ApprovalBroker } from '../approvals/broker.js';
 import type { ClientAccess } from '../policy/access.js';
 import type { RuleBook } from '../policy/rules.js';
 import type { FileProvenance } from '../policy/provenance.js';
 import { Redactor } from '../util/redact.js';
 import { callKey } from '../util/call-key.js';
+import { askOwner } from './ask-owner.js';
 import { ResultCache } from './cache.js';
-import { CallClock } from './call-clock.js';
-import { Cancellation, type CallerSignal } from './cancellation.js';
+import { newRecord, type CallOutcome, type CallRequest } from './call.js';
+import { CallLog, type CallEvents } from './call-log.js';
+import type { Cancellation } from './cancellation.js';
+import { decide, prepareCall } from './prepare.js';
+import { CallCancelled, runHandler } from './run.js';
+import { grantFor } from './sandbox-grant.js';
 
-export interface CallRequest {
-  tool: string;
-  arguments: unknown;
-  /** Who asked: a client name, or "owner". */
-  client: string;
-  /** Which door the call came through (http, tool_calls, cli, mcp, llm…), for the log. */
-  via: string;
-  /** Aborts the call when the caller goes away (an AbortSignal, or a lighter CallerGone). */
-  signal?: CallerSignal;
-  /** Set when the caller's arguments could not even be decoded (a tool_call's JSON string); the call is refused. */
-  argumentsError?: string;
-  /** True for the owner's own calls (dashboard, tray): no per-client tool set applies. */
-  owner?: boolean;
-  /** Called once the call waits for the owner's approval (lets a route answer 202 at once). */
-  onPending?: (pending: { approval_id: string; call_id: string }) => void;
-  /** The caller wants a fresh answer (`Cache-Control: no-cache`): the tool runs, and its answer refreshes the cache. */
-  noCache?: boolean;
-  /** Receives the running tool's progress reports (only tools that report any call it). */
-  onProgress?: (update: ProgressUpdate) => void;
-  /** How a model's call was recovered or mended before it came here (the LLM bridge), kept with the record. */
-  recovery?: CallRecovery;
-}
-
-export type Envelope =
-  | { success: true; result: unknown; duration_ms: number; cached: boolean; call_id: string }
-  | { success: false; error: ErrorBody; duration_ms?: number; call_id: string };
-
-export interface CallOutcome {
-  callId: string;
-  status: CallStatus;
-  /** Whether the gateway accepted the call: 200 even when the tool ran and failed. */
-  httpStatus: number;
-  envelope: Envelope;
-}
+export { newCallId, type CallOutcome, type CallRequest, type Envelope } from './call.js';
 
 export interface ExecutorOptions {
   registry: ToolRegistry;
   store: Store;
-  events: EventBus;
+  /** Where calls and their live output are announced (the gateway's event bus). */
+  events: CallEvents;
   policy: Policy;
   cache?: ResultCache;
   defaultTimeoutMs: number;
@@ -73,18 +44,6 @@ export interface ExecutorOptions {
   redactor?: Redactor;
 }
 
-/** Calls still running after this long are written to history as running. */
-const RECORD_RUNNING_AFTER_MS = 100;
-
-class CallTimeout extends Error {}
-class CallCancelled extends Error {}
-
-/** Sortable, unique call ids: time first so ids of one run read in order. */
-export function newCallId(now = Date.now()): string {
-  // randomUUID draws from a pooled entropy buffer: far cheaper per call than randomBytes.
-  return `c_${now.toString(36)}${randomUUID().slice(0, 8)}`;
-}
-
 /**
  * The one pipeline every caller goes through:
  * resolve → validate → policy → (approval) → cache → run → record → event.
@@ -94,6 +53,7 @@ export class Executor {
   readonly cache: ResultCache;
   /** Applied to everything about a call that is recorded or shown; the caller's own answer is left whole. */
   readonly redactor: Redactor;
+  readonly #log: CallLog;
   readonly #inFlight = new Map<string, { record: CallRecord; cancellation: Cancellation; completion: Promise<CallOutcome> }>();
   /** Every call between arrival and answer, waiting for approval included: shutdown waits for all of them. */
   readonly #calls = new Set<Promise<CallOutcome>>();
@@ -102,6 +62,7 @@ export class Executor {
   constructor(private readonly options: ExecutorOptions) {
     this.cache = options.cache ?? new ResultCache();
     this.redactor = options.redactor ?? new Redactor();
+    this.#log = new CallLog(options.store, options.events, this.redactor);
   }
 
   /** Runs one call to completion; never throws for anything a caller did. */
@@ -115,143 +76,48 @@ export class Executor {
   async #execute(request: CallRequest): Promise<CallOutcome> {
     const startedAt = Date.now();
     const t0 = performance.now();
-    const callId = newCallId(startedAt);
-    const record: CallRecord = {
-      id: callId,
-      tool: request.tool,
-      client: request.client,
-      via: request.via,
-      arguments: request.arguments,
-      result: null,
-      status: 'running',
-      error: null,
-      http_status: null,
-      decision: null,
-      rule: null,
-      reason: null,
-      cache_hit: false,
-      started_at: new Date(startedAt).toISOString(),
-      finished_at: null,
-      duration_ms: null,
-      ...(request.recovery && { ...(request.recovery.shape !== undefined && { recovered: true as const }), recovery: request.recovery }),
-    };
-
+    const record = newRecord(request, startedAt);
     if (this.#stopping) {
-      return this.#refuse(record, t0, new GatewayError('CALL_CANCELLED', 503, 'The gateway is shutting down; try again once it is back.'));
+      return this.#log.refuse(record, t0, refuse.callCancelled('The gateway is shutting down; try again once it is back.'));
     }
 
-    const prepared = this.#prepare(request);
+    // Resolve and validate.
+    const prepared = prepareCall(this.options.registry, this.options.access, request);
     if (prepared instanceof GatewayError) {
       // Security: text that is not even JSON cannot be redacted (a secret in it has no key to match), so history
       // never keeps it.
       if (request.argumentsError !== undefined) record.arguments = null;
-      return this.#refuse(record, t0, prepared);
+      return this.#log.refuse(record, t0, prepared);
     }
     const { tool, args } = prepared;
     record.arguments = args;
 
-    const decision = await this.#decide({ tool, arguments: args, client: request.client });
+    // Policy.
+    const decision = await decide(this.options.policy, { tool, arguments: args, client: request.client });
     Object.assign(record, { decision: decision.decision, rule: decision.rule, reason: decision.reason });
     // The rule that decided a real call (allow, ask or deny) is used; a dry run never counts.
     if (decision.rule.startsWith('rule:')) this.options.rules?.noteUse(decision.rule);
     if (decision.decision === 'deny') {
-      return this.#refuse(record, t0, new GatewayError('POLICY_DENIED', 403, refusalMessage(decision), { rule: decision.rule }), 'denied');
+      return this.#log.refuse(record, t0, new GatewayError('POLICY_DENIED', refusalMessage(decision), { rule: decision.rule }), 'denied');
     }
+
+    // Approval.
     if (decision.decision === 'ask') {
-      const approved = await this.#askOwner(tool, args, record, request, t0, decision);
-      if (approved) return approved;
+      const step = { broker: this.options.approvals, redactor: this.redactor, sandboxAvailable: this.options.sandboxAvailable === true, log: this.#log };
+      const refusal = await askOwner(step, tool, args, record, request, decision);
+      if (refusal) return this.#log.refuse(record, t0, refusal.error, refusal.status);
     }
     // Security: a client wrote a file this command runs after it was judged (while the owner read the card).
     const changed = this.options.provenance?.changedSince(decision.subject);
-    if (changed) return this.#refuse(record, t0, changed, 'denied');
+    if (changed) return this.#log.refuse(record, t0, changed, 'denied');
     // The owner or a standing rule said yes to what this call reaches: the sandbox is widened to exactly that.
     const widened = decision.decision === 'ask' || decision.rule.startsWith('rule:');
     const grant = tool.definition.sandboxed && widened ? grantFor(decision.subject) : undefined;
 
+    // Cache, run, record, event.
     const outcome = await this.#run(tool, args, record, request, performance.now(), grant);
     this.options.provenance?.noteRan(record, tool.source, request.owner === true, decision.subject);
     return outcome;
-  }
-
-  /**
-   * Puts the call to the owner and waits. Resolves undefined when the owner allowed it (the call then runs), or the
-   * refusal to answer with.
-   */
-  async #askOwner(
-    tool: RegisteredTool,
-    args: Record<string, unknown>,
-    record: CallRecord,
-    request: CallRequest,
-    t0: number,
-    decision: PolicyDecision,
-  ): Promise<CallOutcome | undefined> {
-    const broker = this.options.approvals;
-    const rule = { rule: record.rule };
-    if (!broker) {
-      return this.#refuse(record, t0, new GatewayError('APPROVAL_REQUIRED', 403, `${record.reason} No one can approve it here, so the call was not run.`, rule), 'denied');
-    }
-    let opened: ReturnType<ApprovalBroker['open']>;
-    try {
-      opened = broker.open({
-        callId: record.id,
-        tool: tool.definition.name,
-        client: record.client,
-        arguments: this.redactor.record(record).arguments,
-        rawArguments: args,
-        risk: tool.definition.risk,
-        source: tool.source,
-        decision: { decision: 'ask', rule: record.rule!, reason: this.redactor.text(record.reason!) },
-        subject: decision.subject ?? {},
-        ...(tool.definition.sandboxed ? { sandbox: this.redactor.text(sandboxNote(decision.subject, this.options.sandboxAvailable === true)) } : {}),
-      });
-    } catch (error) {
-      if (error instanceof GatewayError) return this.#refuse(record, t0, error, 'denied');
-      throw error;
-    }
-    const approvalId = opened.approval.id;
-    record.status = 'pending';
-    this.#saveRunning(record);
-    this.#emit('pending', record);
-    // A caller that hangs up while waiting no longer wants the answer: the question is withdrawn.
-    const onCallerGone = () => broker.withdraw(approvalId);
-    request.signal?.addEventListener('abort', onCallerGone, { once: true });
-    try {
-      request.onPending?.({ approval_id: approvalId, call_id: record.id });
-    } catch (error) {
-      console.error(`pincer: a pending-call listener failed: ${(error as Error).message}`);
-    }
-    const resolution = await opened.settled;
-    request.signal?.removeEventListener('abort', onCallerGone);
-    record.status = 'running';
-    switch (resolution.outcome) {
-      case 'allowed':
-        Object.assign(record, { rule: resolution.rule, reason: `Approved by the owner. (${record.reason})` });
-        return undefined;
-      case 'denied':
-        Object.assign(record, { rule: resolution.rule });
-        return this.#refuse(
-          record,
-          t0,
-          new GatewayError(
-            'APPROVAL_DENIED',
-            403,
-            `The owner denied this call${resolution.message ? `: ${resolution.message}` : '.'} Do not retry it unchanged.`,
-            { approval_id: approvalId, rule: resolution.rule },
-          ),
-          'denied',
-        );
-      case 'expired':
-        return this.#refuse(
-          record,
-          t0,
-          new GatewayError('APPROVAL_TIMEOUT', 403, 'The owner did not answer in time, so the call was not run. Ask them before trying again.', {
-            approval_id: approvalId,
-          }),
-          'denied',
-        );
-      case 'cancelled':
-        return this.#refuse(record, t0, new GatewayError('CALL_CANCELLED', 503, 'The call was withdrawn before the owner answered (the caller left or the gateway stopped).'), 'cancelled');
-    }
   }
 
   /**
@@ -259,56 +125,9 @@ export class Executor {
    * Unknown tools, disabled tools and bad arguments are refused exactly as a real call would be.
    */
   async dryRun(request: Pick<CallRequest, 'tool' | 'arguments' | 'client' | 'owner'>): Promise<PolicyDecision> {
-    const prepared = this.#prepare({ ...request, via: 'policy-check' });
+    const prepared = prepareCall(this.options.registry, this.options.access, request);
     if (prepared instanceof GatewayError) throw prepared;
-    return this.#decide({ tool: prepared.tool, arguments: prepared.args, client: request.client });
-  }
-
-  /** Resolve and validate: the steps before policy, shared by real calls and dry runs. */
-  #prepare(request: CallRequest): { tool: RegisteredTool; args: Record<string, unknown> } | GatewayError {
-    const tool = this.options.registry.get(request.tool);
-    if (!tool) {
-      const held = this.options.registry.held(request.tool);
-      return held ? refuse.toolHeld(request.tool, held.message, held.source) : refuse.toolNotFound(request.tool);
-    }
-    if (!this.options.registry.isEnabled(tool.definition.name)) return refuse.toolDisabled(request.tool);
-    const denied = this.options.access?.refusal(request.client, tool.definition.name, request.owner === true);
-    if (denied) return denied;
-    if (request.argumentsError !== undefined) {
-      return new GatewayError('INVALID_ARGUMENTS', 400, `Invalid arguments for "${request.tool}": ${request.argumentsError}`, {
-        errors: [{ path: '', message: request.argumentsError }],
-      });
-    }
-    const args = request.arguments === undefined ? {} : request.arguments;
-    if (args === null || typeof args !== 'object' || Array.isArray(args)) {
-      return new GatewayError('INVALID_ARGUMENTS', 400, `Arguments for "${request.tool}" must be a JSON object.`, {
-        errors: [{ path: '', message: 'arguments must be an object' }],
-      });
-    }
-    const checked = tool.validate(args); // applies schema defaults in place
-    if (!checked.ok) {
-      return new GatewayError(
-        'INVALID_ARGUMENTS',
-        400,
-        `Invalid arguments for "${request.tool}": ${checked.problems.map((p) => p.message).join('; ')}.`,
-        { errors: checked.problems },
-      );
-    }
-    return { tool, args: args as Record<string, unknown> };
-  }
-
-  /** The policy's verdict; a policy that fails cannot say yes, so the call falls to a human. */
-  async #decide(input: PolicyInput): Promise<PolicyDecision> {
-    try {
-      return await this.options.policy.decide(input);
-    } catch (error) {
-      console.error(`pincer: the policy failed on a call to ${input.tool.definition.name}:`, error);
-      return {
-        decision: 'ask',
-        rule: 'policy:error',
-        reason: `The safety check for ${input.tool.definition.name} failed (${(error as Error).message}), so a person must decide.`,
-      };
-    }
+    return decide(this.options.policy, { tool: prepared.tool, arguments: prepared.args, client: request.client });
   }
 
   /** A call still running, for `GET /calls/{id}` before it is recorded. */
@@ -344,7 +163,7 @@ export class Executor {
     await Promise.allSettled([...this.#calls]);
   }
 
-
+  /** Answers from the cache when it may, else runs the tool; either way the call is recorded and announced. */
   async #run(
     tool: RegisteredTool,
     args: Record<string, unknown>,
@@ -354,244 +173,28 @@ export class Executor {
     grant?: SandboxGrant,
   ): Promise<CallOutcome> {
     const def = tool.definition;
-    const callerSignal = request.signal;
     const key = def.cache ? callKey(def.name, args) : undefined;
     if (key && !request.noCache) {
       const hit = this.cache.get(key);
       if (hit) {
         record.cache_hit = true;
-        return this.#finish(record, t0, { ok: true, result: hit.value });
+        return this.#log.finish(record, t0, { ok: true, result: hit.value });
       }
     }
-
-    const cancellation = new Cancellation();
-    let over = false;
-    // Live output is shown to every viewer of the event stream: redacted, a line at a time.
-    const liveOutput = this.redactor.stream();
-    const timeoutMs = def.timeoutMs ?? this.options.defaultTimeoutMs;
-    const clock = new CallClock(timeoutMs, () => cancellation.cancel(new CallTimeout()));
-    const onCallerGone = () => cancellation.cancel(new CallCancelled('caller went away'));
-    callerSignal?.addEventListener('abort', onCallerGone, { once: true });
-    if (callerSignal?.aborted) onCallerGone();
-
-    const done = Promise.race([
-      Promise.resolve().then(() => {
-        // The caller may be gone (or the gateway stopping) before the handler's turn comes: a write tool must not
-        // act for nobody.
-        if (cancellation.cancelled) throw cancellation.reason;
-        return def.handler(args, {
-          // A getter: the AbortSignal is made only for a tool that looks at it.
-          get signal() {
-            return cancellation.signal;
-          },
-          callId: record.id,
-          client: record.client,
-          output: (chunk) => this.#emitOutput(record.id, def.name, liveOutput.push(chunk)),
-          waitingForOwner: (wait) => {
-            const resume = clock.pause();
-            return wait.finally(resume);
-          },
-          ...(grant ? { grant } : {}),
-          ...(request.onProgress ? { progress: progressReporter(request.onProgress, () => over || cancellation.cancelled) } : {}),
-        });
-      }),
-      cancellation.rejection,
-    ]);
-    // A call that takes a while is written down as running, so it shows in the history and, should the process
-    // die, is found and marked cancelled at the next start.
-    const persistRunning = setTimeout(() => this.#saveRunning(record), RECORD_RUNNING_AFTER_MS);
+    const step = { defaultTimeoutMs: this.options.defaultTimeoutMs, maxOutputBytes: this.options.maxOutputBytes, redactor: this.redactor, log: this.#log };
+    const keep = key ? (result: unknown) => this.cache.set(key, result, def.cache!.ttl_s * 1000) : undefined;
+    const running = runHandler(step, def, args, record, request, grant, keep);
     const completion = (async (): Promise<CallOutcome> => {
-      let outcome: RunOutcome;
-      try {
-        const result = await done;
-        outcome = this.#checkOutput(def.name, result, def.maxOutputBytes ?? this.options.maxOutputBytes);
-        if (outcome.ok && key) this.cache.set(key, result, def.cache!.ttl_s * 1000);
-      } catch (error) {
-        outcome = { ok: false, ...describeFailure(error, def.name, timeoutMs) };
-      } finally {
-        over = true;
-        clock.stop();
-        clearTimeout(persistRunning);
-        callerSignal?.removeEventListener('abort', onCallerGone);
-        this.#emitOutput(record.id, def.name, liveOutput.end());
-      }
-      const answer = await this.#finish(record, t0, outcome);
+      const answer = await this.#log.finish(record, t0, await running.outcome);
       this.#inFlight.delete(record.id);
       return answer;
     })();
-    this.#inFlight.set(record.id, { record, cancellation, completion });
-    this.#emit('started', record);
+    this.#inFlight.set(record.id, { record, cancellation: running.cancellation, completion });
+    this.#log.announce('started', record);
     return completion;
   }
-
-  #checkOutput(name: string, result: unknown, maxBytes: number): RunOutcome {
-    const size = Buffer.byteLength(JSON.stringify(result ?? null));
-    if (size <= maxBytes) return { ok: true, result: result ?? null };
-    return {
-      ok: false,
-      status: 'failed',
-      httpStatus: 200,
-      error: errorBody(
-        'OUTPUT_TOO_LARGE',
-        `"${name}" produced ${size} bytes, more than the ${maxBytes}-byte limit; ask for less (a narrower query, a smaller range).`,
-        { bytes: size, limit: maxBytes },
-      ),
-    };
-  }
-
-  async #finish(record: CallRecord, t0: number, outcome: RunOutcome): Promise<CallOutcome> {
-    const duration = round(performance.now() - t0);
-    record.finished_at = new Date().toISOString();
-    record.duration_ms = duration;
-    let envelope: Envelope;
-    if (outcome.ok) {
-      record.status = 'succeeded';
-      record.http_status = 200;
-      record.result = outcome.result;
-      envelope = { success: true, result: outcome.result, duration_ms: duration, cached: record.cache_hit, call_id: record.id };
-    } else {
-      record.status = outcome.status;
-      record.http_status = outcome.httpStatus;
-      record.error = { name: outcome.error.name, message: outcome.error.message };
-      envelope = { success: false, error: outcome.error, duration_ms: duration, call_id: record.id };
-    }
-    await this.#record(record);
-    return { callId: record.id, status: record.status, httpStatus: record.http_status, envelope };
-  }
-
-  /** Refused before running: recorded like any other call so the log shows every attempt. */
-  async #refuse(record: CallRecord, t0: number, refusal: GatewayError, status: CallStatus = 'failed'): Promise<CallOutcome> {
-    record.status = status;
-    record.http_status = refusal.status;
-    record.error = { name: refusal.errorName, message: refusal.message };
-    record.finished_at = new Date().toISOString();
-    record.duration_ms = round(performance.now() - t0);
-    await this.#record(record);
-    return {
-      callId: record.id,
-      status,
-      httpStatus: refusal.status,
-      envelope: { success: false, error: refusal.toBody(), call_id: record.id },
-    };
-  }
-
-  /** Commits the finished call (redacted) to history, then announces it: the caller hears only of what is kept. */
-  async #record(record: CallRecord): Promise<void> {
-    const stored = this.redactor.record(record);
-    try {
-      await this.options.store.calls.saveSoon(stored);
-    } catch (error) {
-      // The caller still gets its answer; the failure is loud on stderr so a full disk is noticed.
-      console.error(`pincer: could not record call ${record.id}: ${(error as Error).message}`);
-    }
-    this.#emit(record.status as CallPhase, record, stored);
-  }
-
-  /** Writes a call still running to history, so it shows there and a crash leaves a trace of it. */
-  #saveRunning(record: CallRecord): void {
-    try {
-      this.options.store.calls.save(this.redactor.record(record));
-    } catch (error) {
-      console.error(`pincer: could not record running call ${record.id}: ${(error as Error).message}`);
-    }
-  }
-
-  #emitOutput(callId: string, tool: string, chunk: string): void {
-    if (chunk === '') return;
-    try {
-      this.options.events.emit('output', { call_id: callId, tool, chunk });
-    } catch (error) {
-      console.error(`pincer: an output listener failed on call ${callId}: ${(error as Error).message}`);
-    }
-  }
-
-  /** Listeners (SSE, tray) must never break a call: one that throws is reported and ignored. */
-  #emit(phase: CallPhase, record: CallRecord, redacted?: CallRecord): void {
-    if (this.options.events.listenerCount('call') === 0) return;
-    try {
-      this.options.events.emit('call', { phase, call: redacted ?? this.redactor.record(record) });
-    } catch (error) {
-      console.error(`pincer: an event listener failed on call ${record.id}: ${(error as Error).message}`);
-    }
-  }
-}
-
-type RunOutcome =
-  | { ok: true; result: unknown }
-  | { ok: false; status: CallStatus; httpStatus: number; error: ErrorBody };
-
-function describeFailure(error: unknown, tool: string, timeoutMs: number): Omit<Extract<RunOutcome, { ok: false }>, 'ok'> {
-  if (error instanceof CallTimeout) {
-    return {
-      status: 'failed',
-      httpStatus: 200,
-      error: errorBody('TOOL_TIMEOUT', `"${tool}" did not finish within ${timeoutMs} ms and was stopped.`, { timeout_ms: timeoutMs }),
-    };
-  }
-  if (error instanceof CallCancelled) {
-    return {
-      status: 'cancelled',
-      httpStatus: 503,
-      error: errorBody('CALL_CANCELLED', `The call to "${tool}" was cancelled (${error.message}).`),
-    };
-  }
-  if (error instanceof ToolError) return { status: 'failed', httpStatus: 200, error: error.toBody() };
-  // An unexpected throw is a bug in the tool; its message can help the model, its stack stays here.
-  const message = error instanceof Error ? error.message : String(error);
-  return {
-    status: 'failed',
-    httpStatus: 200,
-    error: errorBody('TOOL_EXECUTION_ERROR', `"${tool}" failed: ${message}`),
-  };
 }
 
 function refusalMessage(decision: PolicyDecision): string {
   return `Refused by rule ${decision.rule}: ${decision.reason}`;
-}
-
-function round(ms: number): number {
-  return Math.round(ms * 1000) / 1000;
-}
-
-/** What an allowed call of a sandboxed tool may reach: the paths, network and reach its analyzer found. */
-function grantFor(subject: Subject | undefined): SandboxGrant {
-  const outside = subject?.outside ?? [];
-  return {
-    reads: outside.filter((p) => p.access === 'read').map((p) => p.path),
-    writes: outside.filter((p) => p.access === 'write').map((p) => p.path),
-    network: subject?.network === true,
-    unsandboxed: subject?.reach === 'unknown',
-  };
-}
-
-/** For the approval card: how the call will run if the owner allows it. */
-function sandboxNote(subject: Subject | undefined, available: boolean): string {
-  if (!available) return 'There is no OS sandbox on this machine: if you allow it, only your approval stands between it and the machine.';
-  const grant = grantFor(subject);
-  if (grant.unsandboxed) {
-    return 'If you allow it, it runs outside the sandbox: what it will read, write or connect to cannot be told from the command.';
-  }
-  const extra = [
-    ...(grant.reads.length ? [`read ${grant.reads.join(', ')}`] : []),
-    ...(grant.writes.length ? [`write ${grant.writes.join(', ')}`] : []),
-    ...(grant.network ? ['use the network'] : []),
-  ];
-  return extra.length
-    ? `If you allow it, it runs in the sandbox, which then also lets it ${extra.join('; ')}.`
-    : 'If you allow it, it runs in the sandbox: the allowed folders only, no network.';
-}
-
-/**
- * The caller's progress listener as a tool sees it: reports stop once the call is over (a late one from a server
- * must not reach a caller that already has its answer), and a failing listener never fails the call.
- */
-function progressReporter(listener: (update: ProgressUpdate) => void, ended: () => boolean): (update: ProgressUpdate) => void {
-  return (update) => {
-    if (ended()) return;
-    try {
-      listener(update);
-    } catch {
-      // The caller's business; the tool goes on.
-    }
-  };
 }

@@ -1,7 +1,7 @@
 import express, { type NextFunction, type Request, type Response } from 'express';
 import type { Credentials } from '../auth/credentials.js';
 import type { GatewaySettings } from '../config/settings.js';
-import { GatewayError, errorBody } from '../errors.js';
+import { GatewayError, ToolError, errorBody, statusOf, type RefusalName } from '../errors.js';
 import type { EventBus } from '../events/bus.js';
 import type { Executor } from '../executor/executor.js';
 import type { Memories } from '../memory/memories.js';
@@ -40,6 +40,8 @@ import type { McpSessions } from '../mcp/sessions.js';
 import { mcpRoutes } from './routes/mcp.js';
 import type { McpServerManager } from '../mcp/client/servers.js';
 import { mcpServerRoutes } from './routes/mcp-servers.js';
+import { sourceRoutes } from './routes/sources.js';
+import type { SourceRegistry } from '../tools/sources/registry.js';
 
 export interface HttpDeps {
   version: string;
@@ -77,6 +79,8 @@ export interface HttpDeps {
   mcp?: McpSessions;
   /** Imported MCP servers (/mcp-servers). */
   mcpServers?: McpServerManager;
+  /** Every kind of tool source, in one vocabulary (/sources). */
+  sources?: SourceRegistry;
 }
 
 /** Builds the Express app; listening is the caller's business. */
@@ -120,6 +124,7 @@ export function createHttpApp(deps: HttpDeps): express.Express {
   app.use(memoryRoutes(deps.memories));
   app.use(pluginRoutes(deps.plugins));
   if (deps.mcpServers) app.use(mcpServerRoutes(deps.mcpServers, deps.executor.redactor, () => deps.settings.view().roots));
+  if (deps.sources) app.use(sourceRoutes(deps.sources, deps.executor.redactor));
   app.use(openApiRoutes(deps.registry, deps.access, deps.version));
   app.use(chatRoutes(deps.llm));
   app.use(openAIProxyRoutes(deps.llm));
@@ -132,21 +137,32 @@ export function createHttpApp(deps: HttpDeps): express.Express {
   return app;
 }
 
+/** What Express's router (a bad path encoding) and the dashboard's static files refuse with, by status. */
+const EXPRESS_REFUSALS: Partial<Record<number, RefusalName>> = {
+  400: 'INVALID_REQUEST',
+  404: 'NOT_FOUND',
+  405: 'METHOD_NOT_ALLOWED',
+  412: 'PRECONDITION_FAILED',
+  413: 'PAYLOAD_TOO_LARGE',
+  415: 'UNSUPPORTED_MEDIA_TYPE',
+  416: 'RANGE_NOT_SATISFIABLE',
+};
+
 /** Turns every error into the envelope. Stack traces stay in the process. */
 function errorHandler(error: unknown, _req: Request, res: Response, _next: NextFunction): void {
   if (res.headersSent) {
     res.destroy();
     return;
   }
-  if (error instanceof GatewayError) {
+  if (error instanceof GatewayError || error instanceof ToolError) {
     res.status(error.status).json({ success: false, error: error.toBody() });
     return;
   }
   // Express's own parsers and routing raise http-errors style objects with a status.
   const status = (error as { status?: unknown }).status;
   if (typeof status === 'number' && status >= 400 && status < 500) {
-    // Not one of our names, so its numeric code is the HTTP status rather than the tool-failure fallback.
-    res.status(status).json({ success: false, error: { ...errorBody('INVALID_REQUEST', (error as Error).message), code: status } });
+    const name = EXPRESS_REFUSALS[status] ?? 'INVALID_REQUEST';
+    res.status(statusOf(name)).json({ success: false, error: errorBody(name, (error as Error).message) });
     return;
   }
   console.error('pincer: unexpected error while answering a request:', error);

@@ -1,6 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { NextFunction, Request, Response } from 'express';
 import { GatewayError } from '../errors.js';
+import { readBody } from '../security/read-body.js';
 import { parseUntrustedJson } from '../util/json.js';
 
 const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i;
@@ -29,20 +30,19 @@ export function jsonBody(limitBytes: number, maxDepth: number) {
       return next(
         new GatewayError(
           'UNSUPPORTED_MEDIA_TYPE',
-          415,
           `Send the body as JSON with "Content-Type: application/json"${type ? `, not "${type.split(';')[0]}"` : ''}.`,
         ),
       );
     }
     const charset = /charset\s*=\s*"?([\w-]+)/i.exec(type)?.[1]?.toLowerCase();
     if (charset && charset !== 'utf-8' && charset !== 'utf8') {
-      return next(new GatewayError('UNSUPPORTED_MEDIA_TYPE', 415, `JSON bodies must be UTF-8, not ${charset}.`));
+      return next(new GatewayError('UNSUPPORTED_MEDIA_TYPE', `JSON bodies must be UTF-8, not ${charset}.`));
     }
     if (empty) return next();
 
-    readBody(req, limitBytes, (read) => {
+    void readRequestBody(req, limitBytes).then((read) => {
       if (read === 'too-large') return next(tooLarge(limitBytes));
-      if (read === 'unreadable') return next(new GatewayError('INVALID_JSON', 400, 'The request body could not be read.'));
+      if (read === 'unreadable') return next(new GatewayError('INVALID_JSON', 'The request body could not be read.'));
       if (read.text.trim() === '') return next();
       try {
         req.body = parseUntrustedJson(read.text, maxDepth);
@@ -55,37 +55,23 @@ export function jsonBody(limitBytes: number, maxDepth: number) {
 }
 
 /**
- * Reads a whole body up to `limitBytes` and calls `done` once: with its text, or why not. Past the limit the rest
- * is drained unread, so the connection can still carry the answer.
+ * Reads a request's whole body up to `limitBytes`: its text, or why not. Past the limit the rest is drained
+ * unread, so the connection can still carry the answer.
  */
-export function readBody(req: IncomingMessage, limitBytes: number, done: (read: { text: string } | 'too-large' | 'unreadable') => void): void {
+export async function readRequestBody(req: IncomingMessage, limitBytes: number): Promise<{ text: string } | 'too-large' | 'unreadable'> {
   // Security: a second reader would wait for ever for data already gone, holding the connection: it is told at once.
-  if ((req as Marked)[BODY_TAKEN] || req.readableEnded) return done('unreadable');
+  if ((req as Marked)[BODY_TAKEN] || req.readableEnded) return 'unreadable';
   (req as Marked)[BODY_TAKEN] = true;
-  const chunks: Buffer[] = [];
-  let size = 0;
-  let settled = false;
-  const settle = (read: { text: string } | 'too-large' | 'unreadable') => {
-    if (settled) return;
-    settled = true;
-    if (typeof read === 'string') {
-      req.removeListener('data', onData);
-      req.resume();
-    }
-    done(read);
-  };
-  const onData = (chunk: Buffer) => {
-    size += chunk.length;
-    if (size > limitBytes) return settle('too-large');
-    chunks.push(chunk);
-  };
-  req.on('data', onData);
-  req.on('error', () => settle('unreadable'));
-  req.on('end', () => settle({ text: Buffer.concat(chunks, size).toString('utf8') }));
+  try {
+    const read = await readBody(req, { maxBytes: limitBytes, rest: 'drain' });
+    return read.truncated ? 'too-large' : { text: read.body.toString('utf8') };
+  } catch {
+    return 'unreadable';
+  }
 }
 
 function tooLarge(limitBytes: number): GatewayError {
-  return new GatewayError('PAYLOAD_TOO_LARGE', 413, `The request body is larger than the ${limitBytes}-byte limit.`, {
+  return new GatewayError('PAYLOAD_TOO_LARGE', `The request body is larger than the ${limitBytes}-byte limit.`, {
     limit_bytes: limitBytes,
   });
 }

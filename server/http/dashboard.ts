@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import express, { type Express, type Response } from 'express';
+import type { SessionInfo } from '../contract/clients.js';
 import { SESSION_COOKIE, type Credentials } from '../auth/credentials.js';
 import { builtPath } from '../util/package-files.js';
 import { readCookie } from './identity.js';
@@ -38,7 +39,7 @@ export function dashboardRoutes(app: Express, credentials: Credentials, version:
 
   app.get('/session', (req, res) => {
     const session = readCookie(req.headers.cookie, SESSION_COOKIE);
-    res.json({ owner: session !== undefined && credentials.isOwnerSession(session), version });
+    res.json({ owner: session !== undefined && credentials.isOwnerSession(session), version } satisfies SessionInfo);
   });
 
   // Checked on each page load, not once at start: the fallback page says "build and reload", so a build made

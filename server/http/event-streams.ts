@@ -1,4 +1,5 @@
 import type { ServerResponse } from 'node:http';
+import type { StreamEvents } from '../contract/events.js';
 import type { EventBus, GatewayEvents } from '../events/bus.js';
 import { HIDDEN_MEMORY_CALL, MEMORY_TOOLS, SEES_EVERYTHING, type CallView } from './call-privacy.js';
 import { liveCall } from './live-call.js';
@@ -70,7 +71,7 @@ const RESET = Buffer.from(
     reason: 'behind',
     message: 'This stream fell too far behind and was ended. Reconnect, and fetch what you missed from GET /calls.',
     catch_up: '/calls',
-  })}\n\n`,
+  } satisfies StreamEvents['reset'])}\n\n`,
 );
 
 /**
@@ -283,7 +284,7 @@ export class EventStreams {
   }
 }
 
-function callEvent({ phase, call }: GatewayEvents['call'][0]) {
+function callEvent({ phase, call }: GatewayEvents['call'][0]): StreamEvents['call'] {
   return { phase, call: liveCall(call) };
 }
 

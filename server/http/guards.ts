@@ -31,7 +31,6 @@ export function hostGuard(origins: () => Origins) {
     next(
       new GatewayError(
         'HOST_NOT_ALLOWED',
-        403,
         host
           ? `Requests for host "${host}" are not accepted; use http://127.0.0.1:<port>/ or add the name to allowed_hosts.`
           : 'Requests without a Host header are not accepted.',
@@ -49,7 +48,7 @@ export function originGuard(origins: () => Origins) {
   return (req: Request, _res: Response, next: NextFunction): void => {
     const origin = req.headers.origin;
     if (origin === undefined || origins().origins.has(origin.toLowerCase())) return next();
-    next(new GatewayError('ORIGIN_NOT_ALLOWED', 403, `Requests from origin "${origin}" are not accepted.`));
+    next(new GatewayError('ORIGIN_NOT_ALLOWED', `Requests from origin "${origin}" are not accepted.`));
   };
 }
 

@@ -43,7 +43,7 @@ export function identify(credentials: Credentials, clientAuth: boolean, ownOrigi
       const origin = req.headers.origin?.toLowerCase();
       if (STATE_CHANGING.has(req.method) && (!origin || !ownOrigins().has(origin))) {
         return next(
-          new GatewayError('ORIGIN_NOT_ALLOWED', 403, 'Changes made with the dashboard session must come from the dashboard itself (Origin header).'),
+          new GatewayError('ORIGIN_NOT_ALLOWED', 'Changes made with the dashboard session must come from the dashboard itself (Origin header).'),
         );
       }
       res.locals.identity = { kind: 'owner', name: OWNER };
@@ -58,7 +58,6 @@ export function identify(credentials: Credentials, clientAuth: boolean, ownOrigi
       return next(
         new GatewayError(
           'AUTH_MISSING',
-          401,
           token === ''
             ? 'The token is malformed or empty: send "Authorization: Bearer <token>" or "X-API-Key: <token>".'
             : 'A client token is required: send "Authorization: Bearer <token>" or "X-API-Key: <token>" (the token is in the data directory\'s "token" file, or run `pincer token create <name>`).',
@@ -66,7 +65,7 @@ export function identify(credentials: Credentials, clientAuth: boolean, ownOrigi
       );
     }
     const client = credentials.clientForToken(token);
-    if (!client) return next(new GatewayError('AUTH_FAILED', 401, 'The token is not valid (unknown or revoked).'));
+    if (!client) return next(new GatewayError('AUTH_FAILED', 'The token is not valid (unknown or revoked).'));
     res.locals.identity = { kind: 'client', name: client };
     next();
   };

@@ -16,7 +16,7 @@ export async function* streamLines(stream: AsyncIterable<Buffer | string>, maxLi
       number++;
       yield line;
     }
-    if (overflow) throw new GatewayError('PAYLOAD_TOO_LARGE', 413, `Line ${number + 1} is longer than ${maxLineBytes} bytes; the lines before it were read.`);
+    if (overflow) throw new GatewayError('PAYLOAD_TOO_LARGE', `Line ${number + 1} is longer than ${maxLineBytes} bytes; the lines before it were read.`);
   }
   const rest = splitter.end();
   if (rest !== undefined) yield rest;

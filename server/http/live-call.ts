@@ -1,30 +1,11 @@
-import type { CallRecord } from '../store/index.js';
+import type { CallRecord, ListedCall, LiveCall } from '../contract/calls.js';
 
 /**
- * A call as the `call` event on GET /events carries it: what a live row shows, nothing more. Arguments and results
- * can be a megabyte each and the event goes to every viewer, so they stay out; the whole record (arguments, result,
- * error message) is GET /calls/{id}. Every field is bounded, so is the event.
+ * The one place a call's live row is built: the `call` event on GET /events carries it, and GET /calls lists each
+ * call with the same arguments line, so the dashboard shows a row alike whichever way its call arrived. Arguments and
+ * results can be a megabyte each and the event goes to every viewer, so they stay out of the row; every field is
+ * bounded, so is the event.
  */
-export interface LiveCall {
-  id: string;
-  tool: string;
-  client: string;
-  via: string;
-  status: CallRecord['status'];
-  /** The error's name only; its message is in the record. */
-  error: { name: string } | null;
-  http_status: number | null;
-  decision: string | null;
-  rule: string | null;
-  /** The policy's reason, cut to MAX_REASON characters. */
-  reason: string | null;
-  cache_hit: boolean;
-  started_at: string;
-  finished_at: string | null;
-  duration_ms: number | null;
-  /** The arguments (secrets already redacted) in one line, at most MAX_PREVIEW characters. */
-  preview: string;
-}
 
 const MAX_PREVIEW = 240;
 const MAX_REASON = 300;
@@ -52,10 +33,12 @@ export function liveCall(call: CallRecord): LiveCall {
   };
 }
 
-/**
- * The arguments in one line ("command: ls -la · cwd: src"). The dashboard builds the same line for calls it reads
- * from GET /calls (renderer/src/lib/live-call.ts); a test holds the two to the same output.
- */
+/** A call as GET /calls lists it: the whole record (already shown to this reader, redacted) and its row's line. */
+export function listedCall(call: CallRecord): ListedCall {
+  return { ...call, preview: argumentsPreview(call.arguments) };
+}
+
+/** The arguments in one line ("command: ls -la · cwd: src"), for a live row and a chat step. */
 export function argumentsPreview(args: unknown): string {
   if (args === null || args === undefined) return '';
   if (typeof args !== 'object' || Array.isArray(args)) return previewValue(args).slice(0, MAX_PREVIEW);

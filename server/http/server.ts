@@ -1,6 +1,7 @@
 import { createServer, IncomingMessage, maxHeaderSize, ServerResponse, STATUS_CODES, type Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { Express } from 'express';
+import { errorBody, statusOf, type RefusalName } from '../errors.js';
 import { makeRoomForNewConnections } from './connection-guard.js';
 import { defaultConnectionLimits, type ConnectionLimits } from './connection-limits.js';
 
@@ -46,24 +47,21 @@ export function createAppServer(app: Express, limits: ConnectionLimits = default
 }
 
 /** What Node would answer in plain text, as the gateway's envelope. */
-const CLIENT_ERRORS: Record<string, { status: number; name: string; message: string }> = {
+const CLIENT_ERRORS: Record<string, { name: RefusalName; message: string }> = {
   HPE_HEADER_OVERFLOW: {
-    status: 431,
     name: 'HEADERS_TOO_LARGE',
     message: `The request headers are larger than the gateway accepts (${maxHeaderSize} bytes); send fewer or smaller headers.`,
   },
   HPE_CHUNK_EXTENSIONS_OVERFLOW: {
-    status: 413,
     name: 'PAYLOAD_TOO_LARGE',
     message: 'The chunk extensions of the request body are larger than the gateway accepts.',
   },
   ERR_HTTP_REQUEST_TIMEOUT: {
-    status: 408,
     name: 'REQUEST_TIMEOUT',
     message: 'The request did not arrive in time; the connection is closed. Send the whole request at once.',
   },
 };
-const MALFORMED = { status: 400, name: 'INVALID_REQUEST', message: 'The request is not valid HTTP/1.1; the connection is closed.' };
+const MALFORMED = { name: 'INVALID_REQUEST' as const, message: 'The request is not valid HTTP/1.1; the connection is closed.' };
 
 const rawResponses = new Map<string, Buffer>();
 
@@ -71,8 +69,9 @@ function rawResponse(code: string | undefined): Buffer {
   const key = code !== undefined && code in CLIENT_ERRORS ? code : '';
   let raw = rawResponses.get(key);
   if (!raw) {
-    const { status, name, message } = CLIENT_ERRORS[key] ?? MALFORMED;
-    const body = JSON.stringify({ success: false, error: { name, code: status, message, details: {} } });
+    const { name, message } = CLIENT_ERRORS[key] ?? MALFORMED;
+    const status = statusOf(name);
+    const body = JSON.stringify({ success: false, error: errorBody(name, message) });
     raw = Buffer.from(
       `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\n` +
         'Content-Type: application/json; charset=utf-8\r\n' +

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { PincerConfig } from '../config/config.js';
-import { GatewayError } from '../errors.js';
+import { refuse } from '../errors.js';
 import type { Executor } from '../executor/executor.js';
 import type { ClientAccess } from '../policy/access.js';
 import type { ConversationSummary, Store, StoredMessage } from '../store/index.js';
@@ -147,8 +147,8 @@ export class LlmBridge {
 
   /** One turn of POST /chat: the conversation so far, the new message, the loop, and the turn saved. */
   async chat(input: ChatInput, asker: Asker, listener: LoopListener & { onStart?(start: { conversation_id: string; model: string }): void }, options: { signal?: AbortSignal; stream?: boolean } = {}): Promise<ChatAnswer> {
-    if (typeof input.message !== 'string' || input.message.trim() === '') throw new GatewayError('INVALID_REQUEST', 400, 'Send {"message": "…"} with the text to say to the model.');
-    if (input.message.length > MAX_MESSAGE_CHARS) throw new GatewayError('INVALID_REQUEST', 400, `The message is longer than ${MAX_MESSAGE_CHARS} characters.`);
+    if (typeof input.message !== 'string' || input.message.trim() === '') throw refuse.invalidRequest('Send {"message": "…"} with the text to say to the model.');
+    if (input.message.length > MAX_MESSAGE_CHARS) throw refuse.invalidRequest(`The message is longer than ${MAX_MESSAGE_CHARS} characters.`);
     const store = this.options.store.conversations;
     const existing = input.conversationId === undefined ? undefined : this.conversation(input.conversationId, asker);
     const provider = this.provider();
@@ -200,7 +200,7 @@ export class LlmBridge {
   conversation(id: string, asker: Asker): ConversationSummary {
     const found = this.options.store.conversations.get(id);
     if (!found || (!asker.owner && found.client !== asker.client)) {
-      throw new GatewayError('CONVERSATION_NOT_FOUND', 404, `No conversation "${id}".`);
+      throw refuse.conversationNotFound(id);
     }
     return found;
   }

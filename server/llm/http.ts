@@ -1,4 +1,4 @@
-import { GatewayError } from '../errors.js';
+import { GatewayError, refuse } from '../errors.js';
 import { timedOut, unreachable, upstreamFailed, upstreamMessage } from './errors.js';
 import type { LlmApi } from './types.js';
 
@@ -105,7 +105,7 @@ export async function upstreamRequest(
 
 /** The caller went away: nothing to answer. */
 export function cancelled(): GatewayError {
-  return new GatewayError('CALL_CANCELLED', 499, 'The request was cancelled.');
+  return refuse.callCancelled('The request was cancelled.');
 }
 
 function connectionProblem(error: unknown): string {
@@ -150,7 +150,7 @@ export async function* lines(upstream: UpstreamResponse): AsyncGenerator<string>
     buffered += decoder.decode();
     if (buffered !== '') yield buffered;
   } catch (error) {
-    throw upstream.timeoutError() ?? new GatewayError('LLM_UNAVAILABLE', 502, `The LLM server's answer broke off: ${(error as Error).message}`);
+    throw upstream.timeoutError() ?? new GatewayError('LLM_UNAVAILABLE', `The LLM server's answer broke off: ${(error as Error).message}`);
   } finally {
     upstream.done();
   }
@@ -161,7 +161,7 @@ export async function jsonBody(upstream: UpstreamResponse): Promise<unknown> {
   try {
     return await upstream.response.json();
   } catch (error) {
-    throw upstream.timeoutError() ?? new GatewayError('LLM_BAD_RESPONSE', 502, `The LLM server's answer is not JSON: ${(error as Error).message}`);
+    throw upstream.timeoutError() ?? new GatewayError('LLM_BAD_RESPONSE', `The LLM server's answer is not JSON: ${(error as Error).message}`);
   } finally {
     upstream.done();
   }

@@ -111,30 +111,116 @@ const SAME_CALL_RUNS = 3;
  * goes back to the model as the tool's result.
  */
 export async function runToolLoop(options: LoopOptions): Promise<LoopResult> {
-  const t0 = performance.now();
-  const { provider, request, listener } = options;
-  const messages = [...request.messages];
-  const added: ChatMessage[] = [];
-  const steps: Step[] = [];
-  const usage: Usage = { prompt_tokens: 0, completion_tokens: 0 };
-  const timings = { model_ms: 0, tools_ms: 0, total_ms: 0, model_calls: 0 };
-  const offer = offerOf(request.tools ?? [], nameResolver);
-  const usedIds = new Set(request.messages.flatMap((m) => (m.role === 'assistant' ? (m.tool_calls ?? []).map((c) => c.id) : [])));
-  const repeats = new Map<string, { runs: number; first: Promise<string> }>();
-  let profile: ModelProfile = options.profiles ? await options.profiles.profile(provider, request.model, options.signal) : { toolMode: 'native' };
-  if (profile.toolMode === 'prompted' && offer.names.length > 0) listener?.onMode?.({ mode: 'prompted', ...(profile.reason && { reason: profile.reason }) });
-  let answer = '';
-  let reasoning = '';
-  let context: WindowReport | undefined;
-  let offered: ToolSelection['offered'] | undefined;
+  const loop = new ToolLoop(options);
+  await loop.chooseToolMode();
+  return loop.run();
+}
+
+/** What a model's turn holds once read: the calls found (native or written as text) and the text around them. */
+type FoundCalls = ReturnType<typeof modelCalls>;
+
+/** One turn of the loop: what it has said, run and counted so far. */
+class ToolLoop {
+  readonly #t0 = performance.now();
+  readonly #options: LoopOptions;
+  readonly #messages: ChatMessage[];
+  readonly #added: ChatMessage[] = [];
+  readonly #steps: Step[] = [];
+  readonly #usage: Usage = { prompt_tokens: 0, completion_tokens: 0 };
+  readonly #timings = { model_ms: 0, tools_ms: 0, total_ms: 0, model_calls: 0 };
+  readonly #offer: Offer;
+  readonly #usedIds: Set<string>;
+  readonly #repeats = new Map<string, { runs: number; first: Promise<string> }>();
+  #profile: ModelProfile = { toolMode: 'native' };
+  #answer = '';
+  #reasoning = '';
+  #context: WindowReport | undefined;
+  #offered: ToolSelection['offered'] | undefined;
   /** The end of the text streamed so far, and whether the next round's first text must be set apart from it. */
-  let streamedTail = '';
-  let newRound = false;
+  #streamedTail = '';
+  #newRound = false;
+
+  constructor(options: LoopOptions) {
+    const { request } = options;
+    this.#options = options;
+    this.#messages = [...request.messages];
+    this.#offer = offerOf(request.tools ?? [], nameResolver);
+    this.#usedIds = new Set(request.messages.flatMap((m) => (m.role === 'assistant' ? (m.tool_calls ?? []).map((c) => c.id) : [])));
+  }
+
+  /** Native tool calls, or tools described in the prompt for a model known to lack them. */
+  async chooseToolMode(): Promise<void> {
+    const { profiles, provider, request, signal, listener } = this.#options;
+    this.#profile = profiles ? await profiles.profile(provider, request.model, signal) : { toolMode: 'native' };
+    if (this.#profile.toolMode === 'prompted' && this.#offer.names.length > 0) {
+      listener?.onMode?.({ mode: 'prompted', ...(this.#profile.reason && { reason: this.#profile.reason }) });
+    }
+  }
+
+  /** Round after round until the model answers without calling Pincer's tools, hands calls back, or hits the limit. */
+  async run(): Promise<LoopResult> {
+    for (let round = 0; ; round++) {
+      const turn = await this.#askTimed(round);
+      const found = this.#read(turn);
+      let callerCalls = found.calls.filter((c) => this.#options.isCallerTool?.(c.call.name) === true);
+      const ours = found.calls.filter((c) => !callerCalls.includes(c));
+      if (ours.length === 0) {
+        this.#added.push(assistantMessage(found.text, callerCalls));
+        return this.#finish(turn, callerCalls);
+      }
+      if (round >= this.#options.maxSteps) {
+        // The model keeps calling tools: stop here rather than loop for ever; what it said so far is the answer.
+        this.#added.push(assistantMessage(found.text, []));
+        return this.#finish(turn, callerCalls, { stoppedAtLimit: true });
+      }
+      const x0 = performance.now();
+      const results = await Promise.all(ours.map((call) => runOnce(call, this.#options, this.#offer, this.#steps, this.#repeats)));
+      this.#timings.tools_ms += performance.now() - x0;
+      if (callerCalls.length > 0) {
+        // A mixed answer: Pincer's calls ran; the caller gets its own calls back and the turn ends here. Their ids are
+        // Pincer's own, so the part kept for the caller's next request (MixedTurns) cannot be confused with another.
+        callerCalls = callerCalls.map((c) => ({ ...c, call: { ...c.call, id: newToolCallId() } }));
+        this.#added.push(assistantMessage(found.text, callerCalls));
+        return this.#finish(turn, callerCalls, { mixed: ours.map((c, i) => ({ call: c.call, result: results[i]! })) });
+      }
+      const assistant = assistantMessage(found.text, ours);
+      this.#messages.push(assistant, ...results);
+      this.#added.push(assistant, ...results);
+    }
+  }
+
+  /** One round's request, timed and counted; a server that refuses tools for this model gets them in the prompt. */
+  async #askTimed(round: number): Promise<AssistantTurn> {
+    const { provider, request, profiles, listener } = this.#options;
+    const m0 = performance.now();
+    let turn: AssistantTurn;
+    try {
+      turn = await this.#ask(round, this.#profile.toolMode);
+    } catch (error) {
+      // A server that refuses tools for this model: the same request again, the tools described in the prompt.
+      const refused = this.#profile.toolMode === 'native' && this.#offer.names.length > 0 ? toolRefusal(error) : undefined;
+      if (refused === undefined) throw error;
+      this.#profile = profiles?.markPrompted(provider, request.model, refused) ?? { ...this.#profile, toolMode: 'prompted', reason: refused };
+      listener?.onMode?.({ mode: 'prompted', reason: refused });
+      turn = await this.#ask(round, 'prompted');
+    }
+    this.#newRound = true;
+    this.#timings.model_ms += performance.now() - m0;
+    this.#timings.model_calls++;
+    if (turn.usage) {
+      this.#usage.prompt_tokens += turn.usage.prompt_tokens;
+      this.#usage.completion_tokens += turn.usage.completion_tokens;
+    }
+    return turn;
+  }
 
   /** One request to the model in the given mode; a streamed answer's text reaches the listener as it comes. */
-  const ask = async (round: number, mode: ToolMode): Promise<AssistantTurn> => {
-    const selection = options.selectTools?.(request.tools ?? [], messages, profile);
-    offered = selection?.offered;
+  async #ask(round: number, mode: ToolMode): Promise<AssistantTurn> {
+    const options = this.#options;
+    const { provider, request, listener } = options;
+    const messages = this.#messages;
+    const selection = options.selectTools?.(request.tools ?? [], messages, this.#profile);
+    this.#offered = selection?.offered;
     const tools = selection?.tools ?? request.tools ?? [];
     let sent: ChatRequest = { ...request, messages, tools };
     if (round > 0 && request.passthrough) sent.passthrough = withoutForcedTool(request.passthrough);
@@ -142,22 +228,22 @@ export async function runToolLoop(options: LoopOptions): Promise<LoopResult> {
       const plan = planWindow({
         messages,
         tools,
-        contextLength: profile.contextLength,
+        contextLength: this.#profile.contextLength,
         maxContext: options.maxContext ?? DEFAULT_MAX_CONTEXT,
         answerTokens: request.sampling?.max_tokens,
         requested: requestedWindow(request.passthrough),
         keepOrder: (tools) => options.orderTools?.(tools, messages) ?? [...tools],
       });
       sent = { ...sent, tools: plan.tools, ...(plan.numCtx !== undefined && { contextWindow: plan.numCtx }) };
-      context = plan.report;
+      this.#context = plan.report;
     }
     if (mode === 'prompted') sent = promptedRequest({ ...sent, ...(sent.passthrough && { passthrough: withoutToolOptions(sent.passthrough) }) });
     const stream = options.stream
-      ? new AnswerStream(offer.resolve, {
+      ? new AnswerStream(this.#offer.resolve, {
           text: (text) => {
-            if (newRound && streamedTail !== '') text = roundBreak(streamedTail) + text;
-            newRound = false;
-            streamedTail = (streamedTail + text).slice(-2);
+            if (this.#newRound && this.#streamedTail !== '') text = roundBreak(this.#streamedTail) + text;
+            this.#newRound = false;
+            this.#streamedTail = (this.#streamedTail + text).slice(-2);
             listener?.onText?.(text);
           },
           reasoning: (text) => listener?.onReasoning?.(text),
@@ -169,87 +255,48 @@ export async function runToolLoop(options: LoopOptions): Promise<LoopResult> {
     });
     stream?.finish();
     return turn;
-  };
+  }
 
-  for (let round = 0; ; round++) {
-    const m0 = performance.now();
-    let turn: AssistantTurn;
-    try {
-      turn = await ask(round, profile.toolMode);
-    } catch (error) {
-      // A server that refuses tools for this model: the same request again, the tools described in the prompt.
-      const refused = profile.toolMode === 'native' && offer.names.length > 0 ? toolRefusal(error) : undefined;
-      if (refused === undefined) throw error;
-      profile = options.profiles?.markPrompted(provider, request.model, refused) ?? { ...profile, toolMode: 'prompted', reason: refused };
-      listener?.onMode?.({ mode: 'prompted', reason: refused });
-      turn = await ask(round, 'prompted');
-    }
-    newRound = true;
-    timings.model_ms += performance.now() - m0;
-    timings.model_calls++;
-    if (turn.usage) {
-      usage.prompt_tokens += turn.usage.prompt_tokens;
-      usage.completion_tokens += turn.usage.completion_tokens;
-    }
+  /** The turn's reasoning and answer text (told to the listener when not streamed), and the calls it makes. */
+  #read(turn: AssistantTurn): FoundCalls {
+    const { listener } = this.#options;
     const thought = splitReasoning(turn.content);
     // Reasoning the server sent apart (a thinking model's own channel), then any <think> blocks in the text.
     const thinking = [turn.reasoning?.trim(), thought.reasoning].filter(Boolean).join('\n\n');
-    if (thinking) reasoning += reasoning ? `\n\n${thinking}` : thinking;
-    const found = modelCalls(turn.toolCalls, thought.text, offer, usedIds, options.maxJsonDepth);
+    if (thinking) this.#reasoning += this.#reasoning ? `\n\n${thinking}` : thinking;
+    const found = modelCalls(turn.toolCalls, thought.text, this.#offer, this.#usedIds, this.#options.maxJsonDepth);
     // The answer is read from the whole text, streamed or not, so both read the same; rounds are paragraphs apart.
-    const text = answer !== '' && found.text !== '' ? roundBreak(answer) + found.text : found.text;
-    answer += text;
-    if (!options.stream) {
+    const text = this.#answer !== '' && found.text !== '' ? roundBreak(this.#answer) + found.text : found.text;
+    this.#answer += text;
+    if (!this.#options.stream) {
       if (thinking) listener?.onReasoning?.(thinking);
       if (text) listener?.onText?.(text);
     }
+    return found;
+  }
 
-    let callerCalls = found.calls.filter((c) => options.isCallerTool?.(c.call.name) === true);
-    const ours = found.calls.filter((c) => !callerCalls.includes(c));
-    const finish = (extra: Partial<LoopResult> = {}): LoopResult => {
-      timings.total_ms = performance.now() - t0;
-      for (const key of ['model_ms', 'tools_ms', 'total_ms'] as const) timings[key] = Math.round(timings[key] * 10) / 10;
-      return {
-        added,
-        final: turn,
-        answer,
-        reasoning,
-        steps,
-        callerCalls: callerCalls.map((c) => c.call),
-        mixed: [],
-        stoppedAtLimit: false,
-        toolMode: profile.toolMode,
-        ...(profile.reason && { toolModeReason: profile.reason }),
-        ...(context && { context }),
-        ...(offered && { offered }),
-        usage,
-        timings,
-        ...extra,
-      };
+  #finish(turn: AssistantTurn, callerCalls: FoundCalls['calls'], extra: Partial<LoopResult> = {}): LoopResult {
+    const timings = this.#timings;
+    timings.total_ms = performance.now() - this.#t0;
+    for (const key of ['model_ms', 'tools_ms', 'total_ms'] as const) timings[key] = Math.round(timings[key] * 10) / 10;
+    const profile = this.#profile;
+    return {
+      added: this.#added,
+      final: turn,
+      answer: this.#answer,
+      reasoning: this.#reasoning,
+      steps: this.#steps,
+      callerCalls: callerCalls.map((c) => c.call),
+      mixed: [],
+      stoppedAtLimit: false,
+      toolMode: profile.toolMode,
+      ...(profile.reason && { toolModeReason: profile.reason }),
+      ...(this.#context && { context: this.#context }),
+      ...(this.#offered && { offered: this.#offered }),
+      usage: this.#usage,
+      timings,
+      ...extra,
     };
-    if (ours.length === 0) {
-      added.push(assistantMessage(found.text, callerCalls));
-      return finish();
-    }
-    if (round >= options.maxSteps) {
-      // The model keeps calling tools: stop here rather than loop for ever; what it said so far is the answer.
-      added.push(assistantMessage(found.text, []));
-      return finish({ stoppedAtLimit: true });
-    }
-
-    const x0 = performance.now();
-    const results = await Promise.all(ours.map((call) => runOnce(call, options, offer, steps, repeats)));
-    timings.tools_ms += performance.now() - x0;
-    if (callerCalls.length > 0) {
-      // A mixed answer: Pincer's calls ran; the caller gets its own calls back and the turn ends here. Their ids are
-      // Pincer's own, so the part kept for the caller's next request (MixedTurns) cannot be confused with another.
-      callerCalls = callerCalls.map((c) => ({ ...c, call: { ...c.call, id: newToolCallId() } }));
-      added.push(assistantMessage(found.text, callerCalls));
-      return finish({ mixed: ours.map((c, i) => ({ call: c.call, result: results[i]! })) });
-    }
-    const assistant = assistantMessage(found.text, ours);
-    messages.push(assistant, ...results);
-    added.push(assistant, ...results);
   }
 }
 

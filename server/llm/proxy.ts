@@ -1,4 +1,4 @@
-import { GatewayError } from '../errors.js';
+import { refuse, type GatewayError } from '../errors.js';
 import type { LlmBridge, Asker } from './bridge.js';
 import { runToolLoop, type LoopListener, type LoopResult } from './loop.js';
 import type { ChatMessage, Sampling, ToolCall, ToolSpec } from './types.js';
@@ -109,5 +109,5 @@ function passthroughApi(door: string): 'openai' | 'ollama' {
 }
 
 export function badRequest(message: string): GatewayError {
-  return new GatewayError('INVALID_REQUEST', 400, message);
+  return refuse.invalidRequest(message);
 }

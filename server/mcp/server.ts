@@ -8,11 +8,14 @@ import {
   McpError,
   ReadResourceRequestSchema,
   SetLevelRequestSchema,
+  type CallToolRequest,
   type CallToolResult,
   type LoggingLevel,
   type ProgressToken,
   type ServerNotification,
+  type ServerRequest,
 } from '@modelcontextprotocol/sdk/types.js';
+import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import type { Executor } from '../executor/executor.js';
 import type { ClientAccess } from '../policy/access.js';
 import type { ToolRegistry } from '../tools/registry.js';
@@ -83,7 +86,7 @@ export function createMcpServer(deps: McpServerDeps, identity: McpIdentity, cont
     logLevel = request.params.level;
     return {};
   });
-  const log = (level: LoggingLevel, data: Record<string, unknown>, send: (note: ServerNotification) => Promise<void>): void => {
+  const log: SessionLog = (level, data, send) => {
     if (logLevel === undefined || LOG_LEVELS.indexOf(level) < LOG_LEVELS.indexOf(logLevel)) return;
     send({ method: 'notifications/message', params: { level, logger: 'pincer', data } }).catch(() => undefined);
   };
@@ -98,78 +101,99 @@ export function createMcpServer(deps: McpServerDeps, identity: McpIdentity, cont
     })),
   }));
 
-  server.setRequestHandler(ReadResourceRequestSchema, async (request) => {
-    const uri = request.params.uri;
-    // Security: the tool that named it must still be one this identity may call (enabled, in its set, not paused).
-    const allowed = (tool: string) =>
-      deps.registry.get(tool) !== undefined && deps.registry.isEnabled(tool) && !deps.access.refusal(identity.name, tool, identity.owner);
-    let read: { contents: unknown[] } | undefined;
-    try {
-      read = await deps.resources?.readResource(identity.name, uri, allowed);
-    } catch (error) {
-      throw new McpError(ErrorCode.InternalError, (error as Error).message);
-    }
-    if (!read) {
-      throw new McpError(
-        RESOURCE_NOT_FOUND,
-        `Resource not found: Pincer reads only resources that an imported MCP server named in a result of one of your own calls within the last hour, through that server, while you may still call the tool that returned it; "${uri}" is not one of them.`,
-        { uri },
-      );
-    }
-    return read as { contents: [] };
-  });
+  server.setRequestHandler(ReadResourceRequestSchema, (request) => readResource(deps, identity, request.params.uri));
 
   server.setRequestHandler(ListToolsRequestSchema, () => {
     const { tools } = deps.access.visible(deps.registry, identity.name, identity.owner);
     return { tools: tools.map(toMcpTool) };
   });
 
-  server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
-    const name = request.params.name;
-    // Protocol error, not a result: the model asked for a tool that does not exist (2025-11-25: -32602). A tool held
-    // back for the owner exists: the executor answers it as an error result the model can read (TOOL_HELD).
-    if (!deps.registry.get(name) && !deps.registry.held(name)) {
-      throw new McpError(ErrorCode.InvalidParams, `Unknown tool: "${name}". Call tools/list for the tools available.`);
-    }
-    const hangup = context.hangup(extra.requestId);
-    const signal = hangup ? AbortSignal.any([extra.signal, hangup]) : extra.signal;
-    const progress = progressChannel(request.params._meta?.progressToken, (note) => extra.sendNotification(note));
-    let waiting: NodeJS.Timeout | undefined;
-    const outcome = await deps.executor
-      .execute({
-        tool: name,
-        arguments: request.params.arguments ?? {},
-        client: identity.name,
-        owner: identity.owner,
-        via: viaLabel(context.clientName()),
-        signal,
-        onPending: ({ approval_id }) => {
-          context.pending?.(extra.requestId, approval_id);
-          const message = `Waiting for the owner to approve this call (approval ${approval_id}); it runs once they allow it.`;
-          // Also for clients that sent no progress token but asked for logs: a log line says why the answer is slow.
-          log('notice', { tool: name, approval_id, message }, (note) => extra.sendNotification(note));
-          if (!progress) return;
-          const beat = () => progress.beat(message);
-          beat();
-          waiting = setInterval(beat, deps.progressIntervalMs ?? DEFAULT_PROGRESS_INTERVAL_MS);
-        },
-        ...(progress && {
-          onProgress: (update) => {
-            // The call runs: its own progress replaces the waiting beats.
-            clearInterval(waiting);
-            progress.report(update);
-          },
-        }),
-      })
-      .finally(() => clearInterval(waiting));
-    if (!outcome.envelope.success && outcome.envelope.error.name === 'TOOL_NOT_FOUND') {
-      // Unregistered while the call was on its way.
-      throw new McpError(ErrorCode.InvalidParams, outcome.envelope.error.message);
-    }
-    return toCallToolResult(outcome, deps.registry.get(name)?.definition.outputSchema !== undefined);
-  });
+  server.setRequestHandler(CallToolRequestSchema, (request, extra) => callTool(deps, identity, context, log, request, extra));
 
   return server;
+}
+
+/**
+ * resources/read: only a resource an imported server named in this identity's own results, read through that
+ * server, while the identity may still call the tool that named it.
+ */
+async function readResource(deps: McpServerDeps, identity: McpIdentity, uri: string): Promise<{ contents: [] }> {
+  // Security: the tool that named it must still be one this identity may call (enabled, in its set, not paused).
+  const allowed = (tool: string) =>
+    deps.registry.get(tool) !== undefined && deps.registry.isEnabled(tool) && !deps.access.refusal(identity.name, tool, identity.owner);
+  let read: { contents: unknown[] } | undefined;
+  try {
+    read = await deps.resources?.readResource(identity.name, uri, allowed);
+  } catch (error) {
+    throw new McpError(ErrorCode.InternalError, (error as Error).message);
+  }
+  if (!read) {
+    throw new McpError(
+      RESOURCE_NOT_FOUND,
+      `Resource not found: Pincer reads only resources that an imported MCP server named in a result of one of your own calls within the last hour, through that server, while you may still call the tool that returned it; "${uri}" is not one of them.`,
+      { uri },
+    );
+  }
+  return read as { contents: [] };
+}
+
+/** Sends a log line to the client when it asked for this level (logging/setLevel). */
+type SessionLog = (level: LoggingLevel, data: Record<string, unknown>, send: (note: ServerNotification) => Promise<void>) => void;
+
+/**
+ * tools/call through the executor as the session's identity; a wait for the owner is told as progress (and as a log
+ * line), the tool's own progress after it.
+ */
+async function callTool(
+  deps: McpServerDeps,
+  identity: McpIdentity,
+  context: McpCallContext,
+  log: SessionLog,
+  request: CallToolRequest,
+  extra: RequestHandlerExtra<ServerRequest, ServerNotification>,
+): Promise<CallToolResult> {
+  const name = request.params.name;
+  // Protocol error, not a result: the model asked for a tool that does not exist (2025-11-25: -32602). A tool held
+  // back for the owner exists: the executor answers it as an error result the model can read (TOOL_HELD).
+  if (!deps.registry.get(name) && !deps.registry.held(name)) {
+    throw new McpError(ErrorCode.InvalidParams, `Unknown tool: "${name}". Call tools/list for the tools available.`);
+  }
+  const hangup = context.hangup(extra.requestId);
+  const signal = hangup ? AbortSignal.any([extra.signal, hangup]) : extra.signal;
+  const progress = progressChannel(request.params._meta?.progressToken, (note) => extra.sendNotification(note));
+  let waiting: NodeJS.Timeout | undefined;
+  const outcome = await deps.executor
+    .execute({
+      tool: name,
+      arguments: request.params.arguments ?? {},
+      client: identity.name,
+      owner: identity.owner,
+      via: viaLabel(context.clientName()),
+      signal,
+      onPending: ({ approval_id }) => {
+        context.pending?.(extra.requestId, approval_id);
+        const message = `Waiting for the owner to approve this call (approval ${approval_id}); it runs once they allow it.`;
+        // Also for clients that sent no progress token but asked for logs: a log line says why the answer is slow.
+        log('notice', { tool: name, approval_id, message }, (note) => extra.sendNotification(note));
+        if (!progress) return;
+        const beat = () => progress.beat(message);
+        beat();
+        waiting = setInterval(beat, deps.progressIntervalMs ?? DEFAULT_PROGRESS_INTERVAL_MS);
+      },
+      ...(progress && {
+        onProgress: (update) => {
+          // The call runs: its own progress replaces the waiting beats.
+          clearInterval(waiting);
+          progress.report(update);
+        },
+      }),
+    })
+    .finally(() => clearInterval(waiting));
+  if (!outcome.envelope.success && outcome.envelope.error.name === 'TOOL_NOT_FOUND') {
+    // Unregistered while the call was on its way.
+    throw new McpError(ErrorCode.InvalidParams, outcome.envelope.error.message);
+  }
+  return toCallToolResult(outcome, deps.registry.get(name)?.definition.outputSchema !== undefined);
 }
 
 /** MCP's log levels, least severe first. */

@@ -36,198 +36,235 @@ export interface StdioBridgeOptions {
  * when the gateway went away are answered with an error saying so, rather than left waiting.
  */
 export async function bridgeStdio(options: StdioBridgeOptions): Promise<void> {
-  const downstream = new StdioServerTransport(options.stdin, options.stdout);
-  const waits = options.reconnectWaitsMs ?? RECONNECT_WAITS_MS;
+  return new StdioBridge(options).run();
+}
+
+/** One bridge's state: the client's session setup, the requests in flight, the gateway session it talks to. */
+class StdioBridge {
+  readonly #options: StdioBridgeOptions;
+  readonly #downstream: StdioServerTransport;
+  readonly #waits: readonly number[];
   /** Requests forwarded and not yet answered. */
-  const unanswered = new Set<RequestId>();
+  readonly #unanswered = new Set<RequestId>();
   /** Requests whose POST has not finished (with a JSON answer it finishes only with the answer). */
-  const sending = new Set<RequestId>();
-  let answered: () => void = () => undefined;
+  readonly #sending = new Set<RequestId>();
+  #answered: () => void = () => undefined;
   /** The client's initialize and its initialized notification, repeated to open a new session after a restart. */
-  let initializeRequest: JSONRPCRequest | undefined;
-  let initializedNotice: JSONRPCMessage | undefined;
-  const initializeIds = new Set<RequestId>();
+  #initializeRequest: JSONRPCRequest | undefined;
+  #initializedNotice: JSONRPCMessage | undefined;
+  readonly #initializeIds = new Set<RequestId>();
   /** Answers to the bridge's own requests (the repeated initialize), kept from the client. */
-  const internal = new Map<RequestId, (message: JSONRPCMessage) => void>();
-  let renewals = 0;
+  readonly #internal = new Map<RequestId, (message: JSONRPCMessage) => void>();
+  #renewals = 0;
+  #upstream: StreamableHTTPClientTransport;
+  #renewing: Promise<void> | undefined;
+  // The session is set up in order (initialize answered, then initialized sent) before anything else goes up. After
+  // that, messages go up as they come, each on its own: a slow call must not hold back the next request, nor the
+  // client's cancellation of it.
+  #setup = Promise.resolve();
+  readonly #inFlight = new Set<Promise<void>>();
+  /** A client of the 2026-07-28 revision sends no initialize: its messages go up one POST each, outside any session. */
+  readonly #stateless: StatelessRelay;
+  #closing = false;
+  #finish!: () => void;
+  readonly #finished = new Promise<void>((resolve) => (this.#finish = resolve));
 
-  const toClient = (message: JSONRPCMessage) =>
-    downstream
+  constructor(options: StdioBridgeOptions) {
+    this.#options = options;
+    this.#downstream = new StdioServerTransport(options.stdin, options.stdout);
+    this.#waits = options.reconnectWaitsMs ?? RECONNECT_WAITS_MS;
+    this.#upstream = this.#open();
+    this.#stateless = new StatelessRelay(new URL('/mcp', options.url), options.token, (message) => void this.#toClient(message));
+  }
+
+  /** Starts both sides; resolves once standard input has ended and the session is closed. */
+  async run(): Promise<void> {
+    const { stdin, signal, log } = this.#options;
+    this.#downstream.onmessage = (message: JSONRPCMessage) => this.#fromClient(message);
+    this.#downstream.onerror = (error) => log(`pincer mcp: ${error.message}`);
+    stdin.once('end', () => void this.#close());
+    stdin.once('close', () => void this.#close());
+    signal?.addEventListener('abort', () => this.#abort(), { once: true });
+    await this.#upstream.start();
+    await this.#downstream.start();
+    return this.#finished;
+  }
+
+  #toClient(message: JSONRPCMessage): Promise<void> {
+    return this.#downstream
       .send(message)
-      .catch((error: unknown) => options.log(`pincer mcp: could not write to standard output: ${(error as Error).message}`))
-      .finally(() => answered());
-  const answerWithError = (id: RequestId, message: string) => {
-    if (!unanswered.delete(id)) return;
-    void toClient({ jsonrpc: '2.0', id, error: { code: -32603, message } });
-  };
+      .catch((error: unknown) => this.#options.log(`pincer mcp: could not write to standard output: ${(error as Error).message}`))
+      .finally(() => this.#answered());
+  }
 
-  const open = (): StreamableHTTPClientTransport => {
-    const transport = new StreamableHTTPClientTransport(new URL('/mcp', options.url), {
-      requestInit: { headers: { authorization: `Bearer ${options.token}` } },
+  #answerWithError(id: RequestId, message: string): void {
+    if (!this.#unanswered.delete(id)) return;
+    void this.#toClient({ jsonrpc: '2.0', id, error: { code: -32603, message } });
+  }
+
+  /** A transport to the gateway's /mcp with the client's token; what it hears goes to the client. */
+  #open(): StreamableHTTPClientTransport {
+    const transport = new StreamableHTTPClientTransport(new URL('/mcp', this.#options.url), {
+      requestInit: { headers: { authorization: `Bearer ${this.#options.token}` } },
     });
-    transport.onmessage = (message: JSONRPCMessage) => {
-      if ('id' in message && message.id !== undefined && ('result' in message || 'error' in message)) {
-        const mine = internal.get(message.id);
-        if (mine) return mine(message);
-        // Already answered (told the gateway restarted): one answer per request.
-        if (!unanswered.delete(message.id)) return;
-        if (initializeIds.delete(message.id) && 'result' in message) {
-          const version = (message.result as { protocolVersion?: unknown }).protocolVersion;
-          if (typeof version === 'string') transport.setProtocolVersion(version);
-        }
-        return void toClient(message);
-      }
-      // Notifications and requests of a session given up are not the client's business any more.
-      if (transport === upstream) void toClient(message);
-    };
+    transport.onmessage = (message: JSONRPCMessage) => this.#fromGateway(transport, message);
     transport.onerror = (error) => {
-      if (transport === upstream) options.log(`pincer mcp: ${error.message}`);
+      if (transport === this.#upstream) this.#options.log(`pincer mcp: ${error.message}`);
     };
     return transport;
-  };
-  let upstream = open();
+  }
 
-  /** A new session on the gateway, set up as the client set up the first one. */
-  let renewing: Promise<void> | undefined;
-  const renew = () => {
-    renewing ??= (async () => {
-      const stale = upstream;
-      upstream = open();
-      void stale.close().catch(() => undefined);
-      // What the old session took and was still answering on its stream will not be answered now. (A request still
-      // being sent settles by itself: sent again if the gateway never got it, answered with the error otherwise.)
-      for (const id of [...unanswered]) {
-        if (!sending.has(id)) answerWithError(id, 'Pincer\'s gateway restarted while this request was running; send it again.');
+  /** An answer goes to the client once (unless the bridge asked); other messages only from the current session. */
+  #fromGateway(transport: StreamableHTTPClientTransport, message: JSONRPCMessage): void {
+    if ('id' in message && message.id !== undefined && ('result' in message || 'error' in message)) {
+      const mine = this.#internal.get(message.id);
+      if (mine) return mine(message);
+      // Already answered (told the gateway restarted): one answer per request.
+      if (!this.#unanswered.delete(message.id)) return;
+      if (this.#initializeIds.delete(message.id) && 'result' in message) {
+        const version = (message.result as { protocolVersion?: unknown }).protocolVersion;
+        if (typeof version === 'string') transport.setProtocolVersion(version);
       }
-      await upstream.start();
-      const id = `pincer-mcp-renew-${++renewals}`;
-      const answer = new Promise<JSONRPCMessage>((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error('the gateway did not answer initialize')), RENEW_TIMEOUT_MS);
-        internal.set(id, (message) => {
-          clearTimeout(timer);
-          resolve(message);
-        });
+      return void this.#toClient(message);
+    }
+    // Notifications and requests of a session given up are not the client's business any more.
+    if (transport === this.#upstream) void this.#toClient(message);
+  }
+
+  /** A new session on the gateway, set up as the client set up the first one (one renewal at a time). */
+  #renew(): Promise<void> {
+    this.#renewing ??= this.#openNewSession().finally(() => (this.#renewing = undefined));
+    return this.#renewing;
+  }
+
+  async #openNewSession(): Promise<void> {
+    const stale = this.#upstream;
+    this.#upstream = this.#open();
+    void stale.close().catch(() => undefined);
+    // What the old session took and was still answering on its stream will not be answered now. (A request still
+    // being sent settles by itself: sent again if the gateway never got it, answered with the error otherwise.)
+    for (const id of [...this.#unanswered]) {
+      if (!this.#sending.has(id)) this.#answerWithError(id, 'Pincer\'s gateway restarted while this request was running; send it again.');
+    }
+    await this.#upstream.start();
+    await this.#initialize(this.#upstream);
+    this.#options.log('pincer mcp: the gateway restarted; opened a new session with it');
+    // Its tools may have changed while it was away.
+    void this.#toClient({ jsonrpc: '2.0', method: 'notifications/tools/list_changed' });
+  }
+
+  /** Repeats the client's initialize (under the bridge's own id) and initialized notice on a new session. */
+  async #initialize(upstream: StreamableHTTPClientTransport): Promise<void> {
+    const id = `pincer-mcp-renew-${++this.#renewals}`;
+    const answer = new Promise<JSONRPCMessage>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error('the gateway did not answer initialize')), RENEW_TIMEOUT_MS);
+      this.#internal.set(id, (message) => {
+        clearTimeout(timer);
+        resolve(message);
       });
-      try {
-        await upstream.send({ ...initializeRequest!, id });
-        const reply = await answer;
-        if (!('result' in reply)) throw new Error('the gateway refused initialize');
-        const version = (reply.result as { protocolVersion?: unknown }).protocolVersion;
-        if (typeof version === 'string') upstream.setProtocolVersion(version);
-        await upstream.send(initializedNotice ?? { jsonrpc: '2.0', method: 'notifications/initialized' });
-      } finally {
-        internal.delete(id);
-      }
-      options.log('pincer mcp: the gateway restarted; opened a new session with it');
-      // Its tools may have changed while it was away.
-      void toClient({ jsonrpc: '2.0', method: 'notifications/tools/list_changed' });
-    })().finally(() => (renewing = undefined));
-    return renewing;
-  };
+    });
+    try {
+      await upstream.send({ ...this.#initializeRequest!, id });
+      const reply = await answer;
+      if (!('result' in reply)) throw new Error('the gateway refused initialize');
+      const version = (reply.result as { protocolVersion?: unknown }).protocolVersion;
+      if (typeof version === 'string') upstream.setProtocolVersion(version);
+      await upstream.send(this.#initializedNotice ?? { jsonrpc: '2.0', method: 'notifications/initialized' });
+    } finally {
+      this.#internal.delete(id);
+    }
+  }
 
   /**
    * Sends one message up. Once the session is set up, a message the gateway never got (it no longer knows the
    * session, or nothing listens while it restarts) is sent again in a new session. One it may have got (the
    * connection broke during the answer) is not: a tool call must not run twice.
    */
-  const forward = async (message: JSONRPCMessage): Promise<void> => {
+  async #forward(message: JSONRPCMessage): Promise<void> {
     const id = 'id' in message && 'method' in message ? message.id : undefined;
-    if (id !== undefined) sending.add(id);
+    if (id !== undefined) this.#sending.add(id);
     try {
       for (let attempt = 0; ; attempt++) {
         try {
-          await renewing;
-          await upstream.send(message);
+          await this.#renewing;
+          await this.#upstream.send(message);
           return;
         } catch (error) {
-          const setUp = initializeRequest !== undefined && initializedNotice !== undefined;
+          const setUp = this.#initializeRequest !== undefined && this.#initializedNotice !== undefined;
           const neverGot = isSessionGone(error) || isRefused(error);
-          if (!setUp || !neverGot || attempt >= waits.length) throw error;
-          if (isRefused(error)) await new Promise((resolve) => setTimeout(resolve, waits[attempt]));
-          await renew().catch((renewError: Error) => options.log(`pincer mcp: could not open a new session: ${renewError.message}`));
+          if (!setUp || !neverGot || attempt >= this.#waits.length) throw error;
+          if (isRefused(error)) await new Promise((resolve) => setTimeout(resolve, this.#waits[attempt]));
+          await this.#renew().catch((renewError: Error) => this.#options.log(`pincer mcp: could not open a new session: ${renewError.message}`));
         }
       }
     } finally {
-      if (id !== undefined) sending.delete(id);
+      if (id !== undefined) this.#sending.delete(id);
     }
-  };
+  }
 
-  // The session is set up in order (initialize answered, then initialized sent) before anything else goes up. After
-  // that, messages go up as they come, each on its own: a slow call must not hold back the next request, nor the
-  // client's cancellation of it.
-  let setup = Promise.resolve();
-  const inFlight = new Set<Promise<void>>();
-  // A client of the 2026-07-28 revision sends no initialize: its messages go up one POST each, outside any session.
-  const stateless = new StatelessRelay(new URL('/mcp', options.url), options.token, (message) => void toClient(message));
-  downstream.onmessage = (message: JSONRPCMessage) => {
-    if (StatelessRelay.claims(message)) return stateless.relay(message);
+  /** A message from the client: the session's setup in order, everything after it on its own. */
+  #fromClient(message: JSONRPCMessage): void {
+    if (StatelessRelay.claims(message)) return this.#stateless.relay(message);
     const isRequest = 'method' in message && 'id' in message && message.id !== undefined;
-    if (isRequest) unanswered.add(message.id);
+    if (isRequest) this.#unanswered.add(message.id);
     const send = () =>
-      forward(message).catch((error: unknown) => {
-        options.log(`pincer mcp: the gateway at ${options.url} did not take a message: ${(error as Error).message}`);
+      this.#forward(message).catch((error: unknown) => {
+        this.#options.log(`pincer mcp: the gateway at ${this.#options.url} did not take a message: ${(error as Error).message}`);
         // A request must still get an answer, or the client waits for ever.
-        if (isRequest) answerWithError(message.id, `Pincer's gateway could not be reached or refused the request: ${(error as Error).message}`);
+        if (isRequest) this.#answerWithError(message.id, `Pincer's gateway could not be reached or refused the request: ${(error as Error).message}`);
       });
     if (isRequest && message.method === 'initialize') {
-      initializeRequest = message;
-      initializeIds.add(message.id);
-      setup = setup.then(send);
+      this.#initializeRequest = message;
+      this.#initializeIds.add(message.id);
+      this.#setup = this.#setup.then(send);
       return;
     }
     if ('method' in message && message.method === 'notifications/initialized') {
-      initializedNotice = message;
-      setup = setup.then(send);
+      this.#initializedNotice = message;
+      this.#setup = this.#setup.then(send);
       return;
     }
-    const sent = setup.then(send);
-    inFlight.add(sent);
-    void sent.finally(() => inFlight.delete(sent));
-  };
-  downstream.onerror = (error) => options.log(`pincer mcp: ${error.message}`);
+    const sent = this.#setup.then(send);
+    this.#inFlight.add(sent);
+    void sent.finally(() => this.#inFlight.delete(sent));
+  }
 
-  let finish!: () => void;
-  const finished = new Promise<void>((resolve) => (finish = resolve));
-  let closing = false;
-  const close = async () => {
-    if (closing) return;
-    closing = true;
-    await setup;
-    await Promise.allSettled([...inFlight]);
-    // Input ended: answers still on their way are delivered first (for a while), then the session ends.
-    if (unanswered.size + stateless.pending > 0) {
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, DRAIN_MS);
-        answered = () => {
-          if (unanswered.size + stateless.pending > 0) return;
-          clearTimeout(timer);
-          resolve();
-        };
-        answered();
-      });
-    }
-    stateless.close();
-    await upstream.terminateSession().catch(() => undefined);
-    await upstream.close().catch(() => undefined);
-    await downstream.close().catch(() => undefined);
-    finish();
-  };
-  options.stdin.once('end', () => void close());
-  options.stdin.once('close', () => void close());
-  options.signal?.addEventListener(
-    'abort',
-    () => {
-      unanswered.clear();
-      stateless.close();
-      answered();
-      void close();
-    },
-    { once: true },
-  );
+  /** Input ended: answers still on their way are delivered first (for a while), then the session ends. */
+  async #close(): Promise<void> {
+    if (this.#closing) return;
+    this.#closing = true;
+    await this.#setup;
+    await Promise.allSettled([...this.#inFlight]);
+    await this.#drain();
+    this.#stateless.close();
+    await this.#upstream.terminateSession().catch(() => undefined);
+    await this.#upstream.close().catch(() => undefined);
+    await this.#downstream.close().catch(() => undefined);
+    this.#finish();
+  }
 
-  await upstream.start();
-  await downstream.start();
-  return finished;
+  /** Waits (at most DRAIN_MS) until every forwarded request has its answer. */
+  async #drain(): Promise<void> {
+    const pending = () => this.#unanswered.size + this.#stateless.pending > 0;
+    if (!pending()) return;
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, DRAIN_MS);
+      this.#answered = () => {
+        if (pending()) return;
+        clearTimeout(timer);
+        resolve();
+      };
+      this.#answered();
+    });
+  }
+
+  /** A signal: stop at once, without waiting for answers. */
+  #abort(): void {
+    this.#unanswered.clear();
+    this.#stateless.close();
+    this.#answered();
+    void this.#close();
+  }
 }
 
 /** The gateway answered 404 for the session: it restarted, or ended the session. */

@@ -1,3 +1,5 @@
+import type { Assignable } from '../contract/check.js';
+import type { MemoryImportReport, Memory as WireMemory, MemoryResult, SearchMethod } from '../contract/memory.js';
 import type { MemoryScope } from '../store/clients.js';
 import type { ExactMemory, IndexedMemory, Memory as StoredMemory, MemoryFilter, MemoryStore, NewMemory } from '../store/memories.js';
 import { ftsPhrase } from '../store/memories.js';
@@ -16,7 +18,7 @@ export interface Memory extends StoredMemory {
   flagged: MemoryFlag | null;
 }
 
-export type SearchMethod = 'keyword' | 'tfidf' | 'fuzzy' | 'hybrid';
+export type { SearchMethod } from '../contract/memory.js';
 export const SEARCH_METHODS: readonly SearchMethod[] = ['keyword', 'tfidf', 'fuzzy', 'hybrid'];
 
 export type { TermMatch } from './ranking.js';
@@ -32,6 +34,9 @@ export interface SearchResult extends Memory {
   score: number;
   match: MatchExplanation;
 }
+
+/** What the memory routes answer is the wire contract's: a field renamed here fails to compile. */
+export type MemoryMatchesContract = [Assignable<Memory, WireMemory>, Assignable<SearchResult, MemoryResult>, Assignable<ImportReport, MemoryImportReport>];
 
 export interface SearchOptions extends MemoryFilter {
   query: string;

@@ -7,65 +7,24 @@ import type { ProcessRunner } from '../process/index.js';
 import { Sandbox, sandboxSupport } from '../process/sandbox.js';
 import type { Store } from '../store/index.js';
 import type { ToolRegistry } from '../tools/registry.js';
-import { bundledPluginsDir, findPlugins, pluginApiFile, writeApiShim, type FoundPlugin, type PluginOrigin } from './discover.js';
+import { bundledPluginsDir, findPlugins, pluginApiFile, writeApiShim, type FoundPlugin } from './discover.js';
 import { packagePath } from '../util/package-files.js';
 import { watchTree, type TreeWatch } from '../util/tree-watch.js';
 import { buildEntry } from './build.js';
 import { bundledRecordFile, readBundledRecord, type BundledRecord } from './bundled.js';
-import { PluginHost, childScript, pluginSandbox, type PluginSandboxView } from './host.js';
+import { PluginHost, childScript, pluginSandbox } from './host.js';
 import { hashPluginFolder, type FolderHash, type HashedFile } from './integrity.js';
 import { readManifest, type ManifestTool, type PluginManifest } from './manifest.js';
 import { ownFolders } from '../config/own-folders.js';
 import type { DeclaredTool } from './protocol.js';
-import { flagDefinition, type DefinitionFlag } from '../tools/poisoning.js';
-import { declaredToolProblem, effectiveRisk, pluginTool, toolMismatch } from './tools.js';
-import { diffPlugin, ownFirst, type ToolChanges } from './diff.js';
+import { declaredToolProblem, pluginTool, toolMismatch } from './tools.js';
+import { BUNDLED_BY, CHANGED, heldBecause, heldToolMessage } from './held.js';
+import { allowedHosts } from './hosts.js';
+import { loadingView, pluginToolView, type IgnoredPluginFolder, type PluginStatus, type PluginView } from './plugin-view.js';
+import { diffPlugin, ownFirst } from './diff.js';
+import type { Announcer } from '../events/bus.js';
 
-/**
- * running: its tools are registered. new / changed: held back until the owner accepts it (the tools its manifest
- * declares are listed, not registered, and none of its code runs). disabled: the owner turned it off. failed: it
- * could not load, or is invalid (the reason says why). crashed: its process ended and is being restarted.
- */
-export type PluginStatus = 'loading' | 'running' | 'new' | 'changed' | 'disabled' | 'failed' | 'crashed';
-
-export interface PluginView {
-  name: string;
-  origin: PluginOrigin;
-  dir: string;
-  status: PluginStatus;
-  /** Why it is not running, or its last error. */
-  reason: string | null;
-  version: string | null;
-  description: string | null;
-  /** The module its process imports, relative to its folder. */
-  entry: string | null;
-  hash: string | null;
-  permissions: PluginManifest['permissions'] | null;
-  /**
-   * Held back: the tools its manifest declares (what accepting turns on). Running: those its code defines, which
-   * match them.
-   */
-  tools: { name: string; description: string; risk: string; declared_risk: string; raised_because: string[]; registered: boolean; flags: DefinitionFlag[] }[];
-  /** Its files as hashed (the plugin's own before its dependencies', at most MAX_VIEW_FILES), with their sizes. */
-  files: { path: string; size: number; link?: string }[];
-  file_count: number;
-  file_bytes: number;
-  /** For a changed plugin: what differs from what the owner accepted. */
-  changes: ToolChanges | null;
-  accepted_at: string | null;
-  restarts: number;
-  /** The last lines it logged (warnings and errors). */
-  log: { at: string; level: string; message: string }[];
-  /** What contains its process here: the OS sandbox, or Node's permission model alone (`none`). */
-  sandbox: PluginSandboxView;
-}
-
-/** A plugin folder that was found and not loaded. */
-export interface IgnoredPluginFolder {
-  name: string;
-  dir: string;
-  reason: string;
-}
+export type { IgnoredPluginFolder, PluginStatus, PluginView } from './plugin-view.js';
 
 export interface PluginManagerOptions {
   dataDir: string;
@@ -81,8 +40,8 @@ export interface PluginManagerOptions {
   /** HTTP for plugins with the URL policy applied (the manifest's hosts are checked here first). */
   fetch(url: string, init: PluginFetchInit & { signal: AbortSignal; timeoutMs: number; maxBytes: number }): Promise<{ status: number; url: string; headers: Record<string, string>; body: Buffer }>;
   log(line: string): void;
-  /** Status changes (tools themselves are announced by the registry). */
-  onChange(view: PluginView): void;
+  /** Where status changes are announced (tools themselves are announced by the registry). */
+  events: Announcer<'plugins'>;
   /** Quiet period before a change on disk is acted on. */
   debounceMs?: number;
   /** The OS sandbox plugin processes run in; default the one this machine has (none where there is none). */
@@ -182,7 +141,7 @@ export class PluginManager {
     if (hash !== undefined && hash !== plugin.view.hash) throw changedSinceShown(name);
     if (plugin.view.status === 'running' || plugin.view.status === 'disabled') return plugin.view;
     const { manifest, scan } = plugin;
-    if (!manifest || !scan) throw new GatewayError('PLUGIN_STATE', 409, `"${name}" cannot be accepted: ${plugin.view.reason ?? 'it did not load'}.`);
+    if (!manifest || !scan) throw new GatewayError('PLUGIN_STATE', `"${name}" cannot be accepted: ${plugin.view.reason ?? 'it did not load'}.`);
     // Security: the files must still be those shown; a change in between is shown first, never accepted unseen.
     if (this.#hashNow(plugin.found) !== scan.hash) {
       void this.rescan();
@@ -196,7 +155,7 @@ export class PluginManager {
   async setDisabled(name: string, disabled: boolean): Promise<PluginView> {
     const plugin = this.#require(name);
     if (!this.options.store.plugins.setDisabled(name, disabled)) {
-      throw new GatewayError('PLUGIN_STATE', 409, `"${name}" was never accepted: accept it first${disabled ? ', or remove it' : ''}.`);
+      throw new GatewayError('PLUGIN_STATE', `"${name}" was never accepted: accept it first${disabled ? ', or remove it' : ''}.`);
     }
     await this.#reload(plugin.found);
     return this.#require(name).view;
@@ -205,7 +164,7 @@ export class PluginManager {
   /** Removes a user plugin's folder and what the owner accepted of it. Bundled plugins can only be disabled. */
   async remove(name: string): Promise<void> {
     const plugin = this.#require(name);
-    if (plugin.found.origin === 'bundled') throw new GatewayError('PLUGIN_STATE', 409, `"${name}" is bundled with Pincer: disable it instead.`);
+    if (plugin.found.origin === 'bundled') throw new GatewayError('PLUGIN_STATE', `"${name}" is bundled with Pincer: disable it instead.`);
     await this.#unload(name);
     rmSync(plugin.found.dir, { recursive: true, force: true });
     this.options.store.plugins.forget(name);
@@ -221,7 +180,7 @@ export class PluginManager {
 
   #require(name: string): Loaded {
     const plugin = this.#plugins.get(name);
-    if (!plugin) throw new GatewayError('NOT_FOUND', 404, `No plugin named "${name}".`);
+    if (!plugin) throw new GatewayError('NOT_FOUND', `No plugin named "${name}".`);
     return plugin;
   }
 
@@ -257,27 +216,7 @@ export class PluginManager {
     await this.#unload(found.name);
     if (this.#closed) return;
     const generation = (this.#plugins.get(found.name)?.generation ?? 0) + 1;
-    const view: PluginView = {
-      name: found.name,
-      origin: found.origin,
-      dir: found.dir,
-      status: 'loading',
-      reason: null,
-      version: null,
-      description: null,
-      entry: null,
-      hash: null,
-      permissions: null,
-      tools: [],
-      files: [],
-      file_count: 0,
-      file_bytes: 0,
-      changes: null,
-      accepted_at: null,
-      restarts: 0,
-      log: [],
-      sandbox: pluginSandbox(this.#sandbox.support),
-    };
+    const view = loadingView(found, pluginSandbox(this.#sandbox.support));
     const plugin: Loaded = { found, view, generation, requests: new AbortController() };
     this.#plugins.set(found.name, plugin);
     try {
@@ -309,12 +248,12 @@ export class PluginManager {
     const accepted = this.options.store.plugins.get(found.name);
     view.accepted_at = accepted?.accepted_at ?? null;
     if (accepted?.disabled) {
-      view.tools = manifest.tools.map((t) => this.#toolView(t, manifest, false));
+      view.tools = manifest.tools.map((t) => pluginToolView(t, manifest, false));
       return this.#set(plugin, 'disabled', 'The owner disabled this plugin.');
     }
-    const held = this.#heldBecause(found, scan.hash);
+    const held = heldBecause(found, scan.hash, accepted, this.#bundledRecord);
     if (held) {
-      view.tools = manifest.tools.map((t) => this.#toolView(t, manifest, false));
+      view.tools = manifest.tools.map((t) => pluginToolView(t, manifest, false));
       if (accepted) {
         view.changes = diffPlugin(
           { tools: accepted.tools as ManifestTool[], permissions: accepted.permissions, files: accepted.files as HashedFile[] | null },
@@ -379,29 +318,8 @@ export class PluginManager {
       view.accepted_at = new Date().toISOString();
     }
     this.#register(plugin, declared, manifest);
-    view.tools = declared.map((t) => this.#toolView(t, manifest, true));
+    view.tools = declared.map((t) => pluginToolView(t, manifest, true));
     this.#set(plugin, 'running', null);
-  }
-
-  /**
-   * Why the plugin must wait for the owner, or null when it may run: a user's plugin runs only as the owner accepted
-   * it; a bundled one as Pincer was built with it, or as the owner accepted it since.
-   */
-  #heldBecause(found: FoundPlugin, hash: string): { status: 'new' | 'changed'; reason: string } | null {
-    const accepted = this.options.store.plugins.get(found.name);
-    if (accepted && accepted.accepted_by !== BUNDLED_BY && accepted.hash === hash) return null;
-    if (found.origin === 'bundled') {
-      const built = this.#bundledRecord?.plugins[found.name];
-      if (built?.hash === hash) return null;
-      const why = !this.#bundledRecord
-        ? 'Pincer has no record of the files it was built with (run npm run build)'
-        : built
-          ? 'Its files differ from those Pincer was built with'
-          : 'Pincer was built without this plugin';
-      return { status: 'changed', reason: `${why}: its tools stay off until the owner accepts it.` };
-    }
-    if (accepted) return { status: 'changed', reason: CHANGED };
-    return { status: 'new', reason: 'A new plugin: none of its code runs, and its tools stay off, until the owner accepts it.' };
   }
 
   /**
@@ -435,7 +353,7 @@ export class PluginManager {
     plugin.host = undefined;
     this.#unregisterTools(plugin.found.name);
     await host?.stop();
-    if (plugin.manifest) plugin.view.tools = plugin.manifest.tools.map((t) => this.#toolView(t, plugin.manifest!, false));
+    if (plugin.manifest) plugin.view.tools = plugin.manifest.tools.map((t) => pluginToolView(t, plugin.manifest!, false));
     this.#holdTools(plugin, 'changed');
     this.#set(plugin, 'changed', reason);
   }
@@ -443,11 +361,7 @@ export class PluginManager {
   /** The manifest's tools, told apart from unknown ones: a call answers TOOL_HELD with what releases them. */
   #holdTools(plugin: Loaded, status: 'new' | 'changed'): void {
     const name = plugin.found.name;
-    const state =
-      plugin.found.origin === 'bundled' ? 'is bundled with Pincer but its files differ from those Pincer was built with' : status === 'new' ? 'is new' : 'changed since the owner accepted it';
-    const message = (tool: string) =>
-      `The tool "${tool}" comes from the plugin "${name}", which ${state}: it stays off until the owner accepts the plugin ` +
-      `(pincer plugin accept ${name}, or Accept in the dashboard's Plugins view). Tell the user; calling it again before then fails the same way.`;
+    const message = (tool: string) => heldToolMessage(name, tool, plugin.found.origin, status);
     this.options.registry.setHeld(`plugin:${name}`, new Map((plugin.manifest?.tools ?? []).map((t) => [t.name, message(t.name)])));
   }
 
@@ -545,13 +459,6 @@ export class PluginManager {
     plugin.view.log = [...plugin.view.log, { at: new Date().toISOString(), level, message: message.slice(0, 2000) }].slice(-MAX_LOG_LINES);
   }
 
-  #toolView(tool: DeclaredTool | ManifestTool, manifest: PluginManifest, registered: boolean): PluginView['tools'][number] {
-    const { risk, why } = effectiveRisk(tool, manifest);
-    // Security: what the owner accepts includes what the tool tells the model; orders hidden there are named.
-    const flags = flagDefinition({ description: tool.description, inputSchema: 'parameters' in tool ? tool.parameters : undefined });
-    return { name: tool.name, description: tool.description ?? '', risk, declared_risk: tool.risk, raised_because: why, registered, flags };
-  }
-
   #set(plugin: Loaded, status: PluginStatus, reason: string | null): void {
     if (this.#plugins.get(plugin.found.name) !== plugin) return;
     plugin.view.status = status;
@@ -560,32 +467,10 @@ export class PluginManager {
     const said = `${status}: ${reason}`;
     if ((status === 'failed' || status === 'crashed') && this.#logged.get(plugin.found.name) !== said) this.options.log(`pincer: plugin ${plugin.found.name} ${said}`);
     this.#logged.set(plugin.found.name, said);
-    this.options.onChange(plugin.view);
+    this.options.events.emit('plugins', { name: plugin.view.name, status: plugin.view.status, reason: plugin.view.reason });
   }
 }
-
-/**
- * Hosts a plugin's HTTP client may reach: the manifest's, plus those of the URLs the owner set in the plugin's
- * settings (the owner chose those addresses; the URL policy still applies to them).
- */
-export function allowedHosts(manifest: PluginManifest, settings: Record<string, unknown>): Set<string> {
-  const hosts = new Set(manifest.permissions.hosts);
-  for (const value of Object.values(settings)) {
-    if (typeof value !== 'string' || !/^https?:\/\//i.test(value)) continue;
-    try {
-      hosts.add(new URL(value).hostname.toLowerCase());
-    } catch {
-      // Not a URL after all: it names no host.
-    }
-  }
-  return hosts;
-}
-
-const CHANGED = 'Its files changed since the owner accepted it: its tools stay off until the owner accepts the change.';
-
-/** Who "accepted" a bundled plugin that ran as built: kept so it can be disabled; never the owner's acceptance. */
-const BUNDLED_BY = 'bundled';
 
 function changedSinceShown(name: string): GatewayError {
-  return new GatewayError('PLUGIN_STATE', 409, `"${name}" changed since it was shown to you: look at it again (GET /plugins/${name}) before accepting it.`);
+  return new GatewayError('PLUGIN_STATE', `"${name}" changed since it was shown to you: look at it again (GET /plugins/${name}) before accepting it.`);
 }

@@ -1,8 +1,8 @@
 import { closeSync, constants, existsSync, fstatSync, openSync, readSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { isAbsolute, join, relative, resolve } from 'node:path';
-import { isWithin } from '../security/paths.js';
-import { realPath } from '../security/shell/outside.js';
+import { isWithin } from '../security/within.js';
+import { realPath } from '../security/shell/operand-places.js';
 import { RESERVED_TOOL_NAMES, TOOL_NAME_PATTERN } from '../tools/registry.js';
 import { RISKS, type Risk } from '../tools/types.js';
 

@@ -1,5 +1,6 @@
 import { ToolError } from '../errors.js';
 import { RISKS, type Risk } from '../tools/types.js';
+import { effectiveRisk, type RiskFloor } from '../tools/sources/risk.js';
 import { RESERVED_TOOL_NAMES, TOOL_NAME_PATTERN } from '../tools/registry.js';
 import type { AnyTool, ToolAnnotations } from '../tools/types.js';
 import type { PluginHost } from './host.js';
@@ -12,25 +13,18 @@ const MAX_TIMEOUT_MS = 10 * 60_000;
 const ANNOTATION_KEYS = ['title', 'readOnlyHint', 'destructiveHint', 'idempotentHint', 'openWorldHint'] as const;
 
 /**
- * The risk Pincer gives a plugin's tool: what the plugin declared, raised — never lowered — by what it says of
- * itself elsewhere. A destructive tool asks; so does any tool of a plugin that reads or writes beyond its own
- * folder or may start processes or load native code. Reaching the hosts its manifest names does not by itself: the
- * owner accepted those hosts with the plugin.
+ * The risk Pincer gives a plugin's tool: the one rule for every source (effectiveRisk) from what the plugin declared,
+ * with the floors its manifest sets: any tool of a plugin that reads or writes beyond its own folder or may start
+ * processes or load native code asks. Reaching the hosts its manifest names does not by itself: the owner accepted
+ * those hosts with the plugin.
  */
-export function effectiveRisk(tool: Pick<DeclaredTool, 'risk' | 'annotations'>, manifest: PluginManifest): { risk: Risk; why: string[] } {
-  const why: string[] = [];
-  let risk: Risk = RISKS.includes(tool.risk) ? tool.risk : 'dangerous';
-  const raise = (to: Risk, reason: string) => {
-    if (RISKS.indexOf(to) > RISKS.indexOf(risk)) {
-      risk = to;
-      why.push(reason);
-    }
-  };
-  if (tool.annotations?.destructiveHint === true) raise('sensitive', 'it is marked destructive');
+export function pluginToolRisk(tool: Pick<DeclaredTool, 'risk' | 'annotations'>, manifest: PluginManifest): { risk: Risk; why: string[] } {
   const p = manifest.permissions;
-  if (p.read.length > 0 || p.write.length > 0) raise('sensitive', 'its plugin reaches files beyond its own folder');
-  if (p.childProcess || p.addons) raise('sensitive', 'its plugin may start processes or load native code');
-  return { risk, why };
+  const floors: RiskFloor[] = [
+    ...(p.read.length > 0 || p.write.length > 0 ? [{ risk: 'sensitive' as const, why: 'its plugin reaches files beyond its own folder' }] : []),
+    ...(p.childProcess || p.addons ? [{ risk: 'sensitive' as const, why: 'its plugin may start processes or load native code' }] : []),
+  ];
+  return effectiveRisk(tool.risk, tool.annotations, floors);
 }
 
 /** Why a declared tool cannot be registered, or undefined. */
@@ -75,7 +69,7 @@ export function pluginTool(tool: DeclaredTool, manifest: PluginManifest, host: (
     description: tool.description,
     parameters: tool.parameters,
     category: typeof tool.category === 'string' && tool.category ? tool.category : manifest.name,
-    risk: effectiveRisk(tool, manifest).risk,
+    risk: pluginToolRisk(tool, manifest).risk,
     annotations,
     timeoutMs: tool.timeoutMs ?? DEFAULT_TIMEOUT_MS,
     ...(cacheable && tool.cache && Number.isInteger(tool.cache.ttl_s) && tool.cache.ttl_s > 0 && { cache: { ttl_s: Math.min(tool.cache.ttl_s, 86_400) } }),

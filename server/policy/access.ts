@@ -1,4 +1,5 @@
-import { GatewayError } from '../errors.js';
+import { GatewayError, refuse } from '../errors.js';
+import type { Announcer } from '../events/bus.js';
 import type { ClientProfile, Store } from '../store/index.js';
 import { SEARCH_TOOLS } from '../tools/builtin/search-tools.js';
 import type { RegisteredTool, ToolRegistry } from '../tools/registry.js';
@@ -30,11 +31,15 @@ export class ClientAccess {
 
   constructor(
     private readonly store: Store,
-    /** Told of every change to what a client is listed (its profile, its found tools), so lists re-read at once. */
-    private readonly onProfileChanged: (profile: ClientProfile) => void = () => {},
+    /** Where every change to what a client is listed (its profile, its found tools) is announced, so lists re-read at once. */
+    private readonly events?: Announcer<'tools'>,
   ) {
     this.#paused = store.settings.get(PAUSED) === 'true';
     this.#profiles = new Map(store.profiles.all().map((p) => [p.name, p]));
+  }
+
+  #announce(profile: ClientProfile): void {
+    this.events?.emit('tools', { reason: `client:${profile.name}`, names: profile.tools ?? [] });
   }
 
   get paused(): boolean {
@@ -58,7 +63,7 @@ export class ClientAccess {
   setProfile(profile: ClientProfile): void {
     this.store.profiles.set(profile);
     this.#profiles.set(profile.name, profile);
-    this.onProfileChanged(profile);
+    this.#announce(profile);
   }
 
   /** The client's tool set (null: every enabled tool); its budget is kept. */
@@ -78,13 +83,13 @@ export class ClientAccess {
   /** Why this client may not call this tool right now, or undefined when it may. */
   refusal(client: string, tool: string, isOwner: boolean): GatewayError | undefined {
     if (this.#paused) {
-      return new GatewayError('TOOLS_PAUSED', 409, 'The owner has paused all tools; no tool runs until they resume them.');
+      return refuse.toolsPaused();
     }
     // search_tools reveals only the caller's own tools: a client on a budget needs it whatever its set.
     if (isOwner || tool === SEARCH_TOOLS) return undefined;
     const allowed = this.profile(client).tools;
     if (allowed && !allowed.includes(tool)) {
-      return new GatewayError('TOOL_DISABLED', 409, `The tool "${tool}" is not enabled for ${client}; use another tool or ask the owner to enable it for this client.`);
+      return new GatewayError('TOOL_DISABLED', `The tool "${tool}" is not enabled for ${client}; use another tool or ask the owner to enable it for this client.`);
     }
     return undefined;
   }
@@ -140,7 +145,7 @@ export class ClientAccess {
     while (found.size > FOUND_MAX) found.delete(found.keys().next().value!);
     this.#found.set(client, found);
     // Only a client on a budget sees its list change.
-    if (this.profile(client).max_tools !== null && names.some((name) => !before.has(name))) this.onProfileChanged(this.profile(client));
+    if (this.profile(client).max_tools !== null && names.some((name) => !before.has(name))) this.#announce(this.profile(client));
   }
 
   /** The tools found for a client that are still listed, the latest and best found last. */

@@ -1,7 +1,7 @@
 import { posix } from 'node:path';
 import { GatewayError } from '../errors.js';
 import type { PolicyDecision, Provenance, RunFile, Subject } from '../decision.js';
-import { upFrom } from '../security/shell/runs.js';
+import { upFrom } from '../security/shell/runs/found.js';
 import { globToRegExp } from '../security/shell/words.js';
 import type { CallRecord, FileWrite, Store } from '../store/index.js';
 
@@ -9,7 +9,7 @@ import type { CallRecord, FileWrite, Store } from '../store/index.js';
  * Which client wrote the files a command runs. Security: a client may write a Makefile, package.json or conftest.py
  * inside a root without asking, then ask for `make`; the owner, shown only "make", would approve code the client
  * wrote. So every call that writes files through Pincer (file_write; run_shell, for the paths its text names) is
- * noted with its client, and a command whose run files (security/shell/runs.ts) a client wrote within the window:
+ * noted with its client, and a command whose run files (security/shell/runs/) a client wrote within the window:
  * - carries them on its approval card (`provenance`), newest first;
  * - is never allowed unasked: an analyzer's allow asks, and a standing allow rule made before the write does not
  *   answer for it (rules.ts);
@@ -121,7 +121,6 @@ export class FileProvenance {
     if (fresh.length === 0) return undefined;
     return new GatewayError(
       'FILES_CHANGED',
-      409,
       `${describeProvenance(fresh, this.#now())} That happened after this call was checked, so it was not run: what was approved is not ` +
         'what would run. Call it again to have it checked (and asked about) with the change.',
       { provenance: fresh.slice(0, MAX_SHOWN) },

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { isAbsolute, resolve, sep } from 'node:path';
 import { GatewayError } from '../errors.js';
 import { callKey } from '../util/call-key.js';
+import type { Announcer } from '../events/bus.js';
 import type { Redactor } from '../util/redact.js';
 import { RULE_EFFECTS, RULE_SCOPES, type Rule, type RuleEffect, type RuleScope, type Store } from '../store/index.js';
 import { allow, ask, deny, type PolicyDecision, type Provenance, type Subject } from '../decision.js';
@@ -14,20 +15,12 @@ export function shownRule(rule: Rule, redactor: Redactor): Rule {
   return { ...rule, pattern: rule.pattern === null ? null : redactor.text(rule.pattern), note: rule.note === null ? null : redactor.text(rule.note) };
 }
 
-export interface RuleChange {
-  change: 'added' | 'removed';
-  rule: Rule;
-}
+import type { RuleChange, RuleDraft } from '../contract/rules.js';
 
-export interface NewRule {
-  effect: RuleEffect;
-  tool: string;
-  scope: RuleScope;
-  /** exact: the arguments object; prefix: the command words; folder: a path; host: a host name. */
-  pattern?: unknown;
-  note?: string | null;
-  expires_at?: string | null;
-}
+export type { RuleChange } from '../contract/rules.js';
+
+/** A rule as the owner writes it (POST /rules, an "always allow"): the wire contract's. */
+export type NewRule = RuleDraft;
 
 /** Shell text a prefix rule can vouch for: one plain command, no operators, substitutions or redirections. */
 const PLAIN_COMMAND = /^[^;&|<>()$`\\\n\r{}*?[\]!#~'"]*$/;
@@ -42,14 +35,19 @@ export class RuleBook {
 
   constructor(
     private readonly store: Store,
-    /** Told of every rule added or removed (the dashboard's ledger follows it live). */
-    private readonly onChange: (change: RuleChange) => void = () => {},
+    /** Where every rule added or removed is announced, as shown (the dashboard's ledger follows it live). */
+    private readonly announce?: { events: Announcer<'rules'>; redactor: Redactor },
   ) {
     this.#rules = store.rules.list();
   }
 
   list(): Rule[] {
     return this.#rules;
+  }
+
+  #announce(change: RuleChange): void {
+    if (!this.announce) return;
+    this.announce.events.emit('rules', { ...change, rule: shownRule(change.rule, this.announce.redactor) });
   }
 
   /** Applies the rules to what the analyzers decided. */
@@ -107,7 +105,7 @@ export class RuleBook {
     };
     this.store.rules.add(rule);
     this.#rules = [...this.#rules, rule];
-    this.onChange({ change: 'added', rule });
+    this.#announce({ change: 'added', rule });
     return rule;
   }
 
@@ -116,7 +114,7 @@ export class RuleBook {
     const removed = this.store.rules.remove(id);
     if (removed) {
       this.#rules = this.#rules.filter((r) => r.id !== id);
-      if (rule) this.onChange({ change: 'removed', rule });
+      if (rule) this.#announce({ change: 'removed', rule });
     }
     return removed;
   }
@@ -144,7 +142,7 @@ export function parseNewRule(body: unknown): NewRule {
     }
   }
   if (problems.length > 0) {
-    throw new GatewayError('INVALID_ARGUMENTS', 400, `Invalid rule: ${problems.join('; ')}.`, { errors: problems.map((message) => ({ message })) });
+    throw new GatewayError('INVALID_ARGUMENTS', `Invalid rule: ${problems.join('; ')}.`, { errors: problems.map((message) => ({ message })) });
   }
   return {
     effect: b.effect as RuleEffect,

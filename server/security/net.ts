@@ -1,12 +1,11 @@
 import { lookup as dnsLookup } from 'node:dns/promises';
-import type { LookupAddress, LookupOptions } from 'node:dns';
-import http from 'node:http';
-import https from 'node:https';
+import type http from 'node:http';
 import { isIP } from 'node:net';
 import { ToolError } from '../errors.js';
 import { allow, deny, type PolicyDecision } from '../decision.js';
 import { VERSION } from '../version.js';
 import { classifyAddress, HostAllowlist, judgeHostName, normalizeHostName, parseIp } from './address.js';
+import { abortable, bareHost, describeNetError, errorCode, portOf, send, withTimeout } from './pinned-request.js';
 import { readBody } from './read-body.js';
 
 /**
@@ -195,7 +194,7 @@ export class NetGuard {
   /**
    * Makes one request: URL checked, connection pinned to the checked addresses, redirects followed by hand (each
    * hop checked again), body size and total time capped. Upstream HTTP errors are results; refusals and network
-   * failures are ToolErrors (URL_BLOCKED, TOO_MANY_REDIRECTS, REQUEST_TIMEOUT, REQUEST_FAILED).
+   * failures are ToolErrors (URL_BLOCKED, TOO_MANY_REDIRECTS, RESPONSE_TIMEOUT, REQUEST_FAILED).
    */
   async fetch(target: string | URL, init: FetchInit): Promise<FetchResult> {
     const timeout = AbortSignal.timeout(init.timeoutMs);
@@ -228,7 +227,7 @@ export class NetGuard {
         const status = res.statusCode ?? 0;
         const location = res.headers.location;
         if (!REDIRECT_STATUSES.has(status) || location === undefined) {
-          const read = await readBody(res, init.maxBytes, signal);
+          const read = await readBody(res, { maxBytes: init.maxBytes, rest: 'close', decode: true, signal });
           return {
             status,
             statusText: res.statusMessage ?? '',
@@ -268,7 +267,7 @@ export class NetGuard {
     } catch (error) {
       if (error instanceof ToolError) throw error;
       if (timeout.aborted && !init.signal.aborted) {
-        throw new ToolError('REQUEST_TIMEOUT', `No complete answer from ${host || 'the server'} within ${init.timeoutMs} ms; try again later or allow more time.`, {
+        throw new ToolError('RESPONSE_TIMEOUT', `No complete answer from ${host || 'the server'} within ${init.timeoutMs} ms; try again later or allow more time.`, {
           timeout_ms: init.timeoutMs,
         });
       }
@@ -278,14 +277,6 @@ export class NetGuard {
       });
     }
   }
-}
-
-function portOf(url: URL): number {
-  return url.port === '' ? (url.protocol === 'https:' ? 443 : 80) : Number(url.port);
-}
-
-function bareHost(url: URL): string {
-  return url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
 }
 
 /** A URL as it may be shown: without user name, password or fragment. */
@@ -331,99 +322,3 @@ function blocked(decision: PolicyDecision, target: string, hop: number, from: UR
       : `${shortUrl(from)} redirected (redirect ${hop + 1}) to ${shown}, which is refused (rule ${decision.rule}): ${decision.reason}`;
   return new ToolError('URL_BLOCKED', message, { rule: decision.rule, url: shown, redirect: hop });
 }
-
-/** A lookup that can only answer the addresses already checked: DNS rebinding cannot switch the connection. */
-function pinnedLookup(addresses: string[]) {
-  const entries: LookupAddress[] = addresses.map((address) => ({ address, family: isIP(address) }));
-  return (
-    _hostname: string,
-    options: LookupOptions,
-    callback: (error: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void,
-  ): void => {
-    const family = options.family === 'IPv4' ? 4 : options.family === 'IPv6' ? 6 : options.family;
-    const usable = family === 4 || family === 6 ? entries.filter((e) => e.family === family) : entries;
-    const first = usable[0];
-    if (!first) {
-      callback(Object.assign(new Error(`no IPv${String(family)} address was checked`), { code: 'ENOTFOUND' }), '', 0);
-      return;
-    }
-    if (options.all) callback(null, usable);
-    else callback(null, first.address, first.family);
-  };
-}
-
-function send(
-  url: URL,
-  addresses: string[],
-  method: 'GET' | 'POST',
-  headers: Record<string, string>,
-  body: Buffer | undefined,
-  signal: AbortSignal,
-): Promise<http.IncomingMessage> {
-  const host = bareHost(url);
-  const secure = url.protocol === 'https:';
-  const options: https.RequestOptions = {
-    host,
-    port: portOf(url),
-    method,
-    path: `${url.pathname}${url.search}`,
-    headers: {
-      ...headers,
-      host: url.host,
-      ...(method === 'POST' ? { 'content-length': String(body?.length ?? 0) } : {}),
-    },
-    // A fresh agent per request: a pooled socket must never carry a request to an address checked for another.
-    agent: false,
-    lookup: pinnedLookup(addresses),
-    signal,
-  };
-  if (secure && !isIP(host)) options.servername = host.replace(/\.$/, '');
-  return new Promise((resolve, reject) => {
-    const req = (secure ? https : http).request(options, resolve);
-    req.on('error', reject);
-    req.end(method === 'POST' ? body : undefined);
-  });
-}
-
-function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(Object.assign(new Error('lookup timed out'), { code: 'ETIMEOUT' })), ms);
-  });
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
-}
-
-function abortable<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) return Promise.reject(signal.reason);
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason);
-    signal.addEventListener('abort', onAbort, { once: true });
-    promise.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
-  });
-}
-
-function errorCode(error: unknown): string {
-  const code = (error as { code?: unknown } | null)?.code;
-  return typeof code === 'string' ? code : 'error';
-}
-
-const NET_ERRORS: Record<string, string> = {
-  ECONNREFUSED: 'the connection was refused (nothing is listening there)',
-  ECONNRESET: 'the server closed the connection',
-  EHOSTUNREACH: 'the host is unreachable',
-  ENETUNREACH: 'the network is unreachable',
-  ETIMEDOUT: 'the connection timed out',
-  ENOTFOUND: 'the host name does not resolve',
-  EPROTO: 'the TLS handshake failed',
-  CERT_HAS_EXPIRED: "the server's TLS certificate has expired",
-  DEPTH_ZERO_SELF_SIGNED_CERT: "the server's TLS certificate is self-signed",
-  ERR_TLS_CERT_ALTNAME_INVALID: "the server's TLS certificate is for another name",
-  UNABLE_TO_VERIFY_LEAF_SIGNATURE: "the server's TLS certificate cannot be verified",
-  HPE_HEADER_OVERFLOW: 'the response headers were too large',
-};
-
-function describeNetError(error: unknown): string {
-  const code = errorCode(error);
-  return NET_ERRORS[code] ?? (error instanceof Error ? error.message.slice(0, 200) : 'unknown error');
-}
-

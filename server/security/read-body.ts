@@ -28,13 +28,29 @@ const DECODERS: Record<string, DecoderFactory> = {
   br: () => createBrotliDecompress({ finishFlush: constants.BROTLI_OPERATION_FLUSH }),
 };
 
+export interface BodyLimits {
+  /** Most bytes kept, counted after decoding; past it reading stops and the read is `truncated`. */
+  maxBytes: number;
+  /**
+   * What becomes of the rest: `close` destroys the stream (an answer from another server, no longer wanted);
+   * `drain` reads it unkept (a request to us: its connection must still carry our answer).
+   */
+  rest: 'close' | 'drain';
+  /** Undo the Content-Encoding (gzip, deflate, br); without it the bytes are kept as they came. */
+  decode?: boolean;
+  signal?: AbortSignal;
+}
+
 /**
- * Reads a response body, decoding gzip/deflate/br, and stops at `maxBytes` of *decoded* output.
- * Security: a decompression bomb (kilobytes that inflate to gigabytes) is cut off at the cap; the compressed input
- * is capped too, and both streams are destroyed the moment the cap is reached, so memory stays bounded.
+ * Reads a body — an answer we fetched or a request we were sent — and stops at `maxBytes` (of *decoded* output when
+ * decoding). The one body reader of the gateway, so every body has a cap. Security: a body larger than the cap
+ * (or a decompression bomb: kilobytes that inflate to gigabytes) is cut off there; the compressed input is capped
+ * too, and reading stops the moment the cap is reached, so memory stays bounded. Rejects when the stream fails,
+ * closes before the body is complete, or `signal` aborts.
  */
-export function readBody(res: IncomingMessage, maxBytes: number, signal: AbortSignal): Promise<BodyRead> {
-  const coding = String(res.headers['content-encoding'] ?? '').trim().toLowerCase();
+export function readBody(message: IncomingMessage, limits: BodyLimits): Promise<BodyRead> {
+  const { maxBytes, signal } = limits;
+  const coding = limits.decode ? String(message.headers['content-encoding'] ?? '').trim().toLowerCase() : '';
   const factory = coding === '' || coding === 'identity' ? undefined : DECODERS[coding];
   const leftEncoded = coding !== '' && coding !== 'identity' && !factory ? coding : undefined;
   const rawLimit = factory ? maxBytes + RAW_SLACK : maxBytes;
@@ -47,9 +63,13 @@ export function readBody(res: IncomingMessage, maxBytes: number, signal: AbortSi
     let decoder: Transform | undefined;
 
     const cleanup = () => {
-      signal.removeEventListener('abort', onAbort);
-      res.destroy();
+      signal?.removeEventListener('abort', onAbort);
       decoder?.destroy();
+      if (limits.rest === 'close') message.destroy();
+      else {
+        message.removeListener('data', onData);
+        message.resume();
+      }
     };
     const finish = (truncated: boolean) => {
       if (settled) return;
@@ -75,14 +95,15 @@ export function readBody(res: IncomingMessage, maxBytes: number, signal: AbortSi
       chunks.push(chunk);
       size += chunk.length;
     };
-    const onAbort = () => fail(signal.reason);
-    if (signal.aborted) {
+    const onAbort = () => fail(signal?.reason);
+    if (signal?.aborted) {
       onAbort();
       return;
     }
-    signal.addEventListener('abort', onAbort, { once: true });
+    signal?.addEventListener('abort', onAbort, { once: true });
 
-    res.on('data', (chunk: Buffer) => {
+    // A declaration, not a const: an abort before the first chunk cleans up (and names it) before this line runs.
+    function onData(chunk: Buffer): void {
       if (settled) return;
       raw += chunk.length;
       if (factory && !decoder) {
@@ -101,11 +122,12 @@ export function readBody(res: IncomingMessage, maxBytes: number, signal: AbortSi
       }
       if (decoder) decoder.write(chunk);
       else keep(chunk);
-    });
-    res.on('end', () => (decoder ? decoder.end() : finish(false)));
-    res.on('error', fail);
-    res.on('close', () => {
-      if (!res.complete) fail(new Error('the connection closed before the whole answer arrived'));
+    }
+    message.on('data', onData);
+    message.on('end', () => (decoder ? decoder.end() : finish(false)));
+    message.on('error', fail);
+    message.on('close', () => {
+      if (!message.complete) fail(new Error('the connection closed before the whole answer arrived'));
     });
   });
 }

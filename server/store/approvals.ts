@@ -1,43 +1,9 @@
+import type { ApprovalDecision, ApprovalKind, ApprovalRecord, ApprovalStatus } from '../contract/approvals.js';
 import type { Db } from './db.js';
 
-export type ApprovalStatus = 'pending' | 'allowed' | 'denied' | 'accepted' | 'declined' | 'expired' | 'cancelled';
-/** allow_once / allow_always / deny answer calls (and sampling: allow_once / deny); accept / decline answer elicitations. */
-export type ApprovalDecision = 'allow_once' | 'allow_always' | 'deny' | 'accept' | 'decline';
-/** What waits: a call to run, an imported MCP server's question to the owner, or its request to use the model. */
-export type ApprovalKind = 'call' | 'elicitation' | 'sampling';
+// An approval's record is the wire contract's: GET /approvals, the `approval` event and the popup read it.
+export type { ApprovalDecision, ApprovalKind, ApprovalRecord, ApprovalStatus } from '../contract/approvals.js';
 export const APPROVAL_KINDS: readonly ApprovalKind[] = ['call', 'elicitation', 'sampling'];
-
-/**
- * A call waiting for (or past) the owner's decision. Arguments arrive redacted. For an elicitation, `message` is the
- * server's question (for a call, the owner's reason for a denial).
- */
-export interface ApprovalRecord {
-  id: string;
-  kind: ApprovalKind;
-  call_id: string;
-  tool: string;
-  client: string;
-  arguments: unknown;
-  risk: string;
-  rule: string;
-  reason: string;
-  status: ApprovalStatus;
-  decision: ApprovalDecision | null;
-  message: string | null;
-  granted_rule: string | null;
-  created_at: string;
-  expires_at: string;
-  decided_at: string | null;
-  decided_by: string | null;
-  /** The imported MCP server that asks (elicitation, sampling); null for calls. */
-  server?: string | null;
-  /** Elicitation: the flat JSON Schema the answer must match. */
-  requested_schema?: Record<string, unknown>;
-  /** Sampling: what the server wants the model to answer (redacted). */
-  prompt?: unknown;
-  /** The owner's accepted answer (elicitation content, the model's reply to a sampling request), redacted. */
-  response?: unknown;
-}
 
 /** The approvals ledger: every request and how it ended. The waiting itself lives in the broker. */
 export class ApprovalStore {

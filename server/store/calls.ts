@@ -1,41 +1,11 @@
+import type { CallRecord, CallRecovery, CallStatus } from '../contract/calls.js';
+import type { ClientStats, TimeBucket, ToolStats } from '../contract/stats.js';
 import type { Db } from './db.js';
 
-export type CallStatus = 'running' | 'pending' | 'succeeded' | 'failed' | 'denied' | 'cancelled';
+// A call's record is the wire contract's: the history, the events and the dashboard read this one type.
+export type { CallRecord, CallRecovery, CallStatus } from '../contract/calls.js';
+export type { ClientStats, TimeBucket, ToolStats } from '../contract/stats.js';
 export const CALL_STATUSES: readonly CallStatus[] = ['running', 'pending', 'succeeded', 'failed', 'denied', 'cancelled'];
-
-/** One call as recorded; arguments and result arrive here already redacted. */
-export interface CallRecord {
-  id: string;
-  tool: string;
-  client: string;
-  /** Which door the call came through: http, openai, cli, mcp, llm… */
-  via: string;
-  arguments: unknown;
-  result: unknown;
-  status: CallStatus;
-  error: { name: string; message: string } | null;
-  http_status: number | null;
-  decision: string | null;
-  rule: string | null;
-  reason: string | null;
-  cache_hit: boolean;
-  started_at: string;
-  finished_at: string | null;
-  duration_ms: number | null;
-  /** Set when a model's call was recovered from its text or mended on the way in (the LLM bridge and proxies). */
-  recovered?: true;
-  recovery?: CallRecovery;
-}
-
-/** What Pincer did to a model's call before it went through the pipeline. */
-export interface CallRecovery {
-  /** The model family's shape the call was written in as text; absent for a native call. */
-  shape?: string;
-  /** Repairs made to the arguments (`json`, `unwrapped`, `coerced limit`…). */
-  repairs?: string[];
-  /** The tool name as the model wrote it, when it was normalised to an offered one. */
-  written_name?: string;
-}
 
 export interface CallFilter {
   tool?: string;
@@ -70,42 +40,14 @@ interface CallRow {
   recovery: string | null;
 }
 
-export interface ToolStats {
-  tool: string;
-  calls: number;
-  succeeded: number;
-  /** The tool ran and failed (an error result, a timeout). */
-  failed: number;
-  /** The gateway refused before running: unknown or disabled tool, bad arguments. */
-  refused: number;
-  /** Policy or the owner said no. */
-  denied: number;
-  /** Of the calls that ran, the share that succeeded. */
-  success_rate: number | null;
-  cache_hits: number;
-  /** Over the tool's most recent 10,000 calls that ran. */
-  latency_ms: { avg: number | null; p50: number | null; p95: number | null; p99: number | null; max: number | null };
-  top_errors: { name: string; count: number }[];
-  last_call: { id: string; status: CallStatus; at: string } | null;
-}
-
 /** What the history keeps: calls started at or after `before` (epoch ms), and at most the newest `keepRows`. */
 export interface PruneLimits {
   before?: number;
   keepRows?: number;
 }
 
-export interface TimeBucket {
-  at: string;
-  calls: number;
-  failed: number;
-}
-
 /** Latency figures describe a tool's most recent calls: bounded work, and what the tool is like now. */
 const LATENCY_WINDOW = 10_000;
-
-/** The same figures for the calls one client made, over all tools. */
-export type ClientStats = Omit<ToolStats, 'tool'> & { client: string };
 
 /** avg, p50, p95, p99 and max of durations (nearest-rank percentiles). */
 function latencySummary(durations: number[]): ToolStats['latency_ms'] {

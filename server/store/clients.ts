@@ -1,23 +1,13 @@
+import type { ClientToken, HistoryScope, MemoryScope } from '../contract/clients.js';
 import type { Db } from './db.js';
 
-/** Which memories a client sees: every one, or only those it wrote. */
-export type MemoryScope = 'all' | 'own';
+// Scopes and a token's listing are the wire contract's (GET /clients).
+export type { HistoryScope, MemoryScope } from '../contract/clients.js';
 export const MEMORY_SCOPES: readonly MemoryScope[] = ['all', 'own'];
-
-/** Which calls a client reads in the history (GET /calls, the export, /events, /stats): every one, or only its own. */
-export type HistoryScope = 'all' | 'own';
 export const HISTORY_SCOPES: readonly HistoryScope[] = ['all', 'own'];
 
-export interface ClientInfo {
-  name: string;
-  /** The last characters of the token, so a person can tell tokens apart without seeing them. */
-  token_hint: string;
-  created_at: string;
-  revoked_at: string | null;
-  last_used_at: string | null;
-  memories: MemoryScope;
-  history: HistoryScope;
-}
+/** A named client's token as listed: never the token itself. */
+export type ClientInfo = ClientToken;
 
 interface ClientRow {
   name: string;

@@ -1,14 +1,8 @@
+import type { ConversationSummary } from '../contract/chat.js';
 import type { Db } from './db.js';
 
-export interface ConversationSummary {
-  id: string;
-  client: string;
-  title: string;
-  model: string;
-  created_at: string;
-  updated_at: string;
-  messages: number;
-}
+// A conversation's summary is the wire contract's (GET /chat/conversations).
+export type { ConversationSummary } from '../contract/chat.js';
 
 export interface StoredMessage {
   seq: number;

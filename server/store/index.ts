@@ -6,6 +6,7 @@ import { ToolSettingsStore } from './tool-settings.js';
 import { ApprovalStore } from './approvals.js';
 import { ProfileStore, SettingsStore } from './profiles.js';
 import { PluginStore } from './plugins.js';
+import { AcceptanceStore } from './acceptances.js';
 import { RuleStore } from './rules.js';
 import { MemoryStore } from './memories.js';
 import { ConversationStore } from './conversations.js';
@@ -21,6 +22,8 @@ export type { Rule, RuleEffect, RuleScope } from './rules.js';
 export { RULE_EFFECTS, RULE_SCOPES } from './rules.js';
 export type { ClientProfile } from './profiles.js';
 export type { PluginAcceptance } from './plugins.js';
+export type { Acceptance, AcceptanceInput, AcceptanceKind } from './acceptances.js';
+export { AcceptanceStore } from './acceptances.js';
 export type { Memory, MemoryFilter } from './memories.js';
 export type { ConversationSummary, StoredMessage } from './conversations.js';
 export type { FileWrite } from './file-writes.js';
@@ -38,6 +41,8 @@ export interface Store {
   profiles: ProfileStore;
   settings: SettingsStore;
   memories: MemoryStore;
+  /** The owner's acceptances of outside tools, every kind of source. */
+  acceptances: AcceptanceStore;
   plugins: PluginStore;
   conversations: ConversationStore;
   /** Which client last wrote which file (for the approval card's provenance). */
@@ -48,6 +53,7 @@ export interface Store {
 export function openStore(file: string, options: OpenDatabaseOptions = {}): Store {
   const db = openDatabase(file, options);
   const calls = new CallStore(db);
+  const acceptances = new AcceptanceStore(db);
   // SQLite's automatic checkpoint runs inside whichever commit crosses the threshold, fsync included, and so lands
   // on one unlucky call every few hundred. Checkpointing on a timer instead keeps that cost off the calls.
   db.pragma('wal_autocheckpoint = 0');
@@ -63,7 +69,8 @@ export function openStore(file: string, options: OpenDatabaseOptions = {}): Stor
     profiles: new ProfileStore(db),
     settings: new SettingsStore(db),
     memories: new MemoryStore(db),
-    plugins: new PluginStore(db),
+    acceptances,
+    plugins: new PluginStore(acceptances),
     conversations: new ConversationStore(db),
     fileWrites: new FileWriteStore(db),
     close: () => {

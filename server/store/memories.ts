@@ -1,19 +1,9 @@
 import type { Statement } from 'better-sqlite3';
 import type { Db } from './db.js';
+import type { Memory as WireMemory } from '../contract/memory.js';
 
-/** A stored memory as the API shows it. */
-export interface Memory {
-  id: number;
-  content: string;
-  tags: string[];
-  category: string | null;
-  /** The client that wrote it ("owner" for the dashboard and CLI). */
-  client: string;
-  /** The call that wrote it, when a tool did. */
-  call_id: string | null;
-  created_at: string;
-  updated_at: string;
-}
+/** A stored memory: the wire's memory before it is read for instructions (`flagged` is worked out on the way out). */
+export type Memory = Omit<WireMemory, 'flagged'>;
 
 /** A memory with its indexed terms (in text order, repeats kept), for scoring. */
 export interface IndexedMemory extends Memory {

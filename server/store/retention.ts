@@ -1,3 +1,4 @@
+import type { HistoryRetention as RetentionWire } from '../contract/settings.js';
 import type { CallStore } from './calls.js';
 import type { SettingsStore } from './profiles.js';
 
@@ -7,17 +8,8 @@ export interface RetentionPolicy {
   maxRows: number | undefined;
 }
 
-export interface RetentionView {
-  retention_days: number;
-  max_rows: number | null;
-  /** False while a history older than this setting waits for the owner to allow its first pruning. */
-  pruning_confirmed: boolean;
-  /** Finished calls outside the retention right now (what the next pruning removes). */
-  prunable: number;
-  /** Calls removed since the gateway started. */
-  pruned: number;
-  last_pruned_at: string | null;
-}
+/** The history's retention as GET /settings shows it: the wire contract's. */
+export type RetentionView = RetentionWire;
 
 export interface RetentionOptions {
   /**

@@ -1,26 +1,10 @@
+import type { Rule, RuleEffect, RuleScope } from '../contract/rules.js';
 import type { Db } from './db.js';
 
-export type RuleEffect = 'allow' | 'ask' | 'deny';
-export type RuleScope = 'exact' | 'tool' | 'prefix' | 'folder' | 'host';
+// A rule is the wire contract's: GET /rules, the `rules` event and the dashboard read this one type.
+export type { Rule, RuleEffect, RuleScope } from '../contract/rules.js';
 export const RULE_EFFECTS: readonly RuleEffect[] = ['allow', 'ask', 'deny'];
 export const RULE_SCOPES: readonly RuleScope[] = ['exact', 'tool', 'prefix', 'folder', 'host'];
-
-/** A standing grant or denial in the ledger. */
-export interface Rule {
-  id: string;
-  effect: RuleEffect;
-  /** A tool name, or "*" for every tool. */
-  tool: string;
-  scope: RuleScope;
-  /** exact: the arguments as canonical JSON; prefix: command words; folder: an absolute path; host: a host name. */
-  pattern: string | null;
-  note: string | null;
-  created_by: string;
-  created_at: string;
-  expires_at: string | null;
-  uses: number;
-  last_used_at: string | null;
-}
 
 interface RuleRow extends Omit<Rule, 'created_at' | 'expires_at' | 'last_used_at'> {
   created_at: number;

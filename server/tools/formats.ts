@@ -1,15 +1,18 @@
+import type { JsonSchema, ToolInfo } from '../contract/tools.js';
 import type { RegisteredTool, ToolRegistry } from './registry.js';
 import { toDraft2020 } from './schema-convert.js';
 import type { ObjectSchema } from './types.js';
 
 /** The shapes each kind of assistant reads tool lists in. */
 
-export function toolSummary(tool: RegisteredTool, registry: ToolRegistry) {
+/** A tool as GET /tools lists it (the wire contract's ToolInfo). */
+export function toolSummary(tool: RegisteredTool, registry: ToolRegistry): ToolInfo {
   const def = tool.definition;
   return {
     name: def.name,
     description: def.description,
-    parameters: tool.parameters,
+    // A tool's schema is any JSON Schema; the contract names only the keywords the dashboard reads.
+    parameters: tool.parameters as JsonSchema,
     category: def.category,
     enabled: registry.isEnabled(def.name),
     risk: def.risk,

@@ -10,7 +10,7 @@ export const DEFAULT_MAX_BYTES = 1024 * 1024;
 export const MAX_BYTES_LIMIT = 5 * 1024 * 1024;
 export const DEFAULT_TIMEOUT_MS = 15_000;
 export const MAX_TIMEOUT_MS = 60_000;
-/** The tools' own limit sits above the longest timeout_ms, so a slow server gets REQUEST_TIMEOUT, not TOOL_TIMEOUT. */
+/** The tools' own limit sits above the longest timeout_ms, so a slow server gets RESPONSE_TIMEOUT, not TOOL_TIMEOUT. */
 export const HTTP_TOOL_TIMEOUT_MS = MAX_TIMEOUT_MS + 5_000;
 const MAX_HEADERS = 50;
 const MAX_HEADER_VALUE = 8192;

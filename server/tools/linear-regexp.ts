@@ -90,21 +90,63 @@ export function compileLinear(pattern: string, flags = 'u'): LinearRegExp {
 
 /** Rewrites a valid `u`-mode JavaScript pattern into RE2 syntax with the same meaning, refusing what RE2 lacks. */
 function translate(pattern: string, dotAll: boolean): string {
-  const chars = [...pattern]; // code points, as the u flag reads the pattern
-  let out = '';
-  let i = 0;
-  const refuse = (what: string): never => {
-    throw new PatternRefusal(pattern, `uses ${what}, which ${ENGINE} cannot run; rewrite the pattern without it`);
-  };
+  return new Re2Translation(pattern, dotAll).run();
+}
+
+/** One pattern read left to right, code point by code point, as the u flag reads it. */
+class Re2Translation {
+  readonly #chars: string[];
+  #i = 0;
+
+  constructor(
+    readonly pattern: string,
+    readonly dotAll: boolean,
+  ) {
+    this.#chars = [...pattern];
+  }
+
+  run(): string {
+    const chars = this.#chars;
+    let out = '';
+    while (this.#i < chars.length) {
+      const c = chars[this.#i++]!;
+      if (c === '\\') out += this.#escape(false);
+      else if (c === '.') out += this.dotAll ? ANY : NOT_LINE_TERMINATOR;
+      else if (c === '(') out += this.#group();
+      else if (c === '[') out += this.#characterClass();
+      else out += c;
+    }
+    return out;
+  }
+
+  #refuse(what: string): never {
+    throw new PatternRefusal(this.pattern, `uses ${what}, which ${ENGINE} cannot run; rewrite the pattern without it`);
+  }
+
+  /** An opening parenthesis (already consumed): lookarounds are refused, a named group is spelled `(?P<`. */
+  #group(): string {
+    const chars = this.#chars;
+    if (chars[this.#i] === '?') {
+      const next = chars[this.#i + 1];
+      if (next === '=') this.#refuse('a lookahead (?=…)');
+      if (next === '!') this.#refuse('a negative lookahead (?!…)');
+      if (next === '<' && (chars[this.#i + 2] === '=' || chars[this.#i + 2] === '!')) this.#refuse(`a lookbehind (?<${chars[this.#i + 2]}…)`);
+      if (next === '<') {
+        this.#i += 2;
+        return '(?P<';
+      }
+    }
+    return '(';
+  }
 
   /** One escape after a backslash at chars[i] (already consumed); returns RE2 text. */
-  const escape = (inClass: boolean): string => {
-    const c = chars[i++]!;
+  #escape(inClass: boolean): string {
+    const c = this.#chars[this.#i++]!;
     switch (c) {
       case 'd': case 'D': case 'w': case 'W':
         return `\\${c}`;
       case 'b': case 'B':
-        return inClass ? (c === 'b' ? '\\x{8}' : refuse('\\B inside a character class')) : `\\${c}`;
+        return inClass ? (c === 'b' ? '\\x{8}' : this.#refuse('\\B inside a character class')) : `\\${c}`;
       case 's':
         return inClass ? SPACE : `[${SPACE}]`;
       case 'S':
@@ -116,96 +158,72 @@ function translate(pattern: string, dotAll: boolean): string {
       case '0':
         return '\\x{0}';
       case 'c':
-        return codePoint(chars[i++]!.codePointAt(0)! % 32);
+        return codePoint(this.#chars[this.#i++]!.codePointAt(0)! % 32);
       case 'x': {
-        const hex = chars.slice(i, i + 2).join('');
-        i += 2;
+        const hex = this.#chars.slice(this.#i, this.#i + 2).join('');
+        this.#i += 2;
         return codePoint(parseInt(hex, 16));
       }
       case 'u':
-        return codePoint(unicodeEscape());
+        return codePoint(this.#unicodeEscape());
       case 'p': case 'P':
-        return property(c);
+        return this.#property(c);
       case 'k':
-        return refuse('a named backreference (\\k<…>)');
+        return this.#refuse('a named backreference (\\k<…>)');
       default:
-        if (c >= '1' && c <= '9') return refuse(`a backreference (\\${c})`);
+        if (c >= '1' && c <= '9') return this.#refuse(`a backreference (\\${c})`);
         return `\\${c}`; // a syntax character, escaped in both
     }
-  };
+  }
 
-  const unicodeEscape = (): number => {
-    if (chars[i] === '{') {
-      const end = chars.indexOf('}', i);
-      const value = parseInt(chars.slice(i + 1, end).join(''), 16);
-      i = end + 1;
-      return checkedCodePoint(value);
+  #unicodeEscape(): number {
+    const chars = this.#chars;
+    if (chars[this.#i] === '{') {
+      const end = chars.indexOf('}', this.#i);
+      const value = parseInt(chars.slice(this.#i + 1, end).join(''), 16);
+      this.#i = end + 1;
+      return this.#checkedCodePoint(value);
     }
-    const value = parseInt(chars.slice(i, i + 4).join(''), 16);
-    i += 4;
+    const value = parseInt(chars.slice(this.#i, this.#i + 4).join(''), 16);
+    this.#i += 4;
     // In u mode an escaped surrogate pair is one code point.
-    if (value >= 0xd800 && value <= 0xdbff && chars[i] === '\\' && chars[i + 1] === 'u') {
-      const low = parseInt(chars.slice(i + 2, i + 6).join(''), 16);
+    if (value >= 0xd800 && value <= 0xdbff && chars[this.#i] === '\\' && chars[this.#i + 1] === 'u') {
+      const low = parseInt(chars.slice(this.#i + 2, this.#i + 6).join(''), 16);
       if (low >= 0xdc00 && low <= 0xdfff) {
-        i += 6;
+        this.#i += 6;
         return 0x10000 + ((value - 0xd800) << 10) + (low - 0xdc00);
       }
     }
-    return checkedCodePoint(value);
-  };
+    return this.#checkedCodePoint(value);
+  }
 
-  const checkedCodePoint = (value: number): number =>
-    value >= 0xd800 && value <= 0xdfff ? refuse(`a lone surrogate (\\u${value.toString(16).toUpperCase()})`) : value;
+  #checkedCodePoint(value: number): number {
+    return value >= 0xd800 && value <= 0xdfff ? this.#refuse(`a lone surrogate (\\u${value.toString(16).toUpperCase()})`) : value;
+  }
 
-  const property = (kind: 'p' | 'P'): string => {
-    const end = chars.indexOf('}', i);
-    const body = chars.slice(i + 1, end).join('');
-    i = end + 1;
+  #property(kind: 'p' | 'P'): string {
+    const end = this.#chars.indexOf('}', this.#i);
+    const body = this.#chars.slice(this.#i + 1, end).join('');
+    this.#i = end + 1;
     const [key, value] = body.includes('=') ? body.split('=') as [string, string] : [undefined, body];
-    if (key === 'Script_Extensions' || key === 'scx') refuse(`the Unicode property \\${kind}{${body}} (script extensions)`);
+    if (key === 'Script_Extensions' || key === 'scx') this.#refuse(`the Unicode property \\${kind}{${body}} (script extensions)`);
     const name = key === undefined || key === 'General_Category' || key === 'gc' ? (CATEGORY_NAMES[value] ?? value) : value;
     return `\\${kind}{${name}}`;
-  };
-
-  while (i < chars.length) {
-    const c = chars[i++]!;
-    if (c === '\\') {
-      out += escape(false);
-    } else if (c === '.') {
-      out += dotAll ? ANY : NOT_LINE_TERMINATOR;
-    } else if (c === '(') {
-      if (chars[i] === '?') {
-        const next = chars[i + 1];
-        if (next === '=') refuse('a lookahead (?=…)');
-        if (next === '!') refuse('a negative lookahead (?!…)');
-        if (next === '<' && (chars[i + 2] === '=' || chars[i + 2] === '!')) refuse(`a lookbehind (?<${chars[i + 2]}…)`);
-        if (next === '<') {
-          out += '(?P<';
-          i += 2;
-          continue;
-        }
-      }
-      out += c;
-    } else if (c === '[') {
-      out += characterClass();
-    } else {
-      out += c;
-    }
   }
-  return out;
 
-  function characterClass(): string {
-    const negated = chars[i] === '^';
-    if (negated) i++;
+  #characterClass(): string {
+    const chars = this.#chars;
+    const negated = chars[this.#i] === '^';
+    if (negated) this.#i++;
     let body = '';
-    while (chars[i] !== ']') {
-      const c = chars[i++]!;
-      if (c === '\\') body += escape(true);
+    while (chars[this.#i] !== ']') {
+      const c = chars[this.#i++]!;
+      if (c === '\\') body += this.#escape(true);
       // RE2 reads `[:alpha:]` inside a class as a POSIX class and `^` as negation in more places; JavaScript does not.
       else if (c === '[' || c === '^') body += `\\${c}`;
       else body += c;
     }
-    i++;
+    this.#i++;
     if (body === '') return negated ? ANY : `[^${ANY.slice(1)}`; // [^] matches anything, [] nothing
     return `[${negated ? '^' : ''}${body}]`;
   }

@@ -1,17 +1,11 @@
 /** What every tool declares (SPEC §4). A tool file declares its schema, annotations and handler, nothing else. */
 
-export type Risk = 'safe' | 'sensitive' | 'dangerous';
+import type { Risk, ToolAnnotations } from '../contract/tools.js';
+
+// A tool's risk and annotations are the wire contract's (GET /tools).
+export type { Risk, ToolAnnotations } from '../contract/tools.js';
 
 export const RISKS: readonly Risk[] = ['safe', 'sensitive', 'dangerous'];
-
-/** MCP tool annotations; the executor reads them (cache only read-only idempotent tools). */
-export interface ToolAnnotations {
-  title?: string;
-  readOnlyHint?: boolean;
-  destructiveHint?: boolean;
-  idempotentHint?: boolean;
-  openWorldHint?: boolean;
-}
 
 /** An MCP icon: an image a client may show beside the tool. */
 export interface ToolIcon {

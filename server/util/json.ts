@@ -13,7 +13,7 @@ const FORBIDDEN_PROTOTYPE = 'Object contains forbidden prototype property';
 export function parseUntrustedJson(text: string, maxDepth: number, what = 'The request body'): unknown {
   const depth = nestingDepth(text);
   if (depth > maxDepth) {
-    throw new GatewayError('INVALID_JSON', 400, `${what} is nested ${depth} levels deep; at most ${maxDepth} are accepted.`);
+    throw new GatewayError('INVALID_JSON', `${what} is nested ${depth} levels deep; at most ${maxDepth} are accepted.`);
   }
   try {
     return secureJsonParse.parse(text, null, { protoAction: 'error', constructorAction: 'error' });
@@ -21,10 +21,10 @@ export function parseUntrustedJson(text: string, maxDepth: number, what = 'The r
     const message = (error as Error).message;
     // Only secure-json-parse's own refusal; a syntax error that merely quotes the word "prototype" is not one.
     if (message === FORBIDDEN_PROTOTYPE) {
-      throw new GatewayError('INVALID_JSON', 400, `${what} contains a "__proto__" or "constructor.prototype" key, which is not accepted.`);
+      throw new GatewayError('INVALID_JSON', `${what} contains a "__proto__" or "constructor.prototype" key, which is not accepted.`);
     }
     const reason = withoutQuotedInput(message);
-    throw new GatewayError('INVALID_JSON', 400, `${what} is not valid JSON${reason ? `: ${reason}` : ''}.`);
+    throw new GatewayError('INVALID_JSON', `${what} is not valid JSON${reason ? `: ${reason}` : ''}.`);
   }
 }
 

@@ -1,4 +1,6 @@
-import { opensPrivateKey, REDACTED, redactText } from './redact-text.js';
+import { redactText } from './redact-text/index.js';
+import { REDACTED } from './redact-text/scan.js';
+import { opensPrivateKey } from './redact-text/shapes.js';
 import { isSecretName } from './secret-names.js';
 
 export { REDACTED };

@@ -30,6 +30,18 @@ export function importSpecifiers(source: string): string[] {
   return found;
 }
 
+/**
+ * Every import and re-export with whether the build erases it: only `import type` and `export type … from` are; a
+ * value import, `import { type X }` (kept as a side-effect import), `import 'x'`, import() and require() are not.
+ */
+export function typedImports(source: string): { specifier: string; typeOnly: boolean }[] {
+  const found: { specifier: string; typeOnly: boolean }[] = [];
+  for (const m of source.matchAll(/\b(?:import|export)\s+(type\s+)?[^'"`;]*?\bfrom\s*['"]([^'"]+)['"]/g)) found.push({ specifier: m[2]!, typeOnly: m[1] !== undefined });
+  const kept = [/\bimport\s*['"]([^'"]+)['"]/g, /\bimport\s*\(\s*['"]([^'"]+)['"]\s*\)/g, /\brequire\s*\(\s*['"]([^'"]+)['"]\s*\)/g];
+  for (const pattern of kept) for (const m of source.matchAll(pattern)) found.push({ specifier: m[1]!, typeOnly: false });
+  return found;
+}
+
 interface Violation {
   file: string;
   specifier: string;
@@ -51,6 +63,22 @@ function target(specifier: string, file: string): string | undefined {
 
 /** The one file of electron/ the renderer may import (type-only): the IPC contract its popup page speaks. */
 const IPC_CONTRACT = /^electron\/ipc-contract(\.[jt]s)?$/;
+
+/** The gateway's wire contract: the one part of server/ the renderer and the IPC contract may import (type-only). */
+const WIRE_CONTRACT = /^server\/contract(\/[\w-]+(\.[jt]s)?)?$/;
+
+/** What a file of `dir` imports from server/ (a relative specifier landing there), and whether only as types. */
+function serverImports(dir: string): { file: string; to: string; typeOnly: boolean }[] {
+  return filesUnder(dir).flatMap((file) =>
+    typedImports(readFileSync(file, 'utf8')).flatMap(({ specifier, typeOnly }) => {
+      const to = target(specifier, file);
+      return to !== undefined && /^server(\/|$)/.test(to) ? [{ file: relative(ROOT, file), to, typeOnly }] : [];
+    }),
+  );
+}
+
+/** A reach into the gateway's database from the desktop shell: `x.store`, or `store` taken out of an object. */
+const STORE_REACH = /\.store\b|\{[^}]*\bstore\b[^}]*\}\s*=/;
 
 const isNodeBuiltin = (s: string) => s.startsWith('node:') || builtinModules.includes(s.split('/')[0]!);
 
@@ -77,13 +105,20 @@ describe('import boundaries', () => {
     ).toEqual([]);
   });
 
-  it('electron/ enters the server only through server/index', () => {
-    expect(
-      violations('electron', (s, f) => {
-        const t = target(s, f);
-        return t !== undefined && t.startsWith(`server${sep}`) && !/^server\/index(\.[jt]s)?$/.test(t);
-      }),
-    ).toEqual([]);
+  it('electron/ enters the server only through server/index, and takes the wire contract as types', () => {
+    const entries = serverImports('electron').filter(({ to, typeOnly }) => !/^server\/index(\.[jt]s)?$/.test(to) && !(typeOnly && WIRE_CONTRACT.test(to)));
+    expect(entries).toEqual([]);
+  });
+
+  it('electron/ reaches the gateway through its named operations, never into its database', () => {
+    expect(['gw.store.calls.list()', 'gateway.store', 'const { store } = gw'].map((s) => STORE_REACH.test(s))).toEqual([true, true, true]);
+    expect(STORE_REACH.test('this.#window.restore()')).toBe(false);
+    const reaches = filesUnder('electron').flatMap((file) =>
+      readFileSync(file, 'utf8')
+        .split('\n')
+        .flatMap((line, i) => (STORE_REACH.test(line) ? [`${relative(ROOT, file)}:${i + 1}: ${line.trim()}`] : [])),
+    );
+    expect(reaches).toEqual([]);
   });
 
   // renderer/src is what runs in the page; the Vite and Svelte configs beside it run under Node at build time.
@@ -92,7 +127,7 @@ describe('import boundaries', () => {
     expect(
       violations('renderer/src', (s, f) => {
         const t = target(s, f);
-        if (t !== undefined && IPC_CONTRACT.test(t)) return false;
+        if (t !== undefined && (IPC_CONTRACT.test(t) || WIRE_CONTRACT.test(t))) return false;
         return isNodeBuiltin(s) || (t !== undefined && /^(server|electron)(\/|$)/.test(t));
       }),
     ).toEqual([]);
@@ -107,10 +142,41 @@ describe('import boundaries', () => {
     expect(valueImports).toEqual([]);
   });
 
-  it('the IPC contract is types only, and the preload needs nothing but electron', () => {
+  it('the renderer takes only types from server/, and only from the wire contract', () => {
+    const imports = serverImports('renderer/src');
+    expect(imports.some(({ to }) => WIRE_CONTRACT.test(to)), 'the dashboard reads its wire types from the contract').toBe(true);
+    expect(imports.filter(({ to, typeOnly }) => !typeOnly || !WIRE_CONTRACT.test(to))).toEqual([]);
+  });
+
+  it('tells a type-only import from one the build keeps', () => {
+    const sample = `import type { A } from 'a'; import { B } from 'b'; import { type C } from 'c'; export type * from 'd';
+      export { e } from 'e'; import 'f'; const g = await import('g');`;
+    expect(typedImports(sample).map(({ specifier, typeOnly }) => `${specifier}:${typeOnly}`).sort()).toEqual(
+      ['a:true', 'b:false', 'c:false', 'd:true', 'e:false', 'f:false', 'g:false'],
+    );
+  });
+
+  it('server/contract is types only, and imports only itself and, as types, the error catalogue', () => {
+    const files = filesUnder('server/contract');
+    expect(files.length).toBeGreaterThan(5);
+    for (const file of files) {
+      const source = readFileSync(file, 'utf8');
+      const name = relative(ROOT, file);
+      // A declaration that emits JavaScript: the contract must vanish from every build that imports it.
+      expect(source, name).not.toMatch(/^\s*(export\s+)?(default\s+)?(const|let|var|function|class|enum|namespace|module)\s+[\w$]/m);
+      expect(source, name).not.toMatch(/^\s*export\s+(default|=)/m);
+      for (const { specifier, typeOnly } of typedImports(source)) {
+        const to = target(specifier, file) ?? specifier;
+        expect(typeOnly && (to.startsWith(`server${sep}contract${sep}`) || to === 'server/errors.js'), `${name} imports ${specifier}`).toBe(true);
+      }
+    }
+  });
+
+  it('the IPC contract is types only, takes the wire contract as types, and the preload needs nothing but electron', () => {
     const contract = readFileSync(join(ROOT, 'electron/ipc-contract.ts'), 'utf8');
     expect(contract).not.toMatch(/^export\s+(const|let|var|function|class|enum|default)\b/m);
-    expect(importSpecifiers(contract)).toEqual([]);
+    const imports = typedImports(contract).map(({ specifier, typeOnly }) => ({ to: target(specifier, join(ROOT, 'electron/ipc-contract.ts')) ?? specifier, typeOnly }));
+    expect(imports.filter(({ to, typeOnly }) => !typeOnly || !WIRE_CONTRACT.test(to))).toEqual([]);
     // A sandboxed preload can require only electron and a few built-ins: a relative import would fail at run time.
     const preload = readFileSync(join(ROOT, 'electron/preload/preload.cts'), 'utf8');
     const runtime = importSpecifiers(preload.replace(/^import\s+type\b.*$/gm, ''));
@@ -176,24 +242,23 @@ describe('import boundaries', () => {
  * and the ones below, never one above. Each entry is a folder or a top-level file of server/.
  */
 const LAYERS: readonly (readonly string[])[] = [
-  ['errors', 'version', 'decision', 'desktop', 'plugin-api'],
-  ['util', 'config', 'store', 'process'],
+  ['contract', 'errors', 'version', 'decision', 'desktop', 'plugin-api'],
+  ['util', 'config', 'store', 'process', 'events'],
   ['security'],
   ['memory'],
   ['tools'],
   ['plugins'],
   ['policy'],
   ['approvals', 'auth'],
-  ['events'],
   ['executor'],
   ['llm'],
   ['mcp'],
   ['http'],
-  ['builtins', 'index'],
+  ['builtins', 'gateway', 'index'],
   ['cli'],
 ];
 
-/** `server/security/paths.ts` → `security`; `server/index.ts` → `index`. */
+/** `server/security/path-guard.ts` → `security`; `server/index.ts` → `index`. */
 function partOf(file: string): string {
   const parts = file.split(sep).slice(1);
   return parts.length === 1 ? parts[0]!.replace(/\.ts$/, '') : parts[0]!;

@@ -114,6 +114,8 @@ describe('Chat view', () => {
     await page.getByText('Computing. The answer is 42.').waitFor();
     await expect.poll(() => page.locator('details.step').count()).toBe(1);
     await expect.poll(() => page.locator('details.step summary').innerText()).toContain('calculate');
+    // The step's arguments line, as the gateway built it for the step.
+    expect(await page.locator('details.step summary .preview').innerText()).toBe('6*7');
 
     await box.fill('Please delete the old notes.');
     await box.press('Enter');

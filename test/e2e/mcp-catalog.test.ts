@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { closeOwner, launchChromium, openAsOwner, screenshot, startDashboardGateway, type DashboardGateway, type OwnerPage } from '../helpers/browser.js';
 
 /**
- * The catalogue in the MCP servers view: real Chromium and a real `pincer serve` whose only shared folder is its
+ * The catalogue among the MCP servers of the Sources view: real Chromium and a real `pincer serve` whose only shared folder is its
  * workspace. One click on a well-known server fills the add form with its pinned command line; adding a uvx one on a
  * machine without uv leaves it failed, its card saying uvx was not found and where Pincer looked.
  */
@@ -23,7 +23,7 @@ afterAll(async () => {
   await gateway?.close();
 });
 
-describe('the catalogue in the MCP servers view', { timeout: 90_000 }, () => {
+describe('the catalogue in the Sources view', { timeout: 90_000 }, () => {
   it('one click fills the form with the pinned command (the filesystem server pointed at the shared folder); a uvx server added from it says uvx is not found', async () => {
     owner = await openAsOwner(browser, gateway);
     const page = owner.page;

@@ -7,7 +7,7 @@ import { tempDir } from '../helpers/gateway.js';
 import { until } from '../helpers/wait.js';
 
 /**
- * The MCP servers view as its owner uses it: real Chromium, a real `pincer serve`, and the real stdio MCP server the
+ * Imported MCP servers in the Sources view as their owner uses them: real Chromium, a real `pincer serve`, and the real stdio MCP server the
  * import tests use (its `echo` description read from a file at each start, a poisoned `add_numbers`, a destructive
  * `wipe`). The scenarios follow one server from the "Add a server" form to its removal, in order. Servers take a
  * moment to start: every wait is on a condition (the gateway's answer, or the page).
@@ -51,6 +51,7 @@ const registered = async (tool: string): Promise<Json | null> => {
   return response.status === 200 ? response.json() : null;
 };
 
+/** Opens a view; `mcp`, the old address of the MCP servers, lands on the Sources view showing servers only. */
 async function open(view = 'mcp', scheme: 'light' | 'dark' = 'light'): Promise<Page> {
   owner = await openAsOwner(browser, gateway, scheme);
   await owner.page.goto(`${gateway.url}/#/${view}`);
@@ -64,7 +65,8 @@ const statusOf = async (server: Locator) => /\b(starting|running|restarting|fail
 const becomes = (server: Locator, status: string) => expect.poll(() => statusOf(server), { timeout: 30_000 }).toBe(status);
 /** One tool's entry in a server's card, found by the tool's own name. */
 const tool = (server: Locator, name: string) => server.getByRole('listitem').filter({ has: server.page().getByText(name, { exact: true }) });
-const toolStatusOf = async (row: Locator) => /\b(active|changed|flagged|disabled|invalid)\b/.exec(await row.locator('.line').innerText())?.[1];
+/** A tool's status, in the words every kind of source shares ("held · flagged"). */
+const toolStatusOf = async (row: Locator) => /\b(active|held · changed|held · flagged|held · new|disabled|invalid|inactive)\b/.exec(await row.locator('.line').innerText())?.[1];
 const toolBecomes = (row: Locator, status: string) => expect.poll(() => toolStatusOf(row), { timeout: 30_000 }).toBe(status);
 const announced = (page: Page, text: string) => page.getByRole('status').filter({ hasText: text }).waitFor({ state: 'attached' });
 
@@ -84,12 +86,13 @@ async function addServer(page: Page, name: string, fields: { command?: string; a
 }
 
 // Each scenario starts or restarts the server's process: on a busy machine that takes longer than a page's work.
-describe('MCP servers view', { timeout: 90_000 }, () => {
-  it('with none, says what importing does; key 0 opens it; a server added from the form runs with its tools', async () => {
+describe('MCP servers in the Sources view', { timeout: 90_000 }, () => {
+  it('with none, says what importing does; key 8 and the filter open them; a server added from the form runs with its tools', async () => {
     const page = await open('live');
-    await page.keyboard.press('0');
-    await page.getByRole('heading', { level: 1, name: 'MCP servers' }).waitFor({ state: 'visible' });
-    expect(page.url()).toMatch(/#\/mcp$/);
+    await page.keyboard.press('8');
+    await page.getByRole('heading', { level: 1, name: 'Tool sources' }).waitFor({ state: 'visible' });
+    await page.getByRole('link', { name: /^MCP servers/ }).click();
+    await expect.poll(() => page.url()).toMatch(/#\/sources\/mcp$/);
     await page.getByText('No MCP servers yet').waitFor({ state: 'visible' });
     await screenshot(page, 'mcp-empty');
 
@@ -112,7 +115,7 @@ describe('MCP servers view', { timeout: 90_000 }, () => {
     expect(await tool(stub, 'wipe').locator('.line').innerText()).toMatch(/▲ dangerous/);
     // Where its tools are accepted, the owner is told the server runs outside the sandbox.
     await stub.getByText(/runs with your user's rights, outside Pincer's sandbox/).first().waitFor();
-    await page.getByText('1 server, 1 running, 1 waiting for you').waitFor();
+    await page.getByText('1 MCP server, 1 running, 1 waiting for you').waitFor();
 
     const saved = JSON.parse(readFileSync(join(gateway.dataDir, 'config.json'), 'utf8')) as Json;
     expect(saved.mcp_servers.stub).toEqual({ command: process.execPath, args: [STUB], env: { STUB_DESCRIPTION_FILE: descriptionFile, STUB_PIDS_FILE: pidsFile } });
@@ -125,7 +128,7 @@ describe('MCP servers view', { timeout: 90_000 }, () => {
     const stub = card(page, 'stub');
     const poisoned = tool(stub, 'add_numbers');
     await poisoned.waitFor();
-    expect(await toolStatusOf(poisoned)).toBe('flagged');
+    expect(await toolStatusOf(poisoned)).toBe('held · flagged');
     // Held back: listed first, and not registered.
     const first = await stub.getByRole('listitem').first().innerText();
     expect(first).toContain('add_numbers');
@@ -182,7 +185,7 @@ describe('MCP servers view', { timeout: 90_000 }, () => {
 
     await stub.getByRole('button', { name: 'Enable stub' }).click();
     await becomes(stub, 'running');
-    await toolBecomes(echo, 'changed');
+    await toolBecomes(echo, 'held · changed');
     expect(await registered('stub__echo')).toBeNull();
     const diff = echo.getByRole('group', { name: 'What changed in echo since you accepted it' });
     const text = await diff.innerText();
@@ -258,7 +261,7 @@ describe('MCP servers view', { timeout: 90_000 }, () => {
     await becomes(stub, 'running');
     await screenshot(page, 'mcp-running-dark');
     await page.setViewportSize({ width: 420, height: 900 });
-    await page.getByRole('navigation', { name: 'Views' }).getByRole('link', { name: 'MCP servers' }).waitFor();
+    await page.getByRole('navigation', { name: 'Views' }).getByRole('link', { name: 'Sources' }).waitFor();
     // Nothing pushes the page sideways: the card, its tools and the form wrap.
     expect(await page.getByRole('main').evaluate((main) => main.getBoundingClientRect().width <= 420 && main.scrollWidth <= main.clientWidth)).toBe(true);
     await screenshot(page, 'mcp-narrow-dark');
@@ -285,7 +288,7 @@ describe('MCP servers view', { timeout: 90_000 }, () => {
   });
 });
 
-describe('the nav with ten views', () => {
+describe('the nav with nine views', () => {
   it('fits at 1280 px, and scrolls rather than overflowing the page when narrow', async () => {
     const page = await open('mcp');
     const fits = () => page.locator('.shell > header').evaluate((header) => header.scrollWidth <= header.clientWidth);
@@ -298,9 +301,9 @@ describe('the nav with ten views', () => {
       // A view picked by its key brings its link into sight.
       await page.keyboard.press('1');
       await page.getByRole('heading', { level: 1, name: 'Live' }).waitFor();
-      await page.keyboard.press('0');
-      await page.getByRole('heading', { level: 1, name: 'MCP servers' }).waitFor();
-      await expect.poll(() => page.getByRole('link', { name: 'MCP servers' }).evaluate((link, w) => link.getBoundingClientRect().right <= w, width)).toBe(true);
+      await page.keyboard.press('9');
+      await page.getByRole('heading', { level: 1, name: 'Chat' }).waitFor();
+      await expect.poll(() => page.getByRole('navigation', { name: 'Views' }).getByRole('link', { name: 'Chat' }).evaluate((link, w) => link.getBoundingClientRect().right <= w, width)).toBe(true);
       await screenshot(page, `nav-${width}`);
     }
   });

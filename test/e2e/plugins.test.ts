@@ -8,7 +8,7 @@ import { until } from '../helpers/wait.js';
 import { writePlugin } from '../server/plugins/helpers.js';
 
 /**
- * The Plugins view as its owner uses it: real Chromium, a real `pincer serve` (which also loads the bundled
+ * Plugins in the Sources view as their owner uses them: real Chromium, a real `pincer serve` (which also loads the bundled
  * investment plugin), plugin folders written into its data directory as a person would drop them in. Plugin
  * processes take a moment to start: every wait is on a condition (the gateway's GET /plugins, or the page).
  */
@@ -86,21 +86,23 @@ const callTool = async (name: string, args: Record<string, unknown> = {}) => {
   return { status: response.status, body: (await response.json()) as { success?: boolean; result?: unknown; error?: { name: string } } };
 };
 
+/** Opens a view; `plugins`, the old address of the plugins, lands on the Sources view showing plugins only. */
 async function open(view: string, scheme: 'light' | 'dark' = 'light'): Promise<Page> {
   owner = await openAsOwner(browser, gateway, scheme);
   await owner.page.goto(`${gateway.url}/#/${view}`);
-  await owner.page.getByRole('heading', { level: 1, name: view === 'plugins' ? 'Plugins' : /./ }).waitFor({ state: 'visible' });
+  await owner.page.getByRole('heading', { level: 1, name: view === 'plugins' ? 'Tool sources' : /./ }).waitFor({ state: 'visible' });
   return owner.page;
 }
 
 const card = (page: Page, name: string) => page.getByRole('article', { name, exact: true });
-/** The card's status word, as its header reads. */
-const statusOf = async (plugin: Locator) => /\b(running|new|changed|disabled|failed|crashed|loading)\b/.exec(await plugin.locator('header').innerText())?.[1];
+/** The card's status, as its header reads it: one of the words every kind of source shares ("held · new"). */
+const statusOf = async (plugin: Locator) =>
+  /\b(running|held · new|held · changed|disabled|failed|restarting|starting|stopped)\b/.exec(await plugin.locator('header').innerText())?.[1];
 /** Waits until the card shows this status: an action that starts a plugin's process takes a moment. */
 const becomes = (plugin: Locator, status: string) => expect.poll(() => statusOf(plugin), { timeout: 30_000 }).toBe(status);
 
 // Each scenario starts plugin processes and the CLI: on a busy machine that takes longer than a page's work.
-describe('plugins view', { timeout: 90_000 }, () => {
+describe('plugins in the Sources view', { timeout: 90_000 }, () => {
   it('lists the bundled investment plugin as running and a plugin written with `pincer plugin new`; key 8 opens it', async () => {
     const written = await runPincer(['plugin', 'new', 'hello-world', '--data-dir', gateway.dataDir]);
     expect(written.code, written.stderr).toBe(0);
@@ -109,8 +111,8 @@ describe('plugins view', { timeout: 90_000 }, () => {
 
     const page = await open('live');
     await page.keyboard.press('8');
-    await page.getByRole('heading', { level: 1, name: 'Plugins' }).waitFor({ state: 'visible' });
-    expect(page.url()).toMatch(/#\/plugins$/);
+    await page.getByRole('heading', { level: 1, name: 'Tool sources' }).waitFor({ state: 'visible' });
+    expect(page.url()).toMatch(/#\/sources$/);
 
     const investment = card(page, 'investment');
     await investment.waitFor({ state: 'visible' });
@@ -141,9 +143,13 @@ describe('plugins view', { timeout: 90_000 }, () => {
     expect((await callTool('greeter_hello', { text: 'x' })).body.error?.name).toBe('TOOL_HELD');
 
     const page = await open('plugins');
+    // The old address shows the plugins, and says so in the address and the filter.
+    expect(page.url()).toMatch(/#\/sources\/plugins$/);
+    expect(await page.getByRole('link', { name: /^Plugins/ }).getAttribute('aria-current')).toBe('true');
     const greeter = card(page, 'greeter');
     await greeter.waitFor({ state: 'visible' });
-    expect(await statusOf(greeter)).toBe('new');
+    expect(await statusOf(greeter)).toBe('held · new');
+    await greeter.getByText('plugin', { exact: true }).waitFor();
     await greeter.getByText('v1.2.0').waitFor();
     await greeter.getByText('entry index.js').waitFor();
     await greeter.getByText('greeter_hello', { exact: true }).waitFor();
@@ -172,7 +178,7 @@ describe('plugins view', { timeout: 90_000 }, () => {
     expect(await callTool('greeter_hello', { text: 'hi' })).toMatchObject({ status: 200, body: { success: true, result: { hi: 'hi' } } });
 
     // Its warnings show on its card.
-    await page.getByRole('button', { name: 'Rescan folders' }).click();
+    await page.getByRole('button', { name: 'Rescan plugin folders' }).click();
     await greeter.getByText('Recent warnings and errors').click();
     await greeter.getByText('greeting hi').waitFor();
     await screenshot(page, 'plugins-accepted');
@@ -209,8 +215,8 @@ describe('plugins view', { timeout: 90_000 }, () => {
     await reaches('weather', 'changed');
     expect((await callTool('weather_now', { city: 'Oslo' })).status).toBe(409);
 
-    await page.getByRole('button', { name: 'Rescan folders' }).click();
-    await becomes(weather, 'changed');
+    await page.getByRole('button', { name: 'Rescan plugin folders' }).click();
+    await becomes(weather, 'held · changed');
     const diff = weather.getByRole('region', { name: 'What changed since you accepted it' });
     await diff.waitFor({ state: 'visible' });
     const text = await diff.innerText();
@@ -231,7 +237,7 @@ describe('plugins view', { timeout: 90_000 }, () => {
     await weather.getByRole('button', { name: /^Disable/ }).click();
     await becomes(weather, 'disabled');
     await weather.getByRole('button', { name: /^Enable/ }).click();
-    await becomes(weather, 'changed');
+    await becomes(weather, 'held · changed');
     expect((await callTool('weather_week')).status).toBe(409);
 
     await weather.getByRole('button', { name: /^Accept change/ }).click();
@@ -333,6 +339,11 @@ describe('plugins view', { timeout: 90_000 }, () => {
     await page.route(`${gateway.url}/plugins`, (route) =>
       route.request().method() === 'GET' ? route.fulfill({ json: { plugins: [], count: 0, folder, ignored: [] } }) : route.continue(),
     );
+    // The list of every source says the same: no plugin (the bundled one is left out as if there were none).
+    await page.route(`${gateway.url}/sources`, async (route) => {
+      const answer = (await (await route.fetch()).json()) as { sources: { kind: string }[] };
+      await route.fulfill({ json: { sources: answer.sources.filter((s) => s.kind !== 'plugin') } });
+    });
     await page.goto(`${gateway.url}/#/plugins`);
     await page.getByText('No plugins yet').waitFor({ state: 'visible' });
     await page.getByText(/pincer plugin new my-tools --data-dir/).waitFor();

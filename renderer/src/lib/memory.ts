@@ -1,4 +1,4 @@
-import type { MemoryMatch, SearchMethod, TermMatch } from './types';
+import type { MemoryImportReport, MemoryMatch, SearchMethod, TermMatch } from './types';
 
 // The Memory view's words and query strings. Pure, so the explanations are tested without a page.
 
@@ -116,12 +116,7 @@ export function scoreShare(score: number | null, best: number | null): number {
 }
 
 /** What `POST /memory/import` answers. */
-export interface ImportReport {
-  imported: number;
-  skipped: number;
-  failed: number;
-  errors: { line: number; message: string }[];
-}
+export type ImportReport = MemoryImportReport;
 
 /** The import's result in one line: "Imported 12 memories from a.jsonl; 3 were already here and skipped; 1 line failed (line 4: …)." */
 export function importSummary(file: string, report: ImportReport): string {

@@ -1,5 +1,5 @@
 import { api, ApiError, describeError } from '../lib/api';
-import type { Approval } from '../lib/types';
+import type { Approval, ApprovalRecord, SessionInfo } from '../lib/types';
 import type { ApprovalSource, Lookup } from './source';
 
 const NOT_WAITING = 'That call is no longer waiting: it was answered elsewhere, it expired, or its caller stopped waiting.';
@@ -18,7 +18,7 @@ export function browserSource(id: string | null): ApprovalSource {
     mode: 'browser',
     async load(): Promise<Lookup> {
       try {
-        if (!owner) owner = (await api<{ owner: boolean }>('GET', '/session')).owner;
+        if (!owner) owner = (await api<SessionInfo>('GET', '/session')).owner;
         if (!owner) return { kind: 'signed-out' };
         if (id === null) return { kind: 'failed', message: 'This address names no approval: open a popup from the dashboard or the desktop app.' };
         const approval = await api<Approval>('GET', `/approvals/${encodeURIComponent(id)}`);
@@ -35,7 +35,7 @@ export function browserSource(id: string | null): ApprovalSource {
     async decide(answer) {
       if (id === null) return { kind: 'gone', message: NOT_WAITING };
       try {
-        const ended = await api<Approval>('POST', `/approvals/${encodeURIComponent(id)}`, answer);
+        const ended = await api<ApprovalRecord>('POST', `/approvals/${encodeURIComponent(id)}`, answer);
         const status = ended.status === 'allowed' || ended.status === 'accepted' || ended.status === 'declined' ? ended.status : 'denied';
         return { kind: 'decided', status };
       } catch (error) {

@@ -1,9 +1,9 @@
-import type { Approval } from '../lib/types';
+import type { Approval, ApprovalRecord } from '../lib/types';
 
 // The line the Approvals view shows when a card goes away, so the owner knows what became of the call.
 
 /** An answer given in this window. */
-export function describeMine(ended: Approval): string {
+export function describeMine(ended: ApprovalRecord): string {
   if (ended.decision === 'deny') return `Denied ${ended.tool} for ${ended.client}.`;
   if (ended.decision === 'allow_always') return `Always allowed: ${ended.tool} for ${ended.client} — the new rule is on the Rules page.`;
   return `Allowed ${ended.tool} once for ${ended.client}.`;

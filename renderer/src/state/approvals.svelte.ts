@@ -1,6 +1,6 @@
 import { SvelteSet } from 'svelte/reactivity';
 import { api, ApiError, describeError } from '../lib/api';
-import type { Approval, ApprovalAnswer, ApprovalList, GatewayEvents } from '../lib/types';
+import type { Approval, ApprovalAnswer, ApprovalList, ApprovalRecord, GatewayEvents } from '../lib/types';
 import { describeElsewhere, describeMine } from './approval-notices';
 import { Clock } from './clock.svelte';
 import type { GatewayFeed } from './feed.svelte';
@@ -121,7 +121,7 @@ export class ApprovalQueue {
     this.#busy.add(id);
     this.#mine.add(id);
     try {
-      const ended = await api<Approval>('POST', `/approvals/${encodeURIComponent(id)}`, answer);
+      const ended = await api<ApprovalRecord>('POST', `/approvals/${encodeURIComponent(id)}`, answer);
       this.error = null;
       this.#end(id);
       this.#say(describeMine(ended));

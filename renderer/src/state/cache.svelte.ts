@@ -1,5 +1,5 @@
 import { api, describeError } from '../lib/api';
-import type { CacheReport, GatewayEvents } from '../lib/types';
+import type { CacheCleared, CacheReport, GatewayEvents } from '../lib/types';
 import type { GatewayFeed } from './feed.svelte';
 
 /** Finished calls change the counters; a busy assistant must not turn that into a request per call. */
@@ -25,7 +25,7 @@ export class CacheBoard {
   async clear(tool?: string): Promise<void> {
     try {
       const path = tool === undefined ? '/cache' : `/cache?tool=${encodeURIComponent(tool)}`;
-      const answer = await api<{ cleared: number }>('DELETE', path);
+      const answer = await api<CacheCleared>('DELETE', path);
       const what = `${answer.cleared} cached answer${answer.cleared === 1 ? '' : 's'}`;
       this.notice = tool === undefined ? `Cleared ${what}.` : `Cleared ${what} of ${tool}.`;
       this.error = null;

@@ -1,7 +1,6 @@
 import { describeError } from '../lib/api';
-import { toLiveCall } from '../lib/live-call';
 import type { GatewayEvents, LiveCall } from '../lib/types';
-import { fetchCall, fetchRecent, fetchSince } from './call-history';
+import { fetchCall, fetchRecent, fetchSince, rowOf } from './call-history';
 import { CallFilter } from './call-filter.svelte';
 import { CallPause } from './call-pause.svelte';
 import type { GatewayFeed } from './feed.svelte';
@@ -109,7 +108,7 @@ export class CallLog {
 
   async #loadFirst(): Promise<void> {
     try {
-      for (const call of await fetchRecent(INITIAL_PAGE)) this.#upsert(toLiveCall(call));
+      for (const call of await fetchRecent(INITIAL_PAGE)) this.#upsert(rowOf(call));
       this.#loaded = true;
       this.error = null;
     } catch (error) {
@@ -124,10 +123,11 @@ export class CallLog {
     try {
       const known = [...this.#byId.values()];
       const newest = known.reduce((max, c) => (c.started_at > max ? c.started_at : max), '');
-      await fetchSince(newest, MAX_CALLS, (calls) => calls.forEach((call) => this.#upsert(toLiveCall(call))));
+      await fetchSince(newest, MAX_CALLS, (calls) => calls.forEach((call) => this.#upsert(rowOf(call))));
       const open = known.filter((c) => isOpen(c) && c.started_at < newest && isOpen(this.#byId.get(c.id) ?? c));
-      const now = await Promise.all(open.slice(0, MAX_OPEN_LOOKUPS).map((c) => fetchCall(c.id)));
-      for (const call of now) if (call) this.#upsert(toLiveCall(call));
+      // A call's arguments never change: its row keeps the line it had, with the rest as the gateway has it now.
+      const now = await Promise.all(open.slice(0, MAX_OPEN_LOOKUPS).map(async (c) => ({ call: await fetchCall(c.id), preview: c.preview })));
+      for (const { call, preview } of now) if (call) this.#upsert(rowOf({ ...call, preview }));
       this.error = null;
     } catch (error) {
       this.error = `Could not fetch the calls made while the connection was down: ${describeError(error)}`;

@@ -1,32 +1,10 @@
-import type { CallStatus, ChatCallRecovery, ChatToolMode, ChatWindowReport, GatewayErrorBody, ToolOffer } from '../lib/types';
+import type { ChatAnswerMeta, ChatStep, ChatToolMode, ChatWindowReport, StoredMessage, ToolOffer } from '../lib/types';
 
 // A chat turn as the Chat view keeps it, built from POST /chat's events or from a stored conversation. Plain
 // functions over plain objects: the view's state (chat.svelte.ts) holds them in its $state, the tests call them as is.
 
-export interface ConversationSummary {
-  id: string;
-  client: string;
-  title: string;
-  model: string;
-  created_at: string;
-  updated_at: string;
-  messages: number;
-}
-
-/** One tool call of a turn, as POST /chat reports it. */
-export interface ChatStep {
-  call_id: string;
-  tool_call_id: string;
-  tool: string;
-  arguments: unknown;
-  status: CallStatus;
-  result?: unknown;
-  error?: GatewayErrorBody;
-  duration_ms?: number;
-  /** The model wrote the call in its answer's text; Pincer recovered it. */
-  recovered?: true;
-  recovery?: ChatCallRecovery;
-}
+// POST /chat's steps and answer, and a stored conversation's messages, are the wire contract's.
+export type { ChatAnswerMeta, ChatStep, ConversationSummary, StoredMessage } from '../lib/types';
 
 /** What the view shows: the person's messages, and each answer with the tool steps taken on the way. */
 export interface ChatEntry {
@@ -50,25 +28,6 @@ export interface ChatEntry {
   /** The tools offered to the model in the turn's last request and why; absent when every tool was. */
   offered?: ToolOffer[];
   done: boolean;
-}
-
-/** The answer's fields as `done` carries them, and as a stored turn's last message keeps them in `meta`. */
-export interface ChatAnswerMeta {
-  answer?: string;
-  steps?: ChatStep[];
-  model?: string;
-  timings?: ChatEntry['timings'];
-  tool_mode?: ChatToolMode;
-  tool_mode_reason?: string;
-  reasoning?: string;
-  context?: ChatWindowReport;
-  tools_offered?: ToolOffer[];
-}
-
-export interface StoredMessage {
-  seq: number;
-  message: { role: string; content: string };
-  meta?: ChatAnswerMeta | null;
 }
 
 export function newEntry(role: ChatEntry['role'], text = '', done = true): ChatEntry {

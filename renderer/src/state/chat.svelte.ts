@@ -1,7 +1,7 @@
 import { api, ApiError, describeError } from '../lib/api';
-import type { GatewayErrorBody } from '../lib/types';
+import type { ChatModelList, Conversation, ConversationList, GatewayErrorBody } from '../lib/types';
 import type { ApprovalQueue } from './approvals.svelte';
-import { applyEvent, entriesOf, newEntry, readEvents, toolModeOf, type ChatEntry, type ConversationSummary, type StoredMessage } from './chat-turn';
+import { applyEvent, entriesOf, newEntry, readEvents, toolModeOf, type ChatEntry, type ConversationSummary } from './chat-turn';
 
 export type { ChatEntry, ChatStep, ConversationSummary } from './chat-turn';
 
@@ -28,7 +28,7 @@ export class ChatSession {
 
   async load(): Promise<void> {
     try {
-      const answer = await api<{ conversations: ConversationSummary[] }>('GET', '/chat/conversations?limit=100');
+      const answer = await api<ConversationList>('GET', '/chat/conversations?limit=100');
       this.conversations = answer.conversations;
     } catch (error) {
       this.error = `Could not list conversations: ${describeError(error, 'chat')}`;
@@ -38,7 +38,7 @@ export class ChatSession {
   /** What the LLM server offers; a server that is down is said once, here. */
   async loadModels(): Promise<void> {
     try {
-      const answer = await api<{ models: { id: string }[]; default: string | null }>('GET', '/chat/models');
+      const answer = await api<ChatModelList>('GET', '/chat/models');
       this.models = answer.models.map((m) => m.id);
       this.defaultModel = answer.default;
     } catch (error) {
@@ -49,7 +49,7 @@ export class ChatSession {
   async open(id: string): Promise<void> {
     if (this.sending) return;
     try {
-      const answer = await api<ConversationSummary & { messages: StoredMessage[] }>('GET', `/chat/conversations/${encodeURIComponent(id)}`);
+      const answer = await api<Conversation>('GET', `/chat/conversations/${encodeURIComponent(id)}`);
       this.currentId = id;
       this.entries = entriesOf(answer.messages);
       this.error = null;

@@ -1,14 +1,10 @@
 import { api, describeError } from '../lib/api';
-import type { ClientProfile, HistoryScope, MemoryScope } from '../lib/types';
+import type { ClientBudget, ClientHistoryScope, ClientList, ClientMemoryScope, ClientProfile, ClientToolSet, DefaultToken, HistoryScope, IssuedToken, MemoryScope } from '../lib/types';
 import type { GatewayFeed } from './feed.svelte';
 import type { SaveResult } from './settings.svelte';
 
 /** A token the gateway has just issued: shown once, then only its hint is ever seen again. */
-export interface IssuedToken {
-  name: string;
-  token: string;
-  created_at: string;
-}
+export type { IssuedToken } from '../lib/types';
 
 /**
  * The clients the owner has issued tokens to (plus the default client), with their tool sets and budgets. The Tools
@@ -21,7 +17,7 @@ export class ClientDirectory {
 
   async load(): Promise<void> {
     try {
-      this.clients = (await api<{ clients: ClientProfile[] }>('GET', '/clients')).clients;
+      this.clients = (await api<ClientList>('GET', '/clients')).clients;
       this.error = null;
     } catch (error) {
       this.error = describeError(error, 'list its clients');
@@ -33,7 +29,7 @@ export class ClientDirectory {
   /** Sets which tools a client sees and may call: `null` for every enabled tool (its budget is kept). */
   async saveTools(name: string, tools: string[] | null): Promise<SaveResult> {
     try {
-      const profile = await api<Pick<ClientProfile, 'name' | 'tools'>>('PUT', `/clients/${encodeURIComponent(name)}/tools`, { tools });
+      const profile = await api<ClientToolSet>('PUT', `/clients/${encodeURIComponent(name)}/tools`, { tools });
       this.clients = this.clients.map((c) => (c.name === name ? { ...c, tools: profile.tools } : c));
       return { ok: true };
     } catch (error) {
@@ -47,7 +43,7 @@ export class ClientDirectory {
    */
   async saveBudget(name: string, maxTools: number | null, pinned: string[]): Promise<SaveResult> {
     try {
-      const saved = await api<Pick<ClientProfile, 'name' | 'max_tools' | 'pinned'>>('PUT', `/clients/${encodeURIComponent(name)}/budget`, {
+      const saved = await api<ClientBudget>('PUT', `/clients/${encodeURIComponent(name)}/budget`, {
         max_tools: maxTools,
         pinned,
       });
@@ -61,7 +57,7 @@ export class ClientDirectory {
   /** Sets whether a client sees only the memories it wrote (`own`) or every one (`all`). */
   async saveMemoryScope(name: string, scope: MemoryScope): Promise<SaveResult> {
     try {
-      const saved = await api<{ name: string; memories: MemoryScope }>('PUT', `/clients/${encodeURIComponent(name)}/memories`, { scope });
+      const saved = await api<ClientMemoryScope>('PUT', `/clients/${encodeURIComponent(name)}/memories`, { scope });
       this.clients = this.clients.map((c) => (c.name === name ? { ...c, memories: saved.memories } : c));
       return { ok: true };
     } catch (error) {
@@ -72,7 +68,7 @@ export class ClientDirectory {
   /** Sets whether a client reads only its own calls in the history (`own`) or every client's (`all`). */
   async saveHistoryScope(name: string, scope: HistoryScope): Promise<SaveResult> {
     try {
-      const saved = await api<{ name: string; history: HistoryScope }>('PUT', `/clients/${encodeURIComponent(name)}/history`, { scope });
+      const saved = await api<ClientHistoryScope>('PUT', `/clients/${encodeURIComponent(name)}/history`, { scope });
       this.clients = this.clients.map((c) => (c.name === name ? { ...c, history: saved.history } : c));
       return { ok: true };
     } catch (error) {
@@ -104,7 +100,7 @@ export class ClientDirectory {
 
   /** The default client's token, fetched only when the owner asks to copy or see it. */
   async defaultToken(): Promise<string> {
-    return (await api<{ token: string }>('GET', '/clients/default/token')).token;
+    return (await api<DefaultToken>('GET', '/clients/default/token')).token;
   }
 
   /** Reloads when a tool set changes elsewhere (CLI, another tab) or the event stream comes back. */

@@ -1,6 +1,6 @@
 import { api, describeError } from '../lib/api';
 import { exportFileName, importSummary, memorySearchPath, parseTags, type ImportReport } from '../lib/memory';
-import type { Memory, MemoryDraft, MemoryResult, SearchMethod } from '../lib/types';
+import type { Memory, MemoryDraft, MemoryResult, MemoryResults, SearchMethod } from '../lib/types';
 
 /** Typing pauses this long before a search goes out, so every keystroke does not become a request. */
 const TYPING_MS = 200;
@@ -47,7 +47,7 @@ export class MemoryBoard {
     const q = this.q.trim();
     try {
       const path = memorySearchPath({ q, method: this.method, tags: this.tags, category: this.category, client: this.client, limit: LIMIT });
-      const answer = await api<{ results: MemoryResult[] }>('GET', path);
+      const answer = await api<MemoryResults>('GET', path);
       if (seq !== this.#seq) return;
       this.results = answer.results;
       this.answered = q;

@@ -6,14 +6,16 @@ export const VIEWS = [
   { id: 'rules', label: 'Rules', key: '5' },
   { id: 'memory', label: 'Memory', key: '6' },
   { id: 'settings', label: 'Settings', key: '7' },
-  { id: 'plugins', label: 'Plugins', key: '8' },
+  { id: 'sources', label: 'Sources', key: '8' },
   { id: 'chat', label: 'Chat', key: '9' },
-  { id: 'mcp', label: 'MCP servers', key: '0' },
 ] as const;
 
 export type ViewId = (typeof VIEWS)[number]['id'];
 
 const isView = (id: string): id is ViewId => VIEWS.some((v) => v.id === id);
+
+/** Addresses of views that were merged into another, still in bookmarks and links: each lands where it went. */
+const MOVED: Record<string, string> = { plugins: 'sources/plugins', mcp: 'sources/mcp' };
 
 /**
  * Which view is shown, kept in the URL's hash (`#/approvals`) so reloads, bookmarks and the tray's links land on
@@ -21,6 +23,8 @@ const isView = (id: string): id is ViewId => VIEWS.some((v) => v.id === id);
  */
 export class Router {
   current = $state<ViewId>('live');
+  /** What follows the view in the address (`plugins` in `#/sources/plugins`): a view's own choice, such as a filter. */
+  detail = $state('');
   #onHashChange = () => this.#read();
 
   constructor() {
@@ -33,13 +37,24 @@ export class Router {
     window.removeEventListener('hashchange', this.#onHashChange);
   }
 
-  go(view: ViewId): void {
-    if (location.hash !== `#/${view}`) location.hash = `#/${view}`;
+  go(view: ViewId, detail = ''): void {
+    const hash = detail ? `#/${view}/${detail}` : `#/${view}`;
+    if (location.hash !== hash) location.hash = hash;
     this.current = view;
+    this.detail = detail;
   }
 
   #read(): void {
-    const id = location.hash.replace(/^#\/?/, '').split(/[/?]/)[0] ?? '';
+    let path = location.hash.replace(/^#\/?/, '');
+    const [first = ''] = path.split(/[/?]/);
+    const moved = MOVED[first];
+    if (moved) {
+      // Replaced, not pushed: Back leaves the view rather than landing on the old address again.
+      path = moved + path.slice(first.length);
+      history.replaceState(history.state, '', `#/${path}`);
+    }
+    const [id = '', detail = ''] = path.split(/[/?]/);
     this.current = isView(id) ? id : 'live';
+    this.detail = isView(id) ? detail : '';
   }
 }

@@ -1,16 +1,9 @@
 import { api, describeError } from '../lib/api';
-import type { GatewayEvents, Rule, RuleEffect, RuleScope } from '../lib/types';
+import type { GatewayEvents, Rule, RuleDraft, RuleList, ToolList } from '../lib/types';
 import type { GatewayFeed } from './feed.svelte';
 
 /** A rule as the owner writes it (POST /rules); the gateway checks and normalizes the pattern. */
-export interface NewRule {
-  effect: RuleEffect;
-  tool: string;
-  scope: RuleScope;
-  pattern?: unknown;
-  note?: string;
-  expires_at?: string;
-}
+export type NewRule = RuleDraft;
 
 /**
  * The grants ledger: standing allow/ask/deny rules with their use counts. Owned by the Rules view, which revokes
@@ -27,7 +20,7 @@ export class RuleLedger {
 
   async load(): Promise<void> {
     try {
-      const answer = await api<{ rules: Rule[] }>('GET', '/rules');
+      const answer = await api<RuleList>('GET', '/rules');
       // Newest first: the rule just made from an approval is the one the owner looks for.
       const rules = answer.rules.filter((r) => !this.#gone.has(r.id)).sort((a, b) => b.created_at.localeCompare(a.created_at));
       // Reloads follow every call a rule decided: an unchanged answer leaves the table alone.
@@ -42,7 +35,7 @@ export class RuleLedger {
 
   async loadToolNames(): Promise<void> {
     try {
-      this.toolNames = (await api<{ tools: { name: string }[] }>('GET', '/tools')).tools.map((t) => t.name);
+      this.toolNames = (await api<ToolList>('GET', '/tools')).tools.map((t) => t.name);
     } catch {
       // Only a convenience for the form: the tool field still takes any name.
     }

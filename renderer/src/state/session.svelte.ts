@@ -1,4 +1,5 @@
 import { api, ApiError, onSessionLost } from '../lib/api';
+import type { SessionInfo } from '../lib/types';
 
 export type SessionState = 'checking' | 'owner' | 'guest' | 'unreachable';
 
@@ -15,7 +16,7 @@ export class Session {
 
   async check(): Promise<void> {
     try {
-      const answer = await api<{ owner: boolean; version: string }>('GET', '/session');
+      const answer = await api<SessionInfo>('GET', '/session');
       this.version = answer.version;
       this.state = answer.owner ? 'owner' : 'guest';
     } catch (error) {

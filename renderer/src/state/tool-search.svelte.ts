@@ -1,6 +1,6 @@
 import { api, describeError } from '../lib/api';
 import { toolSearchPath } from '../lib/tool-search';
-import type { FoundTool } from '../lib/types';
+import type { FoundTool, ToolSearchAnswer } from '../lib/types';
 import { LatestSearch } from './latest-search';
 
 /**
@@ -18,7 +18,7 @@ export class ToolSearch {
   error = $state<string | null>(null);
 
   readonly #requests = new LatestSearch<FoundTool[]>(
-    async (q, signal) => (await api<{ results: FoundTool[] }>('GET', toolSearchPath(q), undefined, { signal })).results,
+    async (q, signal) => (await api<ToolSearchAnswer>('GET', toolSearchPath(q), undefined, { signal })).results,
     {
       answer: (q, results) => {
         this.results = results;

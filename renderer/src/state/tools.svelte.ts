@@ -1,6 +1,6 @@
 import { SvelteSet } from 'svelte/reactivity';
 import { api, describeError } from '../lib/api';
-import type { ToolInfo } from '../lib/types';
+import type { ToolInfo, ToolList } from '../lib/types';
 import type { GatewayFeed } from './feed.svelte';
 
 export interface ToolGroup {
@@ -41,7 +41,7 @@ export class ToolCatalog {
 
   async load(): Promise<void> {
     try {
-      const answer = await api<{ tools: ToolInfo[] }>('GET', '/tools');
+      const answer = await api<ToolList>('GET', '/tools');
       // A switch still being saved keeps the position the owner just gave it.
       const mine = new Map(this.tools.filter((t) => this.#saving.has(t.name)).map((t) => [t.name, t.enabled]));
       this.tools = answer.tools.map((t) => (mine.has(t.name) ? { ...t, enabled: mine.get(t.name)! } : t));

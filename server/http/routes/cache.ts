@@ -1,5 +1,6 @@
 import { Router } from 'express';
 import { refuse } from '../../errors.js';
+import type { CacheCleared, CacheReport } from '../../contract/cache.js';
 import type { ResultCache } from '../../executor/cache.js';
 import type { ToolRegistry } from '../../tools/registry.js';
 import { requireOwner } from '../identity.js';
@@ -22,7 +23,7 @@ export function cacheRoutes(cache: ResultCache, registry: ToolRegistry): Router 
       ...(used.get(tool) ?? { tool, size: 0, hits: 0, misses: 0, evictions: 0, expirations: 0, hit_rate: null }),
       ttl_s: ttl.get(tool) ?? null,
     }));
-    res.json({ ...cache.stats(), tools });
+    res.json({ ...cache.stats(), tools } satisfies CacheReport);
   });
 
   router.delete('/cache', requireOwner, (req, res) => {
@@ -33,7 +34,7 @@ export function cacheRoutes(cache: ResultCache, registry: ToolRegistry): Router 
     if (problems.length > 0) throw badQuery(problems);
     if (typeof tool === 'string' && !registry.get(tool) && !cache.toolStats().some((t) => t.tool === tool)) throw refuse.toolNotFound(tool);
     const cleared = cache.clear(tool as string | undefined);
-    res.json({ cleared, tool: (tool as string | undefined) ?? null, cache: cache.stats() });
+    res.json({ cleared, tool: (tool as string | undefined) ?? null, cache: cache.stats() } satisfies CacheCleared);
   });
 
   return router;

@@ -2,8 +2,10 @@ import { Router } from 'express';
 import { refuse } from '../../errors.js';
 import type { Executor } from '../../executor/executor.js';
 import { CALL_STATUSES, type CallFilter, type CallRecord, type CallStatus, type Store } from '../../store/index.js';
+import type { CallPage } from '../../contract/calls.js';
 import { callView, scopedFilter, shownCall, type CallView } from '../call-privacy.js';
 import { identityOf } from '../identity.js';
+import { listedCall } from '../live-call.js';
 import { badQuery, queryKeyProblems } from '../query.js';
 
 const MAX_PAGE = 500;
@@ -23,12 +25,18 @@ export function callRoutes(store: Store, executor: Executor): Router {
     const view = viewOf(store, res);
     const filter = scopedFilter(view, parseFilter(req.query as Record<string, unknown>));
     if (!filter) {
-      res.json({ calls: [], next_cursor: null });
+      res.json({ calls: [], next_cursor: null } satisfies CallPage);
       return;
     }
     try {
       const page = store.calls.list(filter);
-      res.json({ ...page, calls: page.calls.flatMap((call) => shown(view, call) ?? []) });
+      // Each call with its live row's arguments line, built where the `call` event builds it, from what this caller
+      // may see: a page of calls is the dashboard's call log as it was.
+      const calls = page.calls.flatMap((call) => {
+        const record = shown(view, call);
+        return record ? [listedCall(record)] : [];
+      });
+      res.json({ calls, next_cursor: page.next_cursor } satisfies CallPage);
     } catch (error) {
       if (error instanceof RangeError) throw refuse.badRequest('The cursor is not one this gateway gave out; start again without it.');
       throw error;

@@ -1,7 +1,12 @@
 import { Router, type NextFunction, type Request, type Response } from 'express';
-import { GatewayError, refuse } from '../../errors.js';
-import type { LlmBridge } from '../../llm/bridge.js';
+import { errorBody, GatewayError, refuse, type ErrorBody } from '../../errors.js';
+import type { Assignable } from '../../contract/check.js';
+import type { ChatAnswer, ChatAnswerMeta, ChatModelList, ChatStep, Conversation, ConversationList, StoredMessage } from '../../contract/chat.js';
+import type { ChatAnswer as BridgeAnswer, LlmBridge } from '../../llm/bridge.js';
+import type { Step } from '../../llm/loop.js';
+import type { StoredMessage as KeptMessage } from '../../store/index.js';
 import { identityOf } from '../identity.js';
+import { argumentsPreview } from '../live-call.js';
 
 /** Comment lines keep a quiet stream open through proxies and client timeouts while a tool or the owner is slow. */
 export const KEEP_ALIVE_MS = 15_000;
@@ -56,13 +61,34 @@ export function wantsEventStream(req: Request): boolean {
 }
 
 /** What an error becomes on a stream that has already started: the envelope's error, then the end. */
-export function errorPayload(error: unknown): { name: string; code: number; message: string; details: Record<string, unknown> } {
+export function errorPayload(error: unknown): ErrorBody {
   if (error instanceof GatewayError) return error.toBody();
   console.error('pincer: unexpected error in a chat turn:', error);
-  return { name: 'INTERNAL_ERROR', code: 500, message: 'The gateway hit an unexpected error; it has been logged.', details: {} };
+  return errorBody('INTERNAL_ERROR', 'The gateway hit an unexpected error; it has been logged.');
 }
 
 const CHAT_KEYS = ['message', 'conversation_id', 'model'];
+
+/** The bridge's answer and steps go on the wire as the contract's, each step with its arguments line added here. */
+export type ChatMatchesContract = [Assignable<Step, Omit<ChatStep, 'preview'>>, Assignable<Omit<BridgeAnswer, 'steps'>, Omit<ChatAnswer, 'steps'>>];
+
+/** A step as the wire carries it: with the arguments line its call's live row shows (live-call.ts). */
+function wireStep(step: Step): ChatStep {
+  return { ...step, preview: argumentsPreview(step.arguments) };
+}
+
+function wireAnswer(answer: BridgeAnswer): ChatAnswer {
+  return { ...answer, steps: answer.steps.map(wireStep) };
+}
+
+/** A kept message; an answer's steps get their arguments lines as when the turn was streamed. */
+function wireMessage(kept: KeptMessage): StoredMessage {
+  // The bridge wrote `meta` from its own answer (see LlmBridge.chat); only its steps lack the line.
+  const meta = kept.meta as (Omit<ChatAnswerMeta, 'steps'> & { steps?: Step[] }) | null;
+  if (!meta) return { ...kept, meta: null };
+  const { steps, ...rest } = meta;
+  return { ...kept, meta: { ...rest, ...(steps && { steps: steps.map(wireStep) }) } };
+}
 
 /**
  * POST /chat: one turn with the configured model and the caller's tools, answered whole or, with
@@ -91,7 +117,7 @@ export function chatRoutes(bridge: LlmBridge): Router {
     const signal = hangUpSignal(req, res);
     if (!wantsEventStream(req)) {
       const answer = await bridge.chat(chatInput, asker, {}, { signal });
-      if (!res.writableEnded && !signal.aborted) res.json(answer);
+      if (!res.writableEnded && !signal.aborted) res.json(wireAnswer(answer));
       return;
     }
     // Refusals that need no model (a bad message, someone else's conversation) are plain HTTP errors, as without SSE.
@@ -108,12 +134,12 @@ export function chatRoutes(bridge: LlmBridge): Router {
           onReasoning: (text) => stream.event('reasoning', { text }),
           onMode: (mode) => stream.event('mode', mode),
           onCall: (call) => stream.event('call', call),
-          onStep: (step) => stream.event('step', step),
+          onStep: (step) => stream.event('step', wireStep(step)),
           onWaiting: (waiting) => stream.event('waiting', waiting),
         },
         { signal, stream: true },
       );
-      stream.event('done', answer);
+      stream.event('done', wireAnswer(answer));
     } catch (error) {
       if (!signal.aborted) stream.event('error', errorPayload(error));
     } finally {
@@ -124,19 +150,19 @@ export function chatRoutes(bridge: LlmBridge): Router {
   router.get('/chat/models', async (req, res) => {
     const provider = bridge.provider();
     const models = await provider.models(hangUpSignal(req, res));
-    res.json({ api: provider.api, base_url: provider.baseUrl, default: bridge.configuredModel ?? null, models });
+    res.json({ api: provider.api, base_url: provider.baseUrl, default: bridge.configuredModel ?? null, models } satisfies ChatModelList);
   });
 
   router.get('/chat/conversations', (req, res) => {
     const who = identityOf(res);
     const limit = Math.min(Math.max(Number(req.query.limit ?? 50) || 50, 1), 500);
-    res.json({ conversations: bridge.conversations({ client: who.name, owner: who.kind === 'owner' }, limit) });
+    res.json({ conversations: bridge.conversations({ client: who.name, owner: who.kind === 'owner' }, limit) } satisfies ConversationList);
   });
 
   router.get('/chat/conversations/:id', (req, res) => {
     const who = identityOf(res);
     const { conversation, messages } = bridge.messages(String(req.params.id), { client: who.name, owner: who.kind === 'owner' });
-    res.json({ ...conversation, messages });
+    res.json({ ...conversation, messages: messages.map(wireMessage) } satisfies Conversation);
   });
 
   router.delete('/chat/conversations/:id', (req, res) => {

@@ -1,5 +1,6 @@
 import { Router } from 'express';
 import type { Credentials } from '../../auth/credentials.js';
+import type { StreamEvents } from '../../contract/events.js';
 import type { EventBus } from '../../events/bus.js';
 import { callView, type ScopesOf } from '../call-privacy.js';
 import type { EventStreams } from '../event-streams.js';
@@ -33,7 +34,7 @@ export function eventRoutes(
     // own memories gets other clients' memory calls without their arguments preview, as GET /calls shows them;
     // asked at every batch, so a change of its scopes applies at once.
     const end = streams.add(res, revoked, () => callView(who, scopesOf));
-    res.write(`retry: 2000\nevent: hello\ndata: ${JSON.stringify({ version })}\n\n`);
+    res.write(`retry: 2000\nevent: hello\ndata: ${JSON.stringify({ version } satisfies StreamEvents['hello'])}\n\n`);
 
     if (who.kind === 'client') {
       const onClients = ({ reason }: { reason: string }) => {

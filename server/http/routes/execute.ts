@@ -1,10 +1,15 @@
 import { Router, type Request, type Response } from 'express';
 import { refuse } from '../../errors.js';
+import type { Assignable } from '../../contract/check.js';
+import type { CallEnvelope, PendingCall } from '../../contract/calls.js';
 import { CallerGone } from '../../executor/cancellation.js';
-import type { CallOutcome, CallRequest, Executor } from '../../executor/executor.js';
+import type { CallOutcome, CallRequest, Envelope, Executor } from '../../executor/executor.js';
 import { envelopeForModel } from '../../executor/for-model.js';
 import { identityOf } from '../identity.js';
 import { decodeArguments } from '../../util/tool-arguments.js';
+
+/** A call's envelope is the wire contract's: a field renamed in the executor fails to compile here. */
+export type EnvelopeMatchesContract = Assignable<Envelope, CallEnvelope>;
 
 /** Most OpenAI-compatible clients send a handful; a flood of calls in one request is refused up front. */
 const MAX_TOOL_CALLS = 128;
@@ -40,7 +45,7 @@ export function executeRoutes(executor: Executor, maxJsonDepth: number): Router 
       ...call,
       ...(respondAsync && {
         onPending: (pending: { approval_id: string; call_id: string }) => {
-          res.status(202).set('Preference-Applied', 'respond-async').json({ success: false, pending: true, ...pending });
+          res.status(202).set('Preference-Applied', 'respond-async').json({ success: false, pending: true, ...pending } satisfies PendingCall);
         },
       }),
     });

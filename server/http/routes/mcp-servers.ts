@@ -1,5 +1,6 @@
 import { Router } from 'express';
 import { refuse } from '../../errors.js';
+import type { McpCatalogEntry, McpServerList } from '../../contract/sources.js';
 import { mcpCatalog } from '../../mcp/client/catalog.js';
 import { parseServerEntry } from '../../mcp/client/entry.js';
 import type { McpServerManager, McpServerView } from '../../mcp/client/servers.js';
@@ -22,12 +23,14 @@ export function mcpServerRoutes(servers: McpServerManager, redactor: Redactor, r
   router.get('/mcp-servers', (_req, res) => {
     const owner = identityOf(res).kind === 'owner';
     const list = servers.list().map((v) => shown(v, owner));
-    res.json({ servers: list, count: list.length });
+    const body: McpServerList = { servers: list, count: list.length };
+    res.json(body);
   });
 
   // Well-known servers with pinned versions, their command lines filled in for the shared folders (the owner's).
   router.get('/mcp-servers/catalog', requireOwner, (_req, res) => {
-    res.json({ catalog: mcpCatalog(roots()) });
+    const catalog: McpCatalogEntry[] = mcpCatalog(roots());
+    res.json({ catalog });
   });
 
   router.get('/mcp-servers/:name', (req, res) => {

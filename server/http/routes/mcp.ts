@@ -4,7 +4,7 @@ import { claimsStatelessEra } from '../../mcp/era.js';
 import type { McpSessions } from '../../mcp/sessions.js';
 import type { McpIdentity } from '../../mcp/server.js';
 import { parseUntrustedJson } from '../../util/json.js';
-import { readBody } from '../body.js';
+import { readRequestBody } from '../body.js';
 import { identityOf } from '../identity.js';
 
 const SESSION_HEADER = 'mcp-session-id';
@@ -85,7 +85,7 @@ async function readJsonRpcBody(req: Request, res: Response, limitBytes: number, 
     req.resume();
     return undefined;
   }
-  const read = await new Promise<{ text: string } | 'too-large' | 'unreadable'>((resolve) => readBody(req, limitBytes, resolve));
+  const read = await readRequestBody(req, limitBytes);
   if (read === 'too-large') {
     rpcError(res, 413, -32600, `The request body is larger than the ${limitBytes}-byte limit.`);
     return undefined;

@@ -2,6 +2,7 @@ import { Router, type Request, type RequestHandler } from 'express';
 import { refuse } from '../../errors.js';
 import { MEMORY_LIMITS, MemoryInputError, parseTagList, SEARCH_METHODS, type Memories, type SearchMethod } from '../../memory/memories.js';
 import { GatewayError } from '../../errors.js';
+import type { Memory, MemoryImportReport, MemoryResults } from '../../contract/memory.js';
 import { identityOf, requireOwner } from '../identity.js';
 import { streamLines } from '../jsonl.js';
 import { badQuery, queryKeyProblems } from '../query.js';
@@ -24,9 +25,9 @@ export function memoryImport(memories: Memories): RequestHandler[] {
       const type = req.headers['content-type'];
       if (!type || !JSONL_TYPE.test(type)) {
         req.resume();
-        throw new GatewayError('UNSUPPORTED_MEDIA_TYPE', 415, 'Send the memories as JSONL, one a line, with "Content-Type: application/x-ndjson".');
+        throw new GatewayError('UNSUPPORTED_MEDIA_TYPE', 'Send the memories as JSONL, one a line, with "Content-Type: application/x-ndjson".');
       }
-      res.json(await memories.import(streamLines(req, MAX_IMPORT_LINE_BYTES), identityOf(res).name));
+      res.json((await memories.import(streamLines(req, MAX_IMPORT_LINE_BYTES), identityOf(res).name)) satisfies MemoryImportReport);
     },
   ];
 }
@@ -37,17 +38,17 @@ export function memoryRoutes(memories: Memories): Router {
 
   router.post('/memory', (req, res) => {
     const body = writeBody(req, true);
-    res.status(201).json(checked(() => memories.add({ content: body.content, tags: body.tags, category: body.category, client: identityOf(res).name })));
+    res.status(201).json(checked(() => memories.add({ content: body.content, tags: body.tags, category: body.category, client: identityOf(res).name })) satisfies Memory);
   });
 
   router.get('/memory', (req, res) => {
     const query = searchQuery(req.query as Record<string, unknown>);
     const reader = identityOf(res).name;
     if (query.q === undefined) {
-      res.json({ results: memories.newest(query.filter, query.limit, reader).map((m) => ({ ...m, score: null, match: null })) });
+      res.json({ results: memories.newest(query.filter, query.limit, reader).map((m) => ({ ...m, score: null, match: null })) } satisfies MemoryResults);
       return;
     }
-    res.json({ results: memories.search({ query: query.q, method: query.method, limit: query.limit, ...query.filter, reader }) });
+    res.json({ results: memories.search({ query: query.q, method: query.method, limit: query.limit, ...query.filter, reader }) } satisfies MemoryResults);
   });
 
   // Registered before /memory/:id, which would otherwise refuse "export" as an id.
@@ -84,7 +85,7 @@ export function memoryRoutes(memories: Memories): Router {
     const id = memoryId(req);
     const memory = memories.get(id, identityOf(res).name);
     if (!memory) throw refuse.notFound(`Memory ${id}`);
-    res.json(memory);
+    res.json(memory satisfies Memory);
   });
 
   router.patch('/memory/:id', (req, res) => {
@@ -92,7 +93,7 @@ export function memoryRoutes(memories: Memories): Router {
     const body = writeBody(req, false);
     const memory = checked(() => memories.update(id, body, identityOf(res).name));
     if (!memory) throw refuse.notFound(`Memory ${id}`);
-    res.json(memory);
+    res.json(memory satisfies Memory);
   });
 
   router.delete('/memory/:id', (req, res) => {

@@ -1,5 +1,6 @@
 import { Router, type Request, type Response } from 'express';
 import { refuse } from '../../errors.js';
+import type { PluginList } from '../../contract/sources.js';
 import type { PluginManager } from '../../plugins/manager.js';
 import { identityOf, requireOwner } from '../identity.js';
 
@@ -12,7 +13,8 @@ export function pluginRoutes(plugins: PluginManager): Router {
 
   router.get('/plugins', (_req, res) => {
     const list = plugins.list();
-    res.json({ plugins: list, count: list.length, folder: plugins.userDir, ignored: plugins.ignored() });
+    const body: PluginList = { plugins: list, count: list.length, folder: plugins.userDir, ignored: [...plugins.ignored()] };
+    res.json(body);
   });
 
   router.get('/plugins/:name', (req, res) => {

@@ -1,5 +1,6 @@
 import { Router } from 'express';
 import { refuse } from '../../errors.js';
+import type { ClientStatsReport, StatsRange, StatsReport } from '../../contract/stats.js';
 import type { ResultCache } from '../../executor/cache.js';
 import type { ClientStats, Store, TimeBucket, ToolStats } from '../../store/index.js';
 import type { ToolRegistry } from '../../tools/registry.js';
@@ -18,9 +19,9 @@ const RANGES = {
   '1h': { spanMs: HOUR_MS, bucketMs: MINUTE_MS },
   '24h': { spanMs: 24 * HOUR_MS, bucketMs: HOUR_MS },
   '7d': { spanMs: 7 * 24 * HOUR_MS, bucketMs: 6 * HOUR_MS },
-} as const;
+} as const satisfies Record<StatsRange, { spanMs: number; bucketMs: number }>;
 
-export type StatsRange = keyof typeof RANGES;
+export type { StatsRange } from '../../contract/stats.js';
 export const STATS_RANGES = Object.keys(RANGES) as StatsRange[];
 const DEFAULT_RANGE: StatsRange = '24h';
 
@@ -39,10 +40,12 @@ export function statsRoutes(store: Store, registry: ToolRegistry, cache: ResultC
     const chart = overTime(store, range, now, only);
     // The chart's first bucket starts the range, so the totals are exactly what its bars add up to.
     const since = Date.parse(chart.since);
-    let rows: (ToolStats | ClientStats)[];
-    if (by === 'client') rows = store.calls.clientNames(since).filter((client) => only === undefined || client === only).map((client) => store.calls.clientStats(client, since));
-    // Tools that are registered, and tools that are gone but still have history.
-    else rows = toolNames(store, registry, only).map((name) => store.calls.toolStats(name, since, only));
+    const grouped: { clients: ClientStats[] } | { tools: ToolStats[] } =
+      by === 'client'
+        ? { clients: store.calls.clientNames(since).filter((client) => only === undefined || client === only).map((client) => store.calls.clientStats(client, since)) }
+        : // Tools that are registered, and tools that are gone but still have history.
+          { tools: toolNames(store, registry, only).map((name) => store.calls.toolStats(name, since, only)) };
+    const rows: (ToolStats | ClientStats)[] = 'clients' in grouped ? grouped.clients : grouped.tools;
     const sum = (pick: (t: ToolStats | ClientStats) => number) => rows.reduce((n, t) => n + pick(t), 0);
     res.json({
       range,
@@ -55,10 +58,10 @@ export function statsRoutes(store: Store, registry: ToolRegistry, cache: ResultC
         denied: sum((t) => t.denied),
         cache_hits: sum((t) => t.cache_hits),
       },
-      ...(by === 'client' ? { clients: rows } : { tools: rows }),
+      ...grouped,
       over_time: chart,
       cache: cache.stats(),
-    });
+    } satisfies StatsReport | ClientStatsReport);
   });
 
   router.get('/stats/tools/:name', (req, res) => {
@@ -68,7 +71,7 @@ export function statsRoutes(store: Store, registry: ToolRegistry, cache: ResultC
     const only = ownCallsOf(store, res);
     if (!registry.get(name) && !store.calls.hasRun(name, only)) throw refuse.toolNotFound(name);
     // Without a range, all of the tool's history, as before ranges existed.
-    res.json(store.calls.toolStats(name, query.range === undefined ? undefined : Date.now() - RANGES[range].spanMs, only));
+    res.json(store.calls.toolStats(name, query.range === undefined ? undefined : Date.now() - RANGES[range].spanMs, only) satisfies ToolStats);
   });
 
   return router;

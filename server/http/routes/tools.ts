@@ -1,5 +1,6 @@
 import { Router, type Response } from 'express';
 import { refuse } from '../../errors.js';
+import type { ToolList, ToolSearchAnswer } from '../../contract/tools.js';
 import type { ClientAccess } from '../../policy/access.js';
 import { toAnthropicTool, toOpenAITool, toolSummary } from '../../tools/formats.js';
 import type { ToolRegistry } from '../../tools/registry.js';
@@ -31,7 +32,7 @@ export function toolRoutes(registry: ToolRegistry, access: ClientAccess, search:
       .list()
       .filter((t) => !subset || subset.includes(t.definition.name))
       .map((t) => toolSummary(t, registry));
-    res.json({ tools, count: tools.length, paused: access.paused });
+    res.json({ tools, count: tools.length, paused: access.paused } satisfies ToolList);
   });
 
   router.get('/tools/openai', (_req, res) => sendList(res, openAI));
@@ -48,7 +49,7 @@ export function toolRoutes(registry: ToolRegistry, access: ClientAccess, search:
     if (!Number.isInteger(limit) || limit < 1 || limit > SEARCH_LIMITS.max) {
       throw refuse.badRequest(`limit must be a whole number from 1 to ${SEARCH_LIMITS.max}; got ${JSON.stringify(rawLimit)}.`);
     }
-    res.json({ results: search.find(who.name, who.kind === 'owner', q, limit) });
+    res.json({ results: search.find(who.name, who.kind === 'owner', q, limit) } satisfies ToolSearchAnswer);
   });
 
   router.get('/tools/:name', (req, res) => {

@@ -1,3 +1,5 @@
+import type { McpCatalogEntry } from '../../contract/sources.js';
+
 /**
  * Well-known MCP servers, each with a pinned version, ready to add: the owner picks one, its command fills the add
  * form (or `pincer mcp-servers add --from-catalog NAME`), and the server is added like any other — its tools are
@@ -5,24 +7,8 @@
  * whatever is newest at every start.
  */
 
-export interface CatalogEntry {
-  /** The name it is added as, unless the owner picks another. */
-  name: string;
-  title: string;
-  description: string;
-  runner: 'npx' | 'uvx';
-  /** The package and its pinned version (for a PyPI package, as uvx reads it). */
-  package: string;
-  version: string;
-  command: string;
-  args: string[];
-  /** Where its documentation is. */
-  homepage: string;
-  /** What it needs on this machine, or how it uses the shared folders. */
-  note: string;
-  /** Why it cannot be added as it stands (it is pointed at the shared folders, and none is shared), or null. */
-  problem: string | null;
-}
+/** One entry as GET /mcp-servers/catalog answers it. */
+export type CatalogEntry = McpCatalogEntry;
 
 /** The entry's arguments; `roots` are the folders shared with file tools (the filesystem server is pointed at them). */
 interface CatalogSource extends Omit<CatalogEntry, 'command' | 'args' | 'problem'> {

@@ -1,7 +1,9 @@
 import { createHash } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, renameSync } from 'node:fs';
 import { join } from 'node:path';
-import { writeConfigFile } from '../../config/config-file.js';
+import type { AcceptanceStore } from '../../store/index.js';
+import { isPlainObject } from '../../util/json.js';
+import { SERVER_ROW } from './pins.js';
 
 /**
  * The package a stdio server's command line runs through a package runner (`npx [-y] pkg`, `uvx pkg`), and, for
@@ -104,6 +106,7 @@ function readJson(file: string): unknown {
   }
 }
 
+/** What the owner accepted of a server's package, as the server's own row of the acceptance store keeps it. */
 interface AcceptedVersions {
   /** The version the owner accepted the server's tools with (the first one that ran, until they accept another). */
   version: string;
@@ -111,51 +114,87 @@ interface AcceptedVersions {
   tools?: Record<string, string>;
 }
 
+/** Where older Pincers kept these versions; read once into the acceptance store, then kept under another name. */
+export const OLD_VERSIONS_FILE = 'mcp-packages.json';
+
 /**
- * The package versions the owner accepted each server's tools with, in `mcp-packages.json` in the data directory
- * (0600, replaced atomically; without a data directory, kept in memory). The first version seen is taken as
- * accepted: the tools are new then and reviewed as such.
+ * The package versions the owner accepted each server's tools with, in the one acceptance store: the server's own
+ * row (tool '') holds the version (as its hash too) and the tools accepted by name at another version since. The
+ * first version seen is taken as accepted: the tools are new then and reviewed as such. Removing the server forgets
+ * it with its tools' acceptances (McpPins.forget). On first use it takes over what an older Pincer kept in
+ * `mcp-packages.json`.
  */
 export class PackageVersions {
-  readonly #file: string | undefined;
-  #versions: Record<string, AcceptedVersions>;
-
-  constructor(dataDir?: string) {
-    this.#file = dataDir ? join(dataDir, 'mcp-packages.json') : undefined;
-    const read = this.#file ? readJson(this.#file) : undefined;
-    this.#versions = read && typeof read === 'object' && !Array.isArray(read) ? (read as Record<string, AcceptedVersions>) : {};
+  constructor(
+    private readonly acceptances: AcceptanceStore,
+    dataDir?: string,
+    log: (line: string) => void = () => undefined,
+  ) {
+    if (dataDir) importOldVersions(acceptances, dataDir, log);
   }
 
   /** The version `tool` of `server` was accepted with; undefined before any version of the server was seen. */
   accepted(server: string, tool: string): string | undefined {
-    const entry = Object.hasOwn(this.#versions, server) ? this.#versions[server] : undefined;
-    if (!entry || typeof entry.version !== 'string') return undefined;
+    const entry = this.#read(server);
+    if (!entry) return undefined;
     const byName = entry.tools && Object.hasOwn(entry.tools, tool) ? entry.tools[tool] : undefined;
     return typeof byName === 'string' ? byName : entry.version;
   }
 
   /** A version ran: the first one for a server is its accepted one. */
   seen(server: string, version: string): void {
-    if (Object.hasOwn(this.#versions, server) && typeof this.#versions[server]!.version === 'string') return;
-    this.#versions[server] = { version };
-    this.#save();
+    if (this.#read(server)) return;
+    this.#write(server, { version });
   }
 
   /** The owner accepts `version` for the tools named, or for the whole server. */
   accept(server: string, version: string, tools?: readonly string[]): void {
-    const entry = this.#versions[server];
-    if (!tools || !entry) this.#versions[server] = { version };
-    else this.#versions[server] = { ...entry, tools: { ...entry.tools, ...Object.fromEntries(tools.map((t) => [t, version])) } };
-    this.#save();
+    const entry = this.#read(server);
+    if (!tools || !entry) this.#write(server, { version });
+    else this.#write(server, { ...entry, tools: { ...entry.tools, ...Object.fromEntries(tools.map((t) => [t, version])) } });
   }
 
-  forget(server: string): void {
-    if (!Object.hasOwn(this.#versions, server)) return;
-    delete this.#versions[server];
-    this.#save();
+  #read(server: string): AcceptedVersions | undefined {
+    const accepted = this.acceptances.get('mcp', server, SERVER_ROW)?.accepted;
+    return isPlainObject(accepted) && typeof accepted.version === 'string' ? (accepted as unknown as AcceptedVersions) : undefined;
   }
 
-  #save(): void {
-    if (this.#file) writeConfigFile(this.#file, this.#versions as Record<string, unknown>);
+  #write(server: string, entry: AcceptedVersions): void {
+    this.acceptances.put({ kind: 'mcp', source: server, tool: SERVER_ROW, hash: entry.version, accepted: entry, disabled: false }, 'owner');
+  }
+}
+
+/**
+ * Moves the versions an older Pincer kept in mcp-packages.json into the store, losing none: each server's entry
+ * becomes its row (one the store already has is newer and stays), then the file is renamed so it is not read again
+ * but is kept. An unreadable file is left where it is and accepts nothing: the next version each server runs is taken
+ * as accepted, as an older Pincer did with such a file.
+ */
+function importOldVersions(acceptances: AcceptanceStore, dataDir: string, log: (line: string) => void): void {
+  const file = join(dataDir, OLD_VERSIONS_FILE);
+  if (!existsSync(file)) return;
+  let versions: Record<string, unknown>;
+  try {
+    const parsed = JSON.parse(readFileSync(file, 'utf8')) as unknown;
+    if (!isPlainObject(parsed)) throw new Error('not a JSON object');
+    versions = parsed;
+  } catch (error) {
+    log(`pincer: ${file} could not be read (${(error as Error).message}); the package versions it accepted are taken again from what runs next`);
+    return;
+  }
+  const now = Date.now();
+  const entries = Object.entries(versions).flatMap(([server, entry]) => {
+    // An entry without a version counted as none (the next version seen was accepted): it is left out the same way.
+    if (!isPlainObject(entry) || typeof entry.version !== 'string') return [];
+    const tools = isPlainObject(entry.tools) ? Object.entries(entry.tools).filter(([, v]) => typeof v === 'string') : [];
+    const accepted: AcceptedVersions = { version: entry.version, ...(tools.length > 0 && { tools: Object.fromEntries(tools) as Record<string, string> }) };
+    return [{ kind: 'mcp' as const, source: server, tool: SERVER_ROW, hash: accepted.version, accepted, accepted_at: now, accepted_by: 'owner' }];
+  });
+  acceptances.importOld(entries);
+  try {
+    renameSync(file, `${file}.imported`);
+  } catch (error) {
+    // Another process of this data folder (a command next to the gateway) read it in at the same moment.
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
   }
 }

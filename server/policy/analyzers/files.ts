@@ -1,5 +1,5 @@
-import { checkPathPattern } from '../../security/path-pattern.js';
-import type { PathAccess, PathGuard } from '../../security/paths.js';
+import { checkPathPattern } from '../../security/list-pattern.js';
+import type { PathAccess, PathGuard } from '../../security/path-guard.js';
 import type { Analyzer } from '../policy.js';
 import { strictest } from '../../decision.js';
 

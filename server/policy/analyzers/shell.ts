@@ -1,4 +1,4 @@
-import type { PathGuard } from '../../security/paths.js';
+import type { PathGuard } from '../../security/path-guard.js';
 import type { ShellAnalyzer } from '../../security/shell/analyzer.js';
 import type { Analyzer } from '../policy.js';
 import { strictest } from '../../decision.js';

@@ -4,10 +4,11 @@ import { resolve } from 'node:path';
 import type { Parser } from 'web-tree-sitter';
 import type { Decision, PolicyDecision } from '../../decision.js';
 import { loadBashParser } from './parser.js';
-import { isWithin, normalizeAbsolute, type ShellPaths } from './paths.js';
+import { isWithin } from '../within.js';
+import { normalizeAbsolute, type ShellPaths } from './named-paths.js';
 import { Reader } from './reader.js';
-import { realPath } from './outside.js';
-import { uniqueRuns } from './runs.js';
+import { realPath } from './operand-places.js';
+import { uniqueRuns } from './runs/found.js';
 import { askRule, denyPincerCode } from './rules.js';
 
 export interface ShellAnalyzerOptions {

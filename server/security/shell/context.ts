@@ -6,7 +6,7 @@
 import type { Node } from 'web-tree-sitter';
 import type { OutsidePath, PolicyDecision, RunFile } from '../../decision.js';
 import type { Facts, Result, Stdin } from './facts.js';
-import type { ShellPaths } from './paths.js';
+import type { ShellPaths } from './named-paths.js';
 import type { Word, WordScope } from './words.js';
 
 /** One command line (and the scripts nested in it), for one `analyze` call. */

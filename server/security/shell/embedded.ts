@@ -21,135 +21,183 @@ export interface ScriptScan {
  * prints. A script this reader cannot follow is treated as dangerous.
  */
 export function scanSed(script: string): ScriptScan {
-  const commands: string[] = [];
-  const reads: string[] = [];
-  const fail = (why: string): ScriptScan => ({ problem: why, commands });
-  let i = 0;
-  const n = script.length;
-  const skipSpace = () => {
-    while (i < n && (script[i] === ' ' || script[i] === '\t')) i++;
-  };
-  const toLineEnd = () => {
-    const start = i;
-    while (i < n && script[i] !== '\n') i++;
-    return script.slice(start, i);
-  };
+  const reader = new SedReader(script);
+  const fail = (why: string): ScriptScan => ({ problem: why, commands: reader.commands });
+  while (!reader.done()) {
+    reader.skipSeparators();
+    if (reader.done()) break;
+    if (reader.peek() === '#') {
+      reader.toLineEnd();
+      continue;
+    }
+    if (!reader.readAddresses()) return fail('sed script with an address this check cannot read');
+    const cmd = reader.next();
+    if (cmd === undefined) break;
+    const problem = reader.readCommand(cmd);
+    if (problem !== undefined) return fail(problem);
+    reader.skipSpace();
+    const next = reader.peek();
+    if (next !== undefined && !/[;\n}#]/.test(next)) return fail('sed script this check cannot read');
+  }
+  return { commands: reader.commands, reads: reader.reads };
+}
+
+/** Reads one sed script from left to right: addresses, then a command and what it takes. */
+class SedReader {
+  readonly commands: string[] = [];
+  readonly reads: string[] = [];
+  #i = 0;
+
+  constructor(readonly script: string) {}
+
+  done(): boolean {
+    return this.#i >= this.script.length;
+  }
+
+  peek(): string | undefined {
+    return this.script[this.#i];
+  }
+
+  next(): string | undefined {
+    return this.script[this.#i++];
+  }
+
+  skipSpace(): void {
+    while (this.#i < this.script.length && (this.script[this.#i] === ' ' || this.script[this.#i] === '\t')) this.#i++;
+  }
+
+  skipSeparators(): void {
+    while (this.#i < this.script.length && /[\s;]/.test(this.script[this.#i]!)) this.#i++;
+  }
+
+  /** Skips while `pattern` matches the next character. */
+  skipWhile(pattern: RegExp): void {
+    while (this.#i < this.script.length && pattern.test(this.script[this.#i]!)) this.#i++;
+  }
+
+  toLineEnd(): string {
+    const start = this.#i;
+    while (this.#i < this.script.length && this.script[this.#i] !== '\n') this.#i++;
+    return this.script.slice(start, this.#i);
+  }
+
   /** Reads up to an unescaped delimiter; returns false if the text ends first. */
-  const readDelimited = (delim: string): boolean => {
-    while (i < n) {
-      const c = script[i]!;
+  readDelimited(delim: string): boolean {
+    while (this.#i < this.script.length) {
+      const c = this.script[this.#i]!;
       if (c === '\\') {
-        i += 2;
+        this.#i += 2;
         continue;
       }
       if (c === '\n' && delim !== '\n') return false;
-      i++;
+      this.#i++;
       if (c === delim) return true;
     }
     return false;
-  };
-  const readAddress = (): boolean => {
-    const c = script[i];
+  }
+
+  /** One address: a line number, `$`, or a /regex/ (or \cregexc) with its flags. */
+  readAddress(): boolean {
+    const c = this.peek();
     if (c === undefined) return true;
     if (/[0-9]/.test(c)) {
-      while (i < n && /[0-9~]/.test(script[i]!)) i++;
+      this.skipWhile(/[0-9~]/);
     } else if (c === '$') {
-      i++;
+      this.#i++;
     } else if (c === '/' || c === '\\') {
       let delim = '/';
       if (c === '\\') {
-        delim = script[i + 1] ?? '';
+        delim = this.script[this.#i + 1] ?? '';
         if (!delim || delim === '\n') return false;
-        i += 2;
+        this.#i += 2;
       } else {
-        i++;
+        this.#i++;
       }
-      if (!readDelimited(delim)) return false;
-      while (i < n && /[IM]/.test(script[i]!)) i++;
+      if (!this.readDelimited(delim)) return false;
+      this.skipWhile(/[IM]/);
     }
     return true;
-  };
+  }
 
-  while (i < n) {
-    while (i < n && /[\s;]/.test(script[i]!)) i++;
-    if (i >= n) break;
-    if (script[i] === '#') {
-      toLineEnd();
-      continue;
+  /** An address, or a range `a,b` (`a,+n`, `a,~n`), then any `!`. */
+  readAddresses(): boolean {
+    if (!this.readAddress()) return false;
+    this.skipSpace();
+    if (this.peek() === ',') {
+      this.#i++;
+      this.skipSpace();
+      if (this.peek() === '+' || this.peek() === '~') this.#i++;
+      if (!this.readAddress()) return false;
+      this.skipSpace();
     }
-    if (!readAddress()) return fail('sed script with an address this check cannot read');
-    skipSpace();
-    if (script[i] === ',') {
-      i++;
-      skipSpace();
-      if (script[i] === '+' || script[i] === '~') i++;
-      if (!readAddress()) return fail('sed script with an address this check cannot read');
-      skipSpace();
+    while (this.peek() === '!') {
+      this.#i++;
+      this.skipSpace();
     }
-    while (script[i] === '!') {
-      i++;
-      skipSpace();
-    }
-    const cmd = script[i++];
-    if (cmd === undefined) break;
+    return true;
+  }
+
+  /** Reads what the command takes; says why it is not read-only, or undefined when it only reads and prints. */
+  readCommand(cmd: string): string | undefined {
     switch (cmd) {
       case '{':
       case '}':
       case '=': case 'd': case 'D': case 'g': case 'G': case 'h': case 'H': case 'n': case 'N': case 'p': case 'P':
       case 'x': case 'z': case 'F':
-        break;
+        return undefined;
       case 'l': case 'q': case 'Q': case 'L':
-        skipSpace();
-        while (i < n && /[0-9]/.test(script[i]!)) i++;
-        break;
+        this.skipSpace();
+        this.skipWhile(/[0-9]/);
+        return undefined;
       case ':':
-        while (i < n && script[i] !== '\n' && script[i] !== ';') i++;
-        break;
-      case 'b': case 't': case 'T':
-        while (i < n && script[i] !== '\n' && script[i] !== ';' && script[i] !== '}') i++;
-        break;
       case 'v':
-        while (i < n && script[i] !== '\n' && script[i] !== ';') i++;
-        break;
+        this.skipWhile(/[^\n;]/);
+        return undefined;
+      case 'b': case 't': case 'T':
+        this.skipWhile(/[^\n;}]/);
+        return undefined;
       case 'a': case 'i': case 'c':
         // Text to the end of the line; a trailing backslash continues it.
-        while (i < n) {
-          const line = toLineEnd();
+        while (!this.done()) {
+          const line = this.toLineEnd();
           if (!line.endsWith('\\')) break;
-          i++;
+          this.#i++;
         }
-        break;
+        return undefined;
       case 'r': case 'R':
-        reads.push(toLineEnd().trim());
-        break;
+        this.reads.push(this.toLineEnd().trim());
+        return undefined;
       case 'w': case 'W':
-        return fail(`sed's "${cmd}" command writes to a file`);
+        return `sed's "${cmd}" command writes to a file`;
       case 'e':
-        commands.push(toLineEnd().trim());
-        return fail('sed\'s "e" command runs a shell command');
-      case 's': {
-        const delim = script[i++];
-        if (!delim || delim === '\n' || delim === '\\') return fail('sed s command this check cannot read');
-        if (!readDelimited(delim) || !readDelimited(delim)) return fail('sed s command this check cannot read');
-        while (i < n && /[gpiImM0-9]/.test(script[i]!)) i++;
-        if (script[i] === 'e') return fail('sed\'s s///e flag runs the result as a shell command');
-        if (script[i] === 'w') return fail('sed\'s s///w flag writes to a file');
-        break;
-      }
-      case 'y': {
-        const delim = script[i++];
-        if (!delim || delim === '\n' || delim === '\\') return fail('sed y command this check cannot read');
-        if (!readDelimited(delim) || !readDelimited(delim)) return fail('sed y command this check cannot read');
-        break;
-      }
+        this.commands.push(this.toLineEnd().trim());
+        return 'sed\'s "e" command runs a shell command';
+      case 's':
+        return this.#readSubstitute();
+      case 'y':
+        return this.#readTwoParts('sed y command this check cannot read');
       default:
-        return fail(`sed command "${cmd}" that this check does not know`);
+        return `sed command "${cmd}" that this check does not know`;
     }
-    skipSpace();
-    const next = script[i];
-    if (next !== undefined && !/[;\n}#]/.test(next)) return fail('sed script this check cannot read');
   }
-  return { commands, reads };
+
+  /** `s/regex/replacement/flags`: the `e` flag runs the result, the `w` flag writes it. */
+  #readSubstitute(): string | undefined {
+    const unreadable = this.#readTwoParts('sed s command this check cannot read');
+    if (unreadable !== undefined) return unreadable;
+    this.skipWhile(/[gpiImM0-9]/);
+    if (this.peek() === 'e') return 'sed\'s s///e flag runs the result as a shell command';
+    if (this.peek() === 'w') return 'sed\'s s///w flag writes to a file';
+    return undefined;
+  }
+
+  /** A delimiter and two delimited parts (`s` and `y`); `unreadable` when they cannot be read. */
+  #readTwoParts(unreadable: string): string | undefined {
+    const delim = this.next();
+    if (!delim || delim === '\n' || delim === '\\') return unreadable;
+    if (!this.readDelimited(delim) || !this.readDelimited(delim)) return unreadable;
+    return undefined;
+  }
 }
 
 // ---------------------------------------------------------------------------------------------------------------

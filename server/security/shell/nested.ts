@@ -5,8 +5,8 @@
 import type { Script } from './context.js';
 import { codeThreat, codeUsesNetwork, stringLiterals } from './embedded.js';
 import { merge, noFacts, type Facts, type Result, type Stdin } from './facts.js';
-import { secretInText } from './paths.js';
-import { short } from './programs.js';
+import { secretInText } from './named-paths.js';
+import { short } from './programs/check.js';
 import { askRule, denyRule, readOnly } from './rules.js';
 import type { Word } from './words.js';
 

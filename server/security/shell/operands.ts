@@ -3,7 +3,7 @@ import { literalWord, type Word } from './words.js';
 
 /**
  * Which words of a read-only command name files it reads. `cat /etc/passwd` reads outside the roots exactly as
- * `file_read` would, so its path operands are judged like the file tools' paths (outside.ts). A grep pattern,
+ * `file_read` would, so its path operands are judged like the file tools' paths (operand-places.ts). A grep pattern,
  * a sed script, `date +%F` or an `echo` text are not paths: reading them as paths would ask for nothing.
  */
 

@@ -5,8 +5,8 @@
 import type { Node } from 'web-tree-sitter';
 import type { Script } from './context.js';
 import { merge, noFacts, type Facts, type Stdin } from './facts.js';
-import { isBlockDevice, namesProtectedPath, normalizeAbsolute, secretIn, secretInText } from './paths.js';
-import { short } from './programs.js';
+import { isBlockDevice, namesProtectedPath, normalizeAbsolute, secretIn, secretInText } from './named-paths.js';
+import { short } from './programs/check.js';
 import { codeWrite, lookalike, mentioned, namesFromListing, noteWrites, operand, pincerData, trustWrite } from './reach.js';
 import { askRule, denyPincerData, denyRule } from './rules.js';
 import { evaluateWord, literalWord, type Word } from './words.js';

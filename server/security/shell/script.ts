@@ -18,23 +18,16 @@ import {
   secretIn,
   secretInText,
   type ShellPaths,
-} from './paths.js';
-import {
-  dangerousVariable,
-  DUMPS_ENVIRONMENT,
-  INTERPRETER,
-  isVersionQuery,
-  METADATA_ONLY,
-  MODIFIES_FILES,
-  NETWORK,
-  RAW_SOCKET,
-  readOnlyCheck,
-  readsRecursively,
-  SHELLS,
-  short,
-} from './programs.js';
+} from './named-paths.js';
+import { short } from './programs/check.js';
+import { dangerousVariable, DUMPS_ENVIRONMENT } from './programs/environment.js';
+import { readOnlyCheck } from './programs/index.js';
+import { INTERPRETER, isVersionQuery, SHELLS } from './programs/interpreters.js';
+import { NETWORK, RAW_SOCKET } from './programs/network.js';
+import { METADATA_ONLY, readsRecursively } from './programs/readers.js';
+import { MODIFIES_FILES } from './programs/writers.js';
 import { codeNamed, gitConfig, lookalike, mentioned, pincerData, readsOutside, sweptData, trustWrites } from './reach.js';
-import { noteRuns } from './runs.js';
+import { noteRuns } from './runs/index.js';
 import { output, pipeline, redirect, redirected } from './redirects.js';
 import { ASK_PRIORITY, askRule, denyRule, readOnly } from './rules.js';
 import { arithmetic, assignment, declaration, expansion, testCommand, unset } from './variables.js';

@@ -1,5 +1,6 @@
 import { posix } from 'node:path';
-import { criticalFolder, isWithin, matchesEveryName, normalizeAbsolute, type CriticalKind, type ShellPaths } from './paths.js';
+import { isWithin } from '../within.js';
+import { criticalFolder, matchesEveryName, normalizeAbsolute, type CriticalKind, type ShellPaths } from './named-paths.js';
 import { hasGlob, type Sweep, type Word } from './words.js';
 
 /**

@@ -5,7 +5,8 @@
 import type { Node } from 'web-tree-sitter';
 import type { Script } from './context.js';
 import { merge, noFacts, type Facts } from './facts.js';
-import { riskyAssignment, short } from './programs.js';
+import { short } from './programs/check.js';
+import { riskyAssignment } from './programs/environment.js';
 import { pincerData } from './reach.js';
 import { askRule } from './rules.js';
 import { evaluateWord } from './words.js';

@@ -7,25 +7,53 @@ import type { Script } from './context.js';
 import { merge, noFacts, type Facts, type Stdin } from './facts.js';
 import { embedded, nested } from './nested.js';
 import { operand } from './reach.js';
-import { riskyAssignment, short } from './programs.js';
+import { short } from './programs/check.js';
+import { riskyAssignment } from './programs/environment.js';
 import { askRule, KEEPS_OWN_RULE, readOnly } from './rules.js';
 import { literalWord, type Sweep, type Word } from './words.js';
 import type { WrapperSpec } from './wrappers.js';
 
+/** What a wrapper's own options say, read up to the command it runs. */
+interface WrapperOptions {
+  /** Where the command it runs starts (after `--` and the spec's leading operands). */
+  end: number;
+  /** Shell text given to it to run (`su -c`, `env -S`, `flock -c`). */
+  scripts: string[];
+  /** An option that only looks the command up (`command -v`). */
+  lookup: boolean;
+  /** An option that acts on a running process or the system instead of starting a command (`ionice -p`, `sudo -l`). */
+  noCommand: boolean;
+  /** An option that writes a file, as written. */
+  bad?: string;
+  /** A word only known at run time, where the command (or an option's value) could be. */
+  dynamic?: Word;
+}
+
 /** sudo, env, timeout, xargs…: the command they run is classified; some are harmless themselves, some never. */
 export function wrapper(script: Script, program: string, spec: WrapperSpec, args: Word[], stdin: Stdin | undefined): Facts {
   const facts = noFacts();
-  const scripts: string[] = [];
+  const options = readWrapperOptions(script, program, spec, args);
+  const inner = options.dynamic ? [] : args.slice(options.end);
+  for (const text of options.scripts) {
+    const result = nested(script, text);
+    script.push(result.decision);
+    merge(facts, result.facts);
+  }
+  if (spec.generic || options.dynamic) scanForCatastrophes(script, args, program === 'parallel' ? stdin?.names : undefined);
+  if (judgedAlone(script, program, spec, args, options, inner, facts)) return facts;
+  followInner(script, program, spec, args, options, inner, stdin, facts);
+  return facts;
+}
+
+/** Reads the wrapper's options (asking about risky environment assignments on the way) up to its command. */
+function readWrapperOptions(script: Script, program: string, spec: WrapperSpec, args: Word[]): WrapperOptions {
+  const o: WrapperOptions = { end: 0, scripts: [], lookup: false, noCommand: false };
   let i = 0;
-  let lookup = false;
-  let noCommand = false;
-  let bad: string | undefined;
-  let dynamic: Word | undefined;
   for (; i < args.length; i++) {
     const word = args[i]!;
     const v = word.value;
     if (v === undefined || word.split) {
-      dynamic = word;
+      o.dynamic = word;
       break;
     }
     if (v === '--') {
@@ -53,10 +81,10 @@ export function wrapper(script: Script, program: string, spec: WrapperSpec, args
       const attached = eq === -1 ? undefined : v.slice(eq + 1);
       if (spec.scriptLong?.includes(long)) {
         const text = attached ?? args[++i]?.value;
-        if (text === undefined) dynamic = args[i] ?? word;
-        else scripts.push(text);
-      } else if (spec.lookupLong?.includes(long)) lookup = true;
-      else if (spec.badLong?.includes(long)) bad = v;
+        if (text === undefined) o.dynamic = args[i] ?? word;
+        else o.scripts.push(text);
+      } else if (spec.lookupLong?.includes(long)) o.lookup = true;
+      else if (spec.badLong?.includes(long)) o.bad = v;
       else if (spec.valueLong?.includes(long) && attached === undefined) i++;
       continue;
     }
@@ -64,93 +92,96 @@ export function wrapper(script: Script, program: string, spec: WrapperSpec, args
       const c = v[k]!;
       if (spec.scriptShort?.includes(c)) {
         const text = v.slice(k + 1) || args[++i]?.value;
-        if (text === undefined) dynamic = args[i] ?? word;
-        else scripts.push(text);
+        if (text === undefined) o.dynamic = args[i] ?? word;
+        else o.scripts.push(text);
         break;
       }
-      if (spec.lookupShort?.includes(c)) lookup = true;
-      if (spec.noCommandShort?.includes(c)) noCommand = true;
-      if (spec.badShort?.includes(c)) bad = `-${c}`;
+      if (spec.lookupShort?.includes(c)) o.lookup = true;
+      if (spec.noCommandShort?.includes(c)) o.noCommand = true;
+      if (spec.badShort?.includes(c)) o.bad = `-${c}`;
       if (spec.valueShort?.includes(c)) {
         if (k === v.length - 1) i++;
         break;
       }
     }
   }
-  i += spec.lead ?? 0;
-  const inner = dynamic ? [] : args.slice(i);
-  const privileged = spec.kind === 'privilege';
+  o.end = i + (spec.lead ?? 0);
+  return o;
+}
 
-  for (const text of scripts) {
-    const result = nested(script, text);
-    script.push(result.decision);
-    merge(facts, result.facts);
+/**
+ * What the wrapper itself asks for (running as another user, a bad option); true when there is nothing further to
+ * follow: a command only known at run time, a lookup, no command at all, or a wrapper this check does not follow.
+ */
+function judgedAlone(script: Script, program: string, spec: WrapperSpec, args: Word[], o: WrapperOptions, inner: Word[], facts: Facts): boolean {
+  if (o.dynamic) {
+    script.push(askRule('dynamic-argument', `${program} gets ${short(o.dynamic.text, 40)}, only known at run time, where the command to run could be`));
+    return true;
   }
-  if (spec.generic || dynamic) scanForCatastrophes(script, args, program === 'parallel' ? stdin?.names : undefined);
-  if (dynamic) {
-    script.push(
-      askRule('dynamic-argument', `${program} gets ${short(dynamic.text, 40)}, only known at run time, where the command to run could be`),
-    );
-    return facts;
-  }
+  const privileged = spec.kind === 'privilege';
   if (privileged) {
-    script.push(
-      askRule('privilege', `${program} runs ${inner.length ? short(inner.map((w) => w.text).join(' '), 50) : 'a shell'} as another user`),
-    );
+    script.push(askRule('privilege', `${program} runs ${inner.length ? short(inner.map((w) => w.text).join(' '), 50) : 'a shell'} as another user`));
   }
-  if (bad) script.push(askRule('dangerous-flag', `${program} ${bad} ${spec.badWhy ?? 'writes a file'}`));
-  if (lookup) {
+  if (o.bad) script.push(askRule('dangerous-flag', `${program} ${o.bad} ${spec.badWhy ?? 'writes a file'}`));
+  if (o.lookup) {
     script.push(readOnly([program]));
-    return facts;
+    return true;
   }
-  if (noCommand) {
+  if (o.noCommand) {
     script.push(askRule('wrapper', `${program} with these options changes a running process or the system`));
-    return facts;
+    return true;
   }
   if (spec.generic) {
-    script.push(
-      askRule(
-        'wrapper',
-        `${program} runs another command in a way this check does not follow (${short(args.map((w) => w.text).join(' '), 50)})`,
-      ),
-    );
-    return facts;
+    script.push(askRule('wrapper', `${program} runs another command in a way this check does not follow (${short(args.map((w) => w.text).join(' '), 50)})`));
+    return true;
   }
-  if (inner.length === 0) {
-    if (scripts.length === 0 && !privileged) {
-      if (program === 'env') facts.dumpsEnv = true;
-      if (spec.alone === 'ask') {
-        script.push(askRule('wrapper', `${program} without a command waits for input or does something this check does not follow`));
-      } else {
-        script.push(readOnly([program]));
-      }
+  if (inner.length > 0) return false;
+  if (o.scripts.length === 0 && !privileged) {
+    if (program === 'env') facts.dumpsEnv = true;
+    if (spec.alone === 'ask') {
+      script.push(askRule('wrapper', `${program} without a command waits for input or does something this check does not follow`));
+    } else {
+      script.push(readOnly([program]));
     }
-    return facts;
   }
+  return true;
+}
+
+/**
+ * Classifies the command the wrapper runs (each command xargs builds); a transparent wrapper passes its verdicts on
+ * (an ask reworded as the wrapper's), any other asks for itself as well.
+ */
+function followInner(
+  script: Script,
+  program: string,
+  spec: WrapperSpec,
+  args: Word[],
+  o: WrapperOptions,
+  inner: Word[],
+  stdin: Stdin | undefined,
+  facts: Facts,
+): void {
   if (program === 'xargs') {
     facts.consumesNames = true;
     facts.namesOnInput = true;
-    xargsInputFile(script, args.slice(0, i));
+    xargsInputFile(script, args.slice(0, o.end));
   }
-  const commands = program === 'xargs' ? xargsCommands(args.slice(0, i), inner, stdin) : [inner];
+  const commands = program === 'xargs' ? xargsCommands(args.slice(0, o.end), inner, stdin) : [inner];
   const { decisions } = script.collect(() => {
     for (const innerArgs of commands) {
-      merge(facts, spec.joinsScript && !scripts.length ? joined(script, innerArgs) : script.argv(innerArgs, program === 'xargs' ? undefined : stdin));
+      merge(facts, spec.joinsScript && !o.scripts.length ? joined(script, innerArgs) : script.argv(innerArgs, program === 'xargs' ? undefined : stdin));
     }
   });
-  if (spec.transparent && !bad) {
+  if (spec.transparent && !o.bad) {
     for (const d of decisions) {
-      script.push(
-        d.decision === 'ask' && !KEEPS_OWN_RULE.includes(d.rule) && d.rule !== 'shell:wrapper' ? rewordForWrapper(program, d) : d,
-      );
+      script.push(d.decision === 'ask' && !KEEPS_OWN_RULE.includes(d.rule) && d.rule !== 'shell:wrapper' ? rewordForWrapper(program, d) : d);
     }
-  } else {
-    if (!privileged) {
-      script.push(askRule('wrapper', `${program} ${spec.why ?? 'runs another command'}: ${short(inner.map((w) => w.text).join(' '), 50)}`));
-    }
-    for (const d of decisions) script.push(d);
+    return;
   }
-  return facts;
+  if (spec.kind !== 'privilege') {
+    script.push(askRule('wrapper', `${program} ${spec.why ?? 'runs another command'}: ${short(inner.map((w) => w.text).join(' '), 50)}`));
+  }
+  for (const d of decisions) script.push(d);
 }
 
 /** A transparent wrapper's inner ask, said as the wrapper's: the rule names what the wrapped command does. */

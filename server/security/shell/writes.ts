@@ -1,10 +1,10 @@
-import { MODIFIES_FILES } from './programs.js';
+import { MODIFIES_FILES } from './programs/writers.js';
 import { scanOptions } from './options.js';
 import { literalWord, type Word } from './words.js';
 
 /**
  * The files a command writes, by its option grammar, for the check that refuses writes to the system's trust files
- * (paths.ts `trustFile`). Writes elsewhere are judged by the allowlist: anything not read-only asks anyway.
+ * (named-paths.ts `trustFile`). Writes elsewhere are judged by the allowlist: anything not read-only asks anyway.
  */
 
 export interface Writes {

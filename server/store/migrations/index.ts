@@ -15,8 +15,9 @@ import { fileWrites } from './011-file-writes.js';
 import { approvalKinds } from './012-approval-kinds.js';
 import { callRecovery } from './013-call-recovery.js';
 import { clientBudget } from './014-client-budget.js';
+import { acceptances } from './015-acceptances.js';
 import type { Migration } from './migration.js';
 
 export type { Migration } from './migration.js';
 
-export const MIGRATIONS: readonly Migration[] = [initial, approvalsRulesProfiles, memory, clientMemoryScope, plugins, memoryGramsAndBulk, conversations, clientHistoryAndWriterStatistics, pluginFiles, fileWrites, approvalKinds, callRecovery, clientBudget];
+export const MIGRATIONS: readonly Migration[] = [initial, approvalsRulesProfiles, memory, clientMemoryScope, plugins, memoryGramsAndBulk, conversations, clientHistoryAndWriterStatistics, pluginFiles, fileWrites, approvalKinds, callRecovery, clientBudget, acceptances];

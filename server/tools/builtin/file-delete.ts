@@ -1,5 +1,6 @@
-import type { PathGuard } from '../../security/paths.js';
-import { recheck, removeEntry, type RemoveOutcome } from '../../security/safe-fs.js';
+import type { PathGuard } from '../../security/path-guard.js';
+import { recheck } from '../../security/safe-fs/pinned.js';
+import { removeEntry, type RemoveOutcome } from '../../security/safe-fs/remove.js';
 import { defineTool } from '../types.js';
 
 interface FileDeleteArgs {

@@ -1,7 +1,8 @@
 import { ToolError } from '../../errors.js';
-import { checkPathPattern } from '../../security/path-pattern.js';
-import type { PathGuard } from '../../security/paths.js';
-import { listTree, recheck, type ListEntry } from '../../security/safe-fs.js';
+import { checkPathPattern } from '../../security/list-pattern.js';
+import type { PathGuard } from '../../security/path-guard.js';
+import { listTree, type ListEntry } from '../../security/safe-fs/list.js';
+import { recheck } from '../../security/safe-fs/pinned.js';
 import { compileGlob, GlobError, MAX_GLOB_LENGTH } from '../../util/glob.js';
 import { defineTool } from '../types.js';
 

@@ -1,6 +1,7 @@
 import { ToolError } from '../../errors.js';
-import type { PathGuard } from '../../security/paths.js';
-import { readWindow, recheck } from '../../security/safe-fs.js';
+import type { PathGuard } from '../../security/path-guard.js';
+import { recheck } from '../../security/safe-fs/pinned.js';
+import { readWindow } from '../../security/safe-fs/read.js';
 import { defineTool } from '../types.js';
 
 export const READ_ENCODINGS = ['utf8', 'latin1', 'base64', 'utf16le'] as const;

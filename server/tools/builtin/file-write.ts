@@ -1,6 +1,7 @@
 import { ToolError } from '../../errors.js';
-import type { PathGuard } from '../../security/paths.js';
-import { recheck, writeAtomic, type WriteMode } from '../../security/safe-fs.js';
+import type { PathGuard } from '../../security/path-guard.js';
+import { recheck } from '../../security/safe-fs/pinned.js';
+import { writeAtomic, type WriteMode } from '../../security/safe-fs/write.js';
 import { defineTool } from '../types.js';
 
 export const WRITE_ENCODINGS = ['utf8', 'latin1', 'base64', 'utf16le'] as const;

@@ -1,14 +1,10 @@
 import type { DesktopBridge } from '../../desktop.js';
+import type { Announcer } from '../../events/bus.js';
 import { defineTool } from '../types.js';
 
+
 /** A notification for the person at the machine: the log always shows it, the desktop also natively. */
-export interface Notification {
-  call_id: string;
-  client: string;
-  title: string;
-  message: string;
-  urgency: 'low' | 'normal' | 'critical';
-}
+export type { Notification } from '../../contract/events.js';
 
 interface NotifyArgs {
   title: string;
@@ -16,7 +12,8 @@ interface NotifyArgs {
   urgency: 'low' | 'normal' | 'critical';
 }
 
-export function createNotifyTool(options: { announce: (notification: Notification) => void; desktop: DesktopBridge | undefined }) {
+/** `events`: where every notification is announced (the activity log shows it, desktop or not). */
+export function createNotifyTool(options: { events: Announcer<'notify'>; desktop: DesktopBridge | undefined }) {
   return defineTool<NotifyArgs, { delivered: boolean; reason?: string }>({
     name: 'notify',
     description:
@@ -38,7 +35,7 @@ export function createNotifyTool(options: { announce: (notification: Notificatio
     annotations: { title: 'Notify the user', readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
     timeoutMs: 10_000,
     async handler(args, ctx) {
-      options.announce({ call_id: ctx.callId, client: ctx.client, ...args });
+      options.events.emit('notify', { call_id: ctx.callId, client: ctx.client, ...args });
       if (!options.desktop) {
         return { delivered: false, reason: 'Pincer is running headless (no desktop app), so the notification was only logged.' };
       }

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { ToolError } from '../../errors.js';
 import { defaultRunner, scrubbedEnvironment, type ProcessRunner, type SandboxWrapper } from '../../process/index.js';
 import { MAX_PYTHON_CODE_CHARS, PYTHON_PURE_MODULES, resolvePython } from '../../security/python.js';
-import { defineTool, type SandboxGrant } from '../types.js';
+import { defineTool, type SandboxGrant, type ToolContext } from '../types.js';
 
 interface RunPythonArgs {
   code: string;
@@ -182,62 +182,79 @@ export function createRunPythonTool(options: RunPythonOptions = {}) {
     // Room for both capped streams even when every byte is JSON-escaped.
     maxOutputBytes: 2 * outputCap * 6 + 64 * 1024,
     sandboxed: true,
-    handler: async ({ code, timeout_ms: timeoutMs = DEFAULT_PYTHON_TIMEOUT_MS, stdin = '' }, ctx) => {
-      if (typeof code !== 'string' || code.length === 0 || code.length > MAX_PYTHON_CODE_CHARS) {
-        throw new ToolError('INVALID_ARGUMENTS', `code must be between 1 and ${MAX_PYTHON_CODE_CHARS} characters of Python.`);
-      }
-      const limitMs = Math.min(Math.max(Math.trunc(Number(timeoutMs) || DEFAULT_PYTHON_TIMEOUT_MS), MIN_PYTHON_TIMEOUT_MS), MAX_PYTHON_TIMEOUT_MS);
-      if (ctx.signal.aborted) throw cancelled();
-      let interpreter: string;
-      try {
-        interpreter = await resolvePython(python, runner);
-      } catch (error) {
-        throw new ToolError(
-          'PYTHON_NOT_AVAILABLE',
-          `Python could not be started (${(error as Error).message}). Install Python 3 and make sure "${python}" is on the gateway's PATH.`,
-        );
-      }
-      // Security: the OS sandbox (the roots, system folders, no network) widened to what the decision allowed.
-      const wrapper = options.sandbox?.(ctx.grant);
-      return runner.withScratch('run_python', 'python', async (scratch) => {
-        const script = join(scratch, 'main.py');
-        await writeFile(script, code, { encoding: 'utf8', mode: 0o600, flag: 'wx' });
-        const cpuSeconds = Math.ceil(limitMs / 1000) + 1;
-        const run = await runner
-          .run({
-            kind: 'run_python',
-            command: interpreter,
-            args: ['-I', '-B', '-u', '-X', 'utf8', '-c', WRAPPER, String(memoryBytes), String(cpuSeconds), String(fileBytes), script],
-            cwd: scratch,
-            scratch,
-            env: pythonEnvironment(scratch),
-            stdin,
-            timeoutMs: limitMs,
-            // A timeout is SIGKILL at once: the code may ignore SIGTERM, and nothing of it needs a clean exit.
-            killGraceMs: 0,
-            // A program the code starts in a session of its own, somewhere else, is still found by this tag.
-            tag: true,
-            maxOutputBytes: outputCap,
-            keep: 'start',
-            signal: ctx.signal,
-            ...(ctx.output && { onOutput: ctx.output }),
-            ...(wrapper ? { sandbox: wrapper } : {}),
-          })
-          .catch((error: Error) => {
-            throw new ToolError('PYTHON_NOT_AVAILABLE', `Python could not be started: ${error.message}`);
-          });
-        if (run.cancelled) throw cancelled();
-        return {
-          stdout: run.stdout,
-          stderr: run.stderr,
-          exit_code: run.exitCode,
-          signal: run.signal,
-          timed_out: run.timedOut,
-          truncated: run.truncated,
-          duration_ms: run.durationMs,
-        };
+    handler: (args, ctx) => runProgram(options, { python, outputCap, memoryBytes, fileBytes, runner }, args, ctx),
+  });
+}
+
+/** What every run of one run_python tool shares: the interpreter asked for, the caps, the runner. */
+interface PythonSetup {
+  python: string;
+  outputCap: number;
+  memoryBytes: number;
+  fileBytes: number;
+  runner: ProcessRunner;
+}
+
+/** One run_python call: the arguments checked, the interpreter found, the program run contained in a scratch folder. */
+async function runProgram(
+  options: RunPythonOptions,
+  { python, outputCap, memoryBytes, fileBytes, runner }: PythonSetup,
+  { code, timeout_ms: timeoutMs = DEFAULT_PYTHON_TIMEOUT_MS, stdin = '' }: RunPythonArgs,
+  ctx: ToolContext,
+): Promise<RunPythonResult> {
+  if (typeof code !== 'string' || code.length === 0 || code.length > MAX_PYTHON_CODE_CHARS) {
+    throw new ToolError('INVALID_ARGUMENTS', `code must be between 1 and ${MAX_PYTHON_CODE_CHARS} characters of Python.`);
+  }
+  const limitMs = Math.min(Math.max(Math.trunc(Number(timeoutMs) || DEFAULT_PYTHON_TIMEOUT_MS), MIN_PYTHON_TIMEOUT_MS), MAX_PYTHON_TIMEOUT_MS);
+  if (ctx.signal.aborted) throw cancelled();
+  let interpreter: string;
+  try {
+    interpreter = await resolvePython(python, runner);
+  } catch (error) {
+    throw new ToolError(
+      'PYTHON_NOT_AVAILABLE',
+      `Python could not be started (${(error as Error).message}). Install Python 3 and make sure "${python}" is on the gateway's PATH.`,
+    );
+  }
+  // Security: the OS sandbox (the roots, system folders, no network) widened to what the decision allowed.
+  const wrapper = options.sandbox?.(ctx.grant);
+  return runner.withScratch('run_python', 'python', async (scratch) => {
+    const script = join(scratch, 'main.py');
+    await writeFile(script, code, { encoding: 'utf8', mode: 0o600, flag: 'wx' });
+    const cpuSeconds = Math.ceil(limitMs / 1000) + 1;
+    const run = await runner
+      .run({
+        kind: 'run_python',
+        command: interpreter,
+        args: ['-I', '-B', '-u', '-X', 'utf8', '-c', WRAPPER, String(memoryBytes), String(cpuSeconds), String(fileBytes), script],
+        cwd: scratch,
+        scratch,
+        env: pythonEnvironment(scratch),
+        stdin,
+        timeoutMs: limitMs,
+        // A timeout is SIGKILL at once: the code may ignore SIGTERM, and nothing of it needs a clean exit.
+        killGraceMs: 0,
+        // A program the code starts in a session of its own, somewhere else, is still found by this tag.
+        tag: true,
+        maxOutputBytes: outputCap,
+        keep: 'start',
+        signal: ctx.signal,
+        ...(ctx.output && { onOutput: ctx.output }),
+        ...(wrapper ? { sandbox: wrapper } : {}),
+      })
+      .catch((error: Error) => {
+        throw new ToolError('PYTHON_NOT_AVAILABLE', `Python could not be started: ${error.message}`);
       });
-    },
+    if (run.cancelled) throw cancelled();
+    return {
+      stdout: run.stdout,
+      stderr: run.stderr,
+      exit_code: run.exitCode,
+      signal: run.signal,
+      timed_out: run.timedOut,
+      truncated: run.truncated,
+      duration_ms: run.durationMs,
+    };
   });
 }
 

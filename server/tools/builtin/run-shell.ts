@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { ToolError } from '../../errors.js';
 import { defaultRunner, scrubbedEnvironment, type ProcessRunner, type SandboxWrapper } from '../../process/index.js';
 import { plainText } from '../shell/plain-text.js';
-import { defineTool, type SandboxGrant } from '../types.js';
+import { defineTool, type SandboxGrant, type ToolContext } from '../types.js';
 
 export interface RunShellOptions {
   /** Turns the call's `cwd` into a folder inside a root, or says why it cannot be used. */
@@ -118,56 +118,64 @@ export function createRunShellTool(options: RunShellOptions) {
     // Output and output_plain each hold at most maxOutputBytes; JSON escaping of control bytes can grow them.
     maxOutputBytes: maxOutputBytes * 8 + 64 * 1024,
     sandboxed: true,
-    async handler({ command, cwd, timeout_ms }, ctx) {
-      if (command.includes('\0')) {
-        throw new ToolError('INVALID_ARGUMENTS', 'The command contains a NUL byte; bash would cut it there. Remove it.');
-      }
-      const where = await options.resolveCwd(cwd);
-      if (!where.ok) throw new ToolError('CWD_NOT_ALLOWED', where.message, { cwd: cwd ?? null });
-      if (ctx.signal.aborted) throw new ToolError('CALL_CANCELLED', 'The call was cancelled before the command started.');
-      // Security: the OS sandbox (the roots, system folders, no network) widened to what the decision allowed.
-      const wrapper = options.sandbox?.(ctx.grant);
-      // TMPDIR is a scratch folder of this call, removed with everything in it when the call ends.
-      const run = await runner.withScratch('run_shell', 'shell-tmp', (scratch) =>
-        runner.run({
-          kind: 'run_shell',
-          command: shell,
-          // Standard input is /dev/null, so a program waiting for input reads end-of-file instead of hanging until
-          // the timeout. The first shell stays as the command's parent and keeps the terminal open until the command
-          // has exited: a program that closes its output before exiting (GNU cat does) would otherwise see the
-          // terminal hang up under it and be reported as killed by SIGHUP. Its HUP trap is a handler, not an ignore,
-          // so the command itself still gets the default.
-          args: ['-c', 'trap : HUP; "$0" "$@" </dev/null', shell, '-c', command],
-          cwd: where.path,
-          scratch,
-          // Security: a short allowlist, so the gateway's token, API keys and cloud credentials never reach a command.
-          env: scrubbedEnvironment({ set: { ...SHELL_VARIABLES, TMPDIR: scratch } }),
-          terminal: { cols: 160, rows: 48 },
-          timeoutMs: timeout_ms ?? DEFAULT_TIMEOUT_MS,
-          maxOutputBytes,
-          keep: 'ends',
-          signal: ctx.signal,
-          ...(ctx.output ? { onOutput: ctx.output } : {}),
-          // A background job that double-forks out of the session is still found by the tag in its environment.
-          tag: true,
-          watch: true,
-          ...(wrapper ? { sandbox: wrapper } : {}),
-        }).catch((error: Error) => {
-          throw new ToolError('SPAWN_FAILED', `The shell could not be started: ${error.message}`);
-        }),
-      );
-      if (run.cancelled) throw new ToolError('CALL_CANCELLED', 'The command was stopped because the call was cancelled.');
-      const output = run.stdout.replace(/\r\n/g, '\n');
-      const plain = plainText(output);
-      return {
-        output,
-        ...(plain !== output ? { output_plain: plain } : {}),
-        exit_code: run.exitCode,
-        ...(run.signal ? { signal: run.signal } : {}),
-        timed_out: run.timedOut,
-        truncated: run.truncated,
-        duration_ms: run.durationMs,
-      };
-    },
+    handler: (args, ctx) => runCommand(options, { shell, runner, maxOutputBytes }, args, ctx),
   });
+}
+
+/** One run_shell call: the folder checked, the command run in a terminal under the sandbox, its output read. */
+async function runCommand(
+  options: RunShellOptions,
+  { shell, runner, maxOutputBytes }: { shell: string; runner: ProcessRunner; maxOutputBytes: number },
+  { command, cwd, timeout_ms }: RunShellArgs,
+  ctx: ToolContext,
+): Promise<RunShellResult> {
+  if (command.includes('\0')) {
+    throw new ToolError('INVALID_ARGUMENTS', 'The command contains a NUL byte; bash would cut it there. Remove it.');
+  }
+  const where = await options.resolveCwd(cwd);
+  if (!where.ok) throw new ToolError('CWD_NOT_ALLOWED', where.message, { cwd: cwd ?? null });
+  if (ctx.signal.aborted) throw new ToolError('CALL_CANCELLED', 'The call was cancelled before the command started.');
+  // Security: the OS sandbox (the roots, system folders, no network) widened to what the decision allowed.
+  const wrapper = options.sandbox?.(ctx.grant);
+  // TMPDIR is a scratch folder of this call, removed with everything in it when the call ends.
+  const run = await runner.withScratch('run_shell', 'shell-tmp', (scratch) =>
+    runner.run({
+      kind: 'run_shell',
+      command: shell,
+      // Standard input is /dev/null, so a program waiting for input reads end-of-file instead of hanging until
+      // the timeout. The first shell stays as the command's parent and keeps the terminal open until the command
+      // has exited: a program that closes its output before exiting (GNU cat does) would otherwise see the
+      // terminal hang up under it and be reported as killed by SIGHUP. Its HUP trap is a handler, not an ignore,
+      // so the command itself still gets the default.
+      args: ['-c', 'trap : HUP; "$0" "$@" </dev/null', shell, '-c', command],
+      cwd: where.path,
+      scratch,
+      // Security: a short allowlist, so the gateway's token, API keys and cloud credentials never reach a command.
+      env: scrubbedEnvironment({ set: { ...SHELL_VARIABLES, TMPDIR: scratch } }),
+      terminal: { cols: 160, rows: 48 },
+      timeoutMs: timeout_ms ?? DEFAULT_TIMEOUT_MS,
+      maxOutputBytes,
+      keep: 'ends',
+      signal: ctx.signal,
+      ...(ctx.output ? { onOutput: ctx.output } : {}),
+      // A background job that double-forks out of the session is still found by the tag in its environment.
+      tag: true,
+      watch: true,
+      ...(wrapper ? { sandbox: wrapper } : {}),
+    }).catch((error: Error) => {
+      throw new ToolError('SPAWN_FAILED', `The shell could not be started: ${error.message}`);
+    }),
+  );
+  if (run.cancelled) throw new ToolError('CALL_CANCELLED', 'The command was stopped because the call was cancelled.');
+  const output = run.stdout.replace(/\r\n/g, '\n');
+  const plain = plainText(output);
+  return {
+    output,
+    ...(plain !== output ? { output_plain: plain } : {}),
+    exit_code: run.exitCode,
+    ...(run.signal ? { signal: run.signal } : {}),
+    timed_out: run.timedOut,
+    truncated: run.truncated,
+    duration_ms: run.durationMs,
+  };
 }

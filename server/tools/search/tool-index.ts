@@ -1,3 +1,4 @@
+import type { FoundTool, ToolMatch } from '../../contract/tools.js';
 import { Field, FIELD_COUNT, toolFields, type IndexedTool } from './fields.js';
 import { fieldCount, Postings } from './postings.js';
 import { parseQuery, type MatchKind, type QueryWord } from './query.js';
@@ -9,22 +10,11 @@ import { WordNet } from './wordnet.js';
 export type { IndexedTool } from './fields.js';
 export { indexedTool } from './indexed-tool.js';
 
-/** A query word, the tool's term it met, and how. */
-export interface ToolMatch {
-  word: string;
-  matched: string;
-  how: MatchKind;
-}
+/** A query word, the tool's term it met, and how: the wire contract's (GET /tools/search). */
+export type { ToolMatch } from '../../contract/tools.js';
 
-export interface ToolHit {
-  name: string;
-  title: string | null;
-  description: string;
-  source: string;
-  risk: string;
-  score: number;
-  match: ToolMatch[];
-}
+/** A tool found, as GET /tools/search and search_tools answer it: the wire contract's. */
+export type ToolHit = FoundTool;
 
 export interface SearchOptions {
   limit: number;

@@ -4,6 +4,7 @@ import type { Approval } from '../../../renderer/src/lib/types.js';
 export function pendingApproval(fields: Partial<Approval> = {}): Approval {
   return {
     id: 'a_1',
+    kind: 'call',
     call_id: 'c_1',
     tool: 'run_shell',
     client: 'cursor',
@@ -20,6 +21,9 @@ export function pendingApproval(fields: Partial<Approval> = {}): Approval {
     decided_at: null,
     decided_by: null,
     scopes: [{ scope: 'exact', pattern: null, label: 'this exact call' }],
+    sandbox: null,
+    source: 'builtin',
+    provenance: [],
     ...fields,
   };
 }

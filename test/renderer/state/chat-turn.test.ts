@@ -1,11 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { applyEvent, entriesOf, newEntry, readEvents, toolModeOf, type ChatEntry, type ChatStep, type StoredMessage } from '../../../renderer/src/state/chat-turn.js';
 
+/** When a stored message was kept (the conversation's own times do not matter here). */
+const AT = '2026-01-01T00:00:00.000Z';
+
 const step = (fields: Partial<ChatStep> = {}): ChatStep => ({
   call_id: 'c_1',
   tool_call_id: 'call_1',
   tool: 'calculate',
   arguments: { expression: '6*7' },
+  preview: '6*7',
   status: 'succeeded',
   result: { result: 42 },
   ...fields,
@@ -95,11 +99,12 @@ describe('tools offered', () => {
 
   it("keeps the last request's list when a stored answer spans several messages", () => {
     const [, answer] = entriesOf([
-      { seq: 1, message: { role: 'user', content: 'How high is Denver?' }, meta: null },
-      { seq: 2, message: { role: 'assistant', content: '' }, meta: { tools_offered: [{ name: 'search_tools', why: 'search' }] } },
-      { seq: 3, message: { role: 'tool', content: '{}' } },
+      { seq: 1, created_at: AT, message: { role: 'user', content: 'How high is Denver?' }, meta: null },
+      { seq: 2, created_at: AT, message: { role: 'assistant', content: '' }, meta: { tools_offered: [{ name: 'search_tools', why: 'search' }] } },
+      { seq: 3, created_at: AT, message: { role: 'tool', content: '{}' }, meta: null },
       {
         seq: 4,
+        created_at: AT,
         message: { role: 'assistant', content: '1,609 m.' },
         meta: { tools_offered: [{ name: 'get_elevation', why: 'found' }, { name: 'search_tools', why: 'search' }] },
       },
@@ -110,11 +115,12 @@ describe('tools offered', () => {
 
 describe('entriesOf', () => {
   const turn: StoredMessage[] = [
-    { seq: 1, message: { role: 'user', content: 'What is 6*7?' }, meta: null },
-    { seq: 2, message: { role: 'assistant', content: 'Computing. ' } },
-    { seq: 3, message: { role: 'tool', content: '{"success":true}' } },
+    { seq: 1, created_at: AT, message: { role: 'user', content: 'What is 6*7?' }, meta: null },
+    { seq: 2, created_at: AT, message: { role: 'assistant', content: 'Computing. ' }, meta: null },
+    { seq: 3, created_at: AT, message: { role: 'tool', content: '{"success":true}' }, meta: null },
     {
       seq: 4,
+      created_at: AT,
       message: { role: 'assistant', content: 'The answer is 42.' },
       meta: {
         answer: 'Computing. The answer is 42.',
@@ -151,8 +157,8 @@ describe('entriesOf', () => {
 
   it('reads older stored turns without the new fields', () => {
     const [, answer] = entriesOf([
-      { seq: 1, message: { role: 'user', content: 'Hi' }, meta: null },
-      { seq: 2, message: { role: 'assistant', content: 'Hello.' }, meta: { steps: [], model: 'm' } },
+      { seq: 1, created_at: AT, message: { role: 'user', content: 'Hi' }, meta: null },
+      { seq: 2, created_at: AT, message: { role: 'assistant', content: 'Hello.' }, meta: { steps: [], model: 'm' } },
     ]);
     expect(answer).toMatchObject({ text: 'Hello.', reasoning: '', model: 'm' });
     expect(answer?.toolMode).toBeUndefined();

@@ -943,8 +943,9 @@ describe('GET /calls and GET /calls/{id}', () => {
     expect(res.status).toBe(200);
     const record = await read(res);
     expect(record).toMatchObject({ id: made.call_id, tool: 'calculate', status: 'succeeded', result: { result: 42 } });
+    // The list adds the arguments line the call's live row shows.
     const listed = (await read(await h.api('/calls?limit=1'))).calls[0];
-    expect(listed).toEqual(record);
+    expect(listed).toEqual({ ...record, preview: '7*6' });
   });
 
   it('GET /calls/{id} answers 404 NOT_FOUND for an unknown id', async () => {

@@ -94,7 +94,9 @@ describe.each(['ollama', 'openai'] as const)('POST /chat with an %s server', (ap
     const deltas = events.filter((e) => e.event === 'delta').map((e) => JSON.parse(e.data).text).join('');
     const done = JSON.parse(events.at(-1)!.data);
     expect(deltas).toBe(done.answer);
-    expect(JSON.parse(events.find((e) => e.event === 'step')!.data)).toMatchObject({ tool: 'calculate', status: 'succeeded', result: { result: 5 } });
+    // Each step carries the arguments line its call's live row shows, in the event, the answer and the kept turn.
+    expect(JSON.parse(events.find((e) => e.event === 'step')!.data)).toMatchObject({ tool: 'calculate', preview: '2+3', status: 'succeeded', result: { result: 5 } });
+    expect(done.steps[0]).toMatchObject({ tool: 'calculate', preview: '2+3' });
 
     // The next turn continues the conversation: the model sees the whole exchange so far.
     setup.stub.setScript(() => ({ content: 'Still 5.' }));
@@ -108,7 +110,7 @@ describe.each(['ollama', 'openai'] as const)('POST /chat with an %s server', (ap
     expect(list.conversations[0]).toMatchObject({ id: done.conversation_id, title: 'What is 2+3?', model: 'stub-model', client: 'default', messages: 6 });
     const one = await readJson(await setup.tg.api(`/chat/conversations/${done.conversation_id}`));
     expect(one.messages.map((m: Json) => m.message.role)).toEqual(['user', 'assistant', 'tool', 'assistant', 'user', 'assistant']);
-    expect(one.messages[3].meta.steps[0]).toMatchObject({ tool: 'calculate', status: 'succeeded' });
+    expect(one.messages[3].meta.steps[0]).toMatchObject({ tool: 'calculate', preview: '2+3', status: 'succeeded' });
     expect((await setup.tg.api(`/chat/conversations/${done.conversation_id}`, { method: 'DELETE' })).status).toBe(204);
     expect((await setup.tg.api(`/chat/conversations/${done.conversation_id}`)).status).toBe(404);
   });

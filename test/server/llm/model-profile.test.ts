@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { GatewayError } from '../../../server/errors.js';
 import { ModelProfiles, toolRefusal } from '../../../server/llm/model-profile.js';
+import { upstreamFailed } from '../../../server/llm/errors.js';
 import type { LlmProvider, ModelDetails } from '../../../server/llm/types.js';
 
 function provider(describe?: () => Promise<ModelDetails>): LlmProvider & { asked: number } {
@@ -40,7 +41,7 @@ describe('ModelProfiles', () => {
 
   it('takes a server that cannot describe the model as native, and asks again only after a while', async () => {
     const profiles = new ModelProfiles();
-    const p = provider(() => Promise.reject(new GatewayError('LLM_ERROR', 400, 'no')));
+    const p = provider(() => Promise.reject(new GatewayError('LLM_ERROR', 'no')));
     expect((await profiles.profile(p, 'm', undefined, 0)).toolMode).toBe('native');
     await profiles.profile(p, 'm', undefined, 1000);
     expect(p.asked).toBe(1);
@@ -58,7 +59,7 @@ describe('ModelProfiles', () => {
 });
 
 describe('toolRefusal', () => {
-  const upstream = (message: string, status = 400) => new GatewayError('LLM_ERROR', status, `The LLM server answered ${status}: ${message}`);
+  const upstream = (message: string, status = 400) => upstreamFailed(status, message);
 
   it.each([
     'registry.ollama.ai/library/gemma:2b does not support tools',

@@ -1,10 +1,12 @@
-import { chmodSync, copyFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runPackage } from '../../../server/mcp/client/package-version.js';
+import { PackageVersions, runPackage } from '../../../server/mcp/client/package-version.js';
+import { McpPins } from '../../../server/mcp/client/pins.js';
+import { openStore } from '../../../server/store/index.js';
 import { runPincer } from '../../helpers/cli.js';
 import { readJson, startGateway, tempDir, type TestGateway } from '../../helpers/gateway.js';
 import { until } from '../../helpers/wait.js';
@@ -23,10 +25,14 @@ const bin = join(work, 'bin');
 const cache = join(work, 'npm-cache');
 const versionFile = join(work, 'version.txt');
 const PATH = `${bin}:${dirname(process.execPath)}`;
+const env = { PATH, npm_config_cache: cache, FAKE_NPX_VERSION_FILE: versionFile, FAKE_NPX_SERVER: resolve(import.meta.dirname, 'fixtures/held-server.mjs') };
+const floating = { command: 'npx', args: ['-y', '@example/held-pkg'], env };
 let tg: TestGateway;
 
 const view = async (name: string): Promise<Json> => readJson(await tg.api(`/mcp-servers/${name}`));
 const toolOf = (server: Json, name: string): Json => server.tools.find((t: Json) => t.name === name);
+/** What the acceptance store keeps of a server's package: its own row (tool ''), with the owner's acceptances. */
+const packageAccepted = (name: string): unknown => tg.gateway.store.acceptances.get('mcp', name, '')?.accepted;
 async function running(name: string, restarts = 0): Promise<Json> {
   return until(async () => {
     const server = await view(name);
@@ -39,11 +45,10 @@ beforeAll(async () => {
   copyFileSync(resolve(import.meta.dirname, 'fixtures/fake-npx.mjs'), join(bin, 'npx'));
   chmodSync(join(bin, 'npx'), 0o755);
   writeFileSync(versionFile, '1.0.0');
-  const env = { PATH, npm_config_cache: cache, FAKE_NPX_VERSION_FILE: versionFile, FAKE_NPX_SERVER: resolve(import.meta.dirname, 'fixtures/held-server.mjs') };
   tg = await startGateway(
     {
       mcpServers: {
-        floating: { command: 'npx', args: ['-y', '@example/held-pkg'], env },
+        floating,
         pinned: { command: 'npx', args: ['-y', '@example/held-pkg@1.0.0'], env },
         fetch: { command: 'uvx', args: ['mcp-server-fetch'], env: { PATH: bin } },
       },
@@ -62,7 +67,8 @@ describe('a server run by npx without a version', { timeout: 60_000 }, () => {
     expect(server.package).toEqual({ runner: 'npx', name: '@example/held-pkg', spec: '@example/held-pkg', pinned: null, version: '1.0.0' });
     expect(server.server_info).toEqual({ name: 'held', version: '1.0.0' });
     expect(toolOf(server, 'plain')).toMatchObject({ status: 'active', change: null });
-    expect(JSON.parse(readFileSync(join(tg.dataDir, 'mcp-packages.json'), 'utf8'))).toEqual({ floating: { version: '1.0.0' } });
+    expect(packageAccepted('floating')).toEqual({ version: '1.0.0' });
+    expect(existsSync(join(tg.dataDir, 'mcp-packages.json'))).toBe(false);
   });
 
   it('holds every tool when another version runs, through the HTTP routes and /mcp, until the owner accepts', async () => {
@@ -102,7 +108,7 @@ describe('a server run by npx without a version', { timeout: 60_000 }, () => {
     expect(accepted.code, accepted.stderr).toBe(0);
     expect(accepted.stdout).toMatch(/plain\s+active\s+safe/);
     expect(await readJson(await tg.api('/tools/floating__plain/execute', { method: 'POST', json: { n: 2 } }))).toMatchObject({ success: true, result: '3' });
-    expect(JSON.parse(readFileSync(join(tg.dataDir, 'mcp-packages.json'), 'utf8')).floating).toEqual({ version: '1.1.0' });
+    expect(packageAccepted('floating')).toEqual({ version: '1.1.0' });
   });
 
   it('accepting one tool by name releases that tool at the new version only; the others stay held', async () => {
@@ -115,14 +121,14 @@ describe('a server run by npx without a version', { timeout: 60_000 }, () => {
     expect(toolOf(server, 'plain')).toMatchObject({ status: 'active', accepted: true, risk: 'safe' });
     expect(toolOf(server, 'restart')).toMatchObject({ status: 'changed', change: [{ field: 'version', before: '1.1.0', after: '1.2.0' }] });
     expect((await tg.api('/tools/floating__restart/execute', { method: 'POST', json: {} })).status).toBe(409);
-    expect(JSON.parse(readFileSync(join(tg.dataDir, 'mcp-packages.json'), 'utf8')).floating).toEqual({ version: '1.1.0', tools: { plain: '1.2.0' } });
+    expect(packageAccepted('floating')).toEqual({ version: '1.1.0', tools: { plain: '1.2.0' } });
   });
 
   it('a version written on the command line is shown as pinned and never holds anything', async () => {
     const server = await running('pinned');
     expect(server.package).toEqual({ runner: 'npx', name: '@example/held-pkg', spec: '@example/held-pkg@1.0.0', pinned: '1.0.0', version: '1.0.0' });
     expect(toolOf(server, 'plain')).toMatchObject({ status: 'active' });
-    expect(JSON.parse(readFileSync(join(tg.dataDir, 'mcp-packages.json'), 'utf8')).pinned).toBeUndefined();
+    expect(packageAccepted('pinned')).toBeUndefined();
   });
 
   it('a program that is not on the PATH fails the server, naming the PATH searched, and is not restarted', async () => {
@@ -133,6 +139,48 @@ describe('a server run by npx without a version', { timeout: 60_000 }, () => {
     expect(server.last_error).toBe(`could not start: the command "uvx" was not found on the PATH (searched: ${bin}); install it, or give its full path as "command"`);
     expect(server.restarts).toBe(0);
     expect(server.package).toEqual({ runner: 'uvx', name: 'mcp-server-fetch', spec: 'mcp-server-fetch', pinned: null, version: null });
+  });
+
+  it('removing the server forgets the version accepted with it: added again, the version that runs is the accepted one', async () => {
+    expect((await tg.asOwner('/mcp-servers/floating', { method: 'DELETE' })).status).toBe(200);
+    expect(tg.gateway.store.acceptances.list('mcp', 'floating')).toEqual([]);
+
+    writeFileSync(versionFile, '1.3.0');
+    expect((await tg.asOwner('/mcp-servers/floating', { method: 'PUT', json: floating })).status).toBe(200);
+    const server = await running('floating');
+    expect(server.package).toMatchObject({ version: '1.3.0' });
+    expect(toolOf(server, 'restart')).toMatchObject({ status: 'active', change: null });
+    expect(packageAccepted('floating')).toEqual({ version: '1.3.0' });
+  });
+});
+
+describe('the package versions the owner accepted', () => {
+  // No data folder: the store lives in memory, as a gateway's would without one.
+  const store = openStore(':memory:');
+  afterAll(() => store.close());
+
+  it('takes the first version seen as accepted, for the whole server or for the tools named, with no data folder', () => {
+    const versions = new PackageVersions(store.acceptances);
+    expect(versions.accepted('s', 'a')).toBeUndefined();
+    versions.seen('s', '1.0.0');
+    versions.seen('s', '2.0.0');
+    expect(versions.accepted('s', 'a')).toBe('1.0.0');
+    versions.accept('s', '2.0.0', ['a']);
+    expect([versions.accepted('s', 'a'), versions.accepted('s', 'b')]).toEqual(['2.0.0', '1.0.0']);
+    versions.accept('s', '3.0.0');
+    expect([versions.accepted('s', 'a'), versions.accepted('s', 'b')]).toEqual(['3.0.0', '3.0.0']);
+    // Kept in the store, so another reader of the same database sees the same.
+    expect(new PackageVersions(store.acceptances).accepted('s', 'a')).toBe('3.0.0');
+  });
+
+  it('cannot be overwritten through a tool named "" (the server\'s own row holds the version)', () => {
+    const versions = new PackageVersions(store.acceptances);
+    const pins = new McpPins(store.acceptances);
+    versions.seen('t', '1.0.0');
+    expect(() => pins.accept('t', '', { description: 'x', inputSchema: { type: 'object' } }, 'safe')).toThrow(/without a name/);
+    expect(() => pins.disable('t', '', { description: 'x', inputSchema: { type: 'object' } })).toThrow(/without a name/);
+    expect(pins.get('t', '')).toBeUndefined();
+    expect(versions.accepted('t', 'any')).toBe('1.0.0');
   });
 });
 

@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PathGuard } from '../../../server/security/paths.js';
+import { PathGuard } from '../../../server/security/path-guard.js';
 import { createFileDeleteTool } from '../../../server/tools/builtin/file-delete.js';
 import { createFileWriteTool } from '../../../server/tools/builtin/file-write.js';
 

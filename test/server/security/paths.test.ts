@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fileAnalyzers } from '../../../server/policy/analyzers/files.js';
 import { PolicyEngine } from '../../../server/policy/engine.js';
-import { PathGuard, type PathAccess, type PathVerdict } from '../../../server/security/paths.js';
+import { PathGuard, type PathAccess, type PathVerdict } from '../../../server/security/path-guard.js';
 import { createFileDeleteTool } from '../../../server/tools/builtin/file-delete.js';
 import { createFileListTool } from '../../../server/tools/builtin/file-list.js';
 import { createFileReadTool } from '../../../server/tools/builtin/file-read.js';

@@ -4,11 +4,11 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunFile } from '../../../server/decision.js';
 import { ShellAnalyzer } from '../../../server/security/shell/analyzer.js';
-import { runsOf } from '../../../server/security/shell/runs.js';
+import { runsOf } from '../../../server/security/shell/runs/index.js';
 import { literalWord } from '../../../server/security/shell/words.js';
 
 /**
- * The map from what a command runs to the files that decide what it does (security/shell/runs.ts), on its own and
+ * The map from what a command runs to the files that decide what it does (security/shell/runs/), on its own and
  * through the shell analyzer on a real disk: which Makefile `make -C sub` reads, which conftest.py files `pytest
  * tests/` loads, what a `cd` in the line changes, where a symbolic link leads; and which files a command writes
  * (the other half of provenance). Nothing here runs.

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { DesktopBridge } from '../../../server/desktop.js';
+import { EventBus } from '../../../server/events/bus.js';
 import { createClipboardTool, systemClipboard } from '../../../server/tools/builtin/clipboard.js';
 import { createNotifyTool } from '../../../server/tools/builtin/notify.js';
 
@@ -26,8 +27,10 @@ function fakeDesktop(overrides: Partial<DesktopBridge> = {}): DesktopBridge & { 
 
 describe('notify', () => {
   it('headless: emits the notification event and answers delivered:false with the reason', async () => {
+    const events = new EventBus();
     const seen: unknown[] = [];
-    const tool = createNotifyTool({ announce: (n) => seen.push(n), desktop: undefined });
+    events.on('notify', (n) => seen.push(n));
+    const tool = createNotifyTool({ events, desktop: undefined });
     const result = await tool.handler({ title: 'Build done', message: 'All green', urgency: 'normal' }, ctx);
     expect(result).toEqual({ delivered: false, reason: expect.stringMatching(/headless/) });
     expect(seen).toEqual([{ call_id: 'c_test', client: 'tester', title: 'Build done', message: 'All green', urgency: 'normal' }]);
@@ -35,13 +38,13 @@ describe('notify', () => {
 
   it('with a desktop: shows it natively and answers delivered:true', async () => {
     const desktop = fakeDesktop();
-    const tool = createNotifyTool({ announce: () => {}, desktop });
+    const tool = createNotifyTool({ events: new EventBus(), desktop });
     expect(await tool.handler({ title: 't', message: 'm', urgency: 'critical' }, ctx)).toEqual({ delivered: true });
     expect(desktop.shown).toEqual([{ title: 't', message: 'm', urgency: 'critical' }]);
   });
 
   it('says so when the desktop refuses', async () => {
-    const tool = createNotifyTool({ announce: () => {}, desktop: fakeDesktop({ notify: async () => false }) });
+    const tool = createNotifyTool({ events: new EventBus(), desktop: fakeDesktop({ notify: async () => false }) });
     expect(await tool.handler({ title: 't', message: 'm', urgency: 'low' }, ctx)).toMatchObject({ delivered: false });
   });
 });

@@ -324,14 +324,14 @@ describe('http_get: caps', () => {
   it('times out a server that never answers', async () => {
     const t0 = Date.now();
     const error = await failure(httpGet.handler({ url: `${main.origin}/hang`, timeout_ms: 300 }, ctx()));
-    expect(error.errorName).toBe('REQUEST_TIMEOUT');
+    expect(error.errorName).toBe('RESPONSE_TIMEOUT');
     expect(error.message).toContain('300 ms');
     expect(Date.now() - t0).toBeLessThan(5000);
   });
 
   it('times out a body that stops halfway', async () => {
     const error = await failure(httpGet.handler({ url: `${main.origin}/hang-body`, timeout_ms: 300 }, ctx()));
-    expect(error.errorName).toBe('REQUEST_TIMEOUT');
+    expect(error.errorName).toBe('RESPONSE_TIMEOUT');
   });
 
   it('stops when the caller cancels, with the caller\'s reason', async () => {

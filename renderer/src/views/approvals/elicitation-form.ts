@@ -1,4 +1,4 @@
-import type { ElicitationField, ElicitationSchema } from '../../../../electron/ipc-contract';
+import type { ElicitationField, ElicitationSchema } from '../../lib/types';
 
 // The form an imported MCP server's question (an elicitation) asks the owner to fill in, read from its requested
 // schema: flat, one input per property. Pure, so what is shown and what is sent are tested without a page.

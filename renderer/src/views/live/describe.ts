@@ -1,7 +1,5 @@
 import type { LiveCall } from '../../lib/types';
 
-export { argumentsPreview } from '../../lib/live-call';
-
 export type DecisionTone = 'allow' | 'ask' | 'deny' | 'none';
 
 export interface DecisionLook {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { CallRecord } from '../../../../renderer/src/lib/types.js';
-import { argumentsPreview, describeDecision, splitTerminalResult, TERMINAL_FIELDS } from '../../../../renderer/src/views/live/describe.js';
+import { describeDecision, splitTerminalResult, TERMINAL_FIELDS } from '../../../../renderer/src/views/live/describe.js';
 
 function call(fields: Partial<CallRecord>): CallRecord {
   return {
@@ -119,66 +119,6 @@ describe('describeDecision: no decision', () => {
 
   it('an unknown decision is treated as none', () => {
     expect(describeDecision(call({ decision: 'maybe' })).tone).toBe('none');
-  });
-});
-
-describe('argumentsPreview', () => {
-  it('no arguments: an empty line', () => {
-    expect(argumentsPreview(null)).toBe('');
-    expect(argumentsPreview(undefined)).toBe('');
-    expect(argumentsPreview({})).toBe('');
-  });
-
-  it('a single argument shows its value alone', () => {
-    expect(argumentsPreview({ command: 'ls -la' })).toBe('ls -la');
-  });
-
-  it('several arguments show as "name: value", joined by " · "', () => {
-    expect(argumentsPreview({ command: 'ls -la', cwd: 'src' })).toBe('command: ls -la · cwd: src');
-  });
-
-  it('empty strings (schema defaults) are left out, even down to one argument', () => {
-    expect(argumentsPreview({ command: 'ls', cwd: '', env: '' })).toBe('ls');
-  });
-
-  it('whitespace, newlines included, collapses to single spaces: the preview is one line', () => {
-    expect(argumentsPreview({ command: 'echo a\n\t  b\r\nc' })).toBe('echo a b c');
-  });
-
-  it('numbers, booleans and null show as text', () => {
-    expect(argumentsPreview({ n: 3, flag: true, none: null })).toBe('n: 3 · flag: true · none: null');
-  });
-
-  it('objects and arrays show as JSON', () => {
-    expect(argumentsPreview({ paths: ['a', 'b'], opts: { x: 1 } })).toBe('paths: ["a","b"] · opts: {"x":1}');
-  });
-
-  it('a nested value over 80 characters is cut to 79 and an ellipsis', () => {
-    const preview = argumentsPreview({ data: { text: 'x'.repeat(200) } });
-    expect(preview).toHaveLength(80);
-    expect(preview.endsWith('…')).toBe(true);
-    expect(preview.startsWith('{"text":"xxx')).toBe(true);
-  });
-
-  it('the whole line is at most 240 characters, ending in an ellipsis when cut', () => {
-    const preview = argumentsPreview({ command: 'y'.repeat(1000) });
-    expect(preview).toHaveLength(240);
-    expect(preview).toBe(`${'y'.repeat(239)}…`);
-  });
-
-  it('a line of exactly 240 characters is not cut', () => {
-    expect(argumentsPreview({ command: 'z'.repeat(240) })).toBe('z'.repeat(240));
-  });
-
-  it('top-level scalars and arrays are previewed too, within 240 characters', () => {
-    expect(argumentsPreview('just text')).toBe('just text');
-    expect(argumentsPreview(42)).toBe('42');
-    expect(argumentsPreview(['a', 1])).toBe('["a",1]');
-    expect(argumentsPreview('w'.repeat(500)).length).toBeLessThanOrEqual(240);
-  });
-
-  it('HTML in arguments is returned as text, untouched', () => {
-    expect(argumentsPreview({ command: 'echo <script>alert(1)</script>' })).toBe('echo <script>alert(1)</script>');
   });
 });
 

@@ -1,0 +1,156 @@
+import { errorBody, statusOf, ToolError } from '../errors.js';
+import type { CallRecord } from '../store/index.js';
+import type { AnyTool, ProgressUpdate, SandboxGrant } from '../tools/types.js';
+import type { Redactor } from '../util/redact.js';
+import type { CallRequest, RunOutcome } from './call.js';
+import type { CallLog } from './call-log.js';
+import { CallClock } from './call-clock.js';
+import { Cancellation } from './cancellation.js';
+
+/** Calls still running after this long are written to history as running. */
+const RECORD_RUNNING_AFTER_MS = 100;
+
+export class CallTimeout extends Error {}
+export class CallCancelled extends Error {}
+
+export interface RunStep {
+  defaultTimeoutMs: number;
+  maxOutputBytes: number;
+  /** Applied to the live output every viewer of the event stream sees. */
+  redactor: Redactor;
+  log: CallLog;
+}
+
+export interface RunningCall {
+  /** Ends the call early: the gateway stopping, or the caller gone. */
+  cancellation: Cancellation;
+  /** What the run came to; never rejects (a throw, a timeout and a cancellation are outcomes too). */
+  outcome: Promise<RunOutcome>;
+}
+
+/**
+ * Runs the tool's handler under the call's clock (paused while the tool waits for the owner) and cancellation (the
+ * caller leaving, the gateway stopping, the timeout), passing its live output and progress on. `onResult` is given a
+ * result that passed the size check (the cache keeps it).
+ */
+export function runHandler(
+  step: RunStep,
+  def: AnyTool,
+  args: Record<string, unknown>,
+  record: CallRecord,
+  request: Pick<CallRequest, 'signal' | 'onProgress'>,
+  grant: SandboxGrant | undefined,
+  onResult?: (result: unknown) => void,
+): RunningCall {
+  const callerSignal = request.signal;
+  const cancellation = new Cancellation();
+  let over = false;
+  // Live output is shown to every viewer of the event stream: redacted, a line at a time.
+  const liveOutput = step.redactor.stream();
+  const timeoutMs = def.timeoutMs ?? step.defaultTimeoutMs;
+  const clock = new CallClock(timeoutMs, () => cancellation.cancel(new CallTimeout()));
+  const onCallerGone = () => cancellation.cancel(new CallCancelled('caller went away'));
+  callerSignal?.addEventListener('abort', onCallerGone, { once: true });
+  if (callerSignal?.aborted) onCallerGone();
+
+  const done = Promise.race([
+    Promise.resolve().then(() => {
+      // The caller may be gone (or the gateway stopping) before the handler's turn comes: a write tool must not
+      // act for nobody.
+      if (cancellation.cancelled) throw cancellation.reason;
+      return def.handler(args, {
+        // A getter: the AbortSignal is made only for a tool that looks at it.
+        get signal() {
+          return cancellation.signal;
+        },
+        callId: record.id,
+        client: record.client,
+        output: (chunk) => step.log.output(record.id, def.name, liveOutput.push(chunk)),
+        waitingForOwner: (wait) => {
+          const resume = clock.pause();
+          return wait.finally(resume);
+        },
+        ...(grant ? { grant } : {}),
+        ...(request.onProgress ? { progress: progressReporter(request.onProgress, () => over || cancellation.cancelled) } : {}),
+      });
+    }),
+    cancellation.rejection,
+  ]);
+  // A call that takes a while is written down as running, so it shows in the history and, should the process
+  // die, is found and marked cancelled at the next start.
+  const persistRunning = setTimeout(() => step.log.saveRunning(record), RECORD_RUNNING_AFTER_MS);
+  const outcome = (async (): Promise<RunOutcome> => {
+    try {
+      const result = await done;
+      const checked = checkOutput(def.name, result, def.maxOutputBytes ?? step.maxOutputBytes);
+      if (checked.ok) onResult?.(result);
+      return checked;
+    } catch (error) {
+      return { ok: false, ...describeFailure(error, def.name, timeoutMs) };
+    } finally {
+      over = true;
+      clock.stop();
+      clearTimeout(persistRunning);
+      callerSignal?.removeEventListener('abort', onCallerGone);
+      step.log.output(record.id, def.name, liveOutput.end());
+    }
+  })();
+  return { cancellation, outcome };
+}
+
+/** A result larger than the limit is not handed to the caller (nor kept): the model is told to ask for less. */
+function checkOutput(name: string, result: unknown, maxBytes: number): RunOutcome {
+  const size = Buffer.byteLength(JSON.stringify(result ?? null));
+  if (size <= maxBytes) return { ok: true, result: result ?? null };
+  return {
+    ok: false,
+    status: 'failed',
+    httpStatus: statusOf('OUTPUT_TOO_LARGE'),
+    error: errorBody(
+      'OUTPUT_TOO_LARGE',
+      `"${name}" produced ${size} bytes, more than the ${maxBytes}-byte limit; ask for less (a narrower query, a smaller range).`,
+      { bytes: size, limit: maxBytes },
+    ),
+  };
+}
+
+function describeFailure(error: unknown, tool: string, timeoutMs: number): Omit<Extract<RunOutcome, { ok: false }>, 'ok'> {
+  if (error instanceof CallTimeout) {
+    return {
+      status: 'failed',
+      httpStatus: statusOf('TOOL_TIMEOUT'),
+      error: errorBody('TOOL_TIMEOUT', `"${tool}" did not finish within ${timeoutMs} ms and was stopped.`, { timeout_ms: timeoutMs }),
+    };
+  }
+  if (error instanceof CallCancelled) {
+    return {
+      status: 'cancelled',
+      httpStatus: statusOf('CALL_CANCELLED'),
+      error: errorBody('CALL_CANCELLED', `The call to "${tool}" was cancelled (${error.message}).`),
+    };
+  }
+  // A tool may find a refusal itself (bad arguments, its own cancellation): the name's status is answered.
+  if (error instanceof ToolError) return { status: error.errorName === 'CALL_CANCELLED' ? 'cancelled' : 'failed', httpStatus: error.status, error: error.toBody() };
+  // An unexpected throw is a bug in the tool; its message can help the model, its stack stays here.
+  const message = error instanceof Error ? error.message : String(error);
+  return {
+    status: 'failed',
+    httpStatus: statusOf('TOOL_EXECUTION_ERROR'),
+    error: errorBody('TOOL_EXECUTION_ERROR', `"${tool}" failed: ${message}`),
+  };
+}
+
+/**
+ * The caller's progress listener as a tool sees it: reports stop once the call is over (a late one from a server
+ * must not reach a caller that already has its answer), and a failing listener never fails the call.
+ */
+function progressReporter(listener: (update: ProgressUpdate) => void, ended: () => boolean): (update: ProgressUpdate) => void {
+  return (update) => {
+    if (ended()) return;
+    try {
+      listener(update);
+    } catch {
+      // The caller's business; the tool goes on.
+    }
+  };
+}

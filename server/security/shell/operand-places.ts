@@ -1,0 +1,193 @@
+import { lstatSync, readdirSync, realpathSync } from 'node:fs';
+import { posix } from 'node:path';
+import { lookalikeForm } from '../lookalike.js';
+import { isWithin } from '../within.js';
+import { normalizeAbsolute, type ShellPaths } from './named-paths.js';
+import { globToRegExp, hasGlob, type Word } from './words.js';
+
+/**
+ * Where a command's path operands really lead. Security: `cat docs-link/notes.txt`, with `docs-link` a link inside a
+ * root to a folder outside it, reads outside the roots as surely as `cat /etc/passwd`; so operands are resolved as
+ * the kernel resolves them (every symlink followed, `..` taken from the real parent) before they are judged, the way
+ * the file tools judge their paths (path-guard.ts). What a word names by its text alone is named-paths.ts.
+ */
+
+export type Place = 'inside' | 'system' | 'protected' | 'outside';
+
+export interface Judged {
+  /** The path as resolved (for a glob that matched nothing, the folder it would list). */
+  real: string;
+  place: Place;
+}
+
+/**
+ * System locations that hold no user data, readable without a prompt. Kept short on purpose:
+ * - /usr, /bin, /sbin, /lib*: installed programs and their files, the same on every machine of a distribution;
+ * - /etc/os-release and friends, /etc/hostname, /etc/timezone, /etc/localtime: what system this is;
+ * - the /proc files that describe the hardware and kernel (not /proc/<pid>, which holds other programs' secrets);
+ * - the harmless devices (/dev/null, /dev/zero, /dev/urandom, the terminal).
+ * Not /etc as a whole (shadow, sudoers, keys), not /tmp or /var (other programs' files), not /home, /root, /srv.
+ */
+const SYSTEM_FOLDERS = ['/usr', '/bin', '/sbin', '/lib', '/lib32', '/lib64', '/libx32'];
+const SYSTEM_FILES = new Set([
+  '/etc/os-release', '/etc/lsb-release', '/etc/debian_version', '/etc/redhat-release', '/etc/alpine-release',
+  '/etc/hostname', '/etc/timezone', '/etc/localtime', '/etc/issue', '/etc/shells',
+  '/proc/cpuinfo', '/proc/meminfo', '/proc/version', '/proc/uptime', '/proc/loadavg', '/proc/stat', '/proc/filesystems',
+  '/dev/null', '/dev/zero', '/dev/random', '/dev/urandom', '/dev/stdin', '/dev/stdout', '/dev/stderr', '/dev/tty',
+]);
+
+/** Most entries a glob may expand to, or a recursive link scan may visit, before the command is judged too large. */
+const GLOB_LIMIT = 512;
+const SCAN_LIMIT = 50_000;
+
+/** Resolves an absolute path like the kernel: symlinks followed for the part that exists, the missing tail kept. */
+export function realPath(absolute: string): string {
+  let existing = absolute;
+  const tail: string[] = [];
+  for (;;) {
+    try {
+      const real = realpathSync.native(existing);
+      return tail.length > 0 ? posix.join(real, ...tail) : real;
+    } catch {
+      const parent = posix.dirname(existing);
+      if (parent === existing) return normalizeAbsolute(absolute);
+      tail.unshift(posix.basename(existing));
+      existing = parent;
+    }
+  }
+}
+
+export function placeOf(real: string, paths: ShellPaths): Place {
+  if (paths.protectedPaths.some((dir) => isWithin(real, dir, true))) return 'protected';
+  if (paths.roots.some((root) => isWithin(real, root))) return 'inside';
+  if (SYSTEM_FILES.has(real) || SYSTEM_FOLDERS.some((dir) => isWithin(real, dir)) || /^\/dev\/fd\/\d+$/.test(real)) return 'system';
+  return 'outside';
+}
+
+/** A word's text as an absolute path from each folder the command may be in (unresolved: `..` after a link matters). */
+export function absoluteFrom(text: string, home: string, bases: readonly string[]): string[] {
+  if (text.startsWith('/')) return [text];
+  if (text === '~' || text.startsWith('~/')) return [home + text.slice(1)];
+  return bases.map((base) => `${base}/${text}`);
+}
+
+/**
+ * Every real path a word may stand for: each guess of its value, from each folder the command may run in, with a
+ * glob expanded against the disk (as bash would) — a glob that matches nothing stays itself, as in bash.
+ */
+export function judgeWord(word: Word, paths: ShellPaths, bases: readonly string[]): Judged[] | 'too-many' {
+  const out: Judged[] = [];
+  const texts = word.value !== undefined ? [word.value] : word.guesses;
+  for (const text of texts) {
+    if (text === '' || text === '-') continue;
+    for (const absolute of absoluteFrom(text, paths.home, bases)) {
+      const expanded = word.glob && hasGlob(absolute) ? expandGlob(absolute) : [absolute];
+      if (expanded === 'too-many') return 'too-many';
+      // A glob that matched nothing is passed on as written: judge the folder it would have listed.
+      const targets = expanded.length > 0 ? expanded : [staticPrefix(absolute)];
+      for (const target of targets) {
+        const real = realPath(target);
+        out.push({ real, place: placeOf(real, paths) });
+      }
+    }
+  }
+  return out;
+}
+
+/** What a look-alike spelling would become once normalised, if that leaves the roots or reaches the data folder. */
+export function lookalikeEscape(word: Word, paths: ShellPaths, bases: readonly string[]): string | undefined {
+  for (const text of word.value !== undefined ? [word.value] : word.guesses) {
+    const folded = lookalikeForm(text);
+    if (folded === undefined) continue;
+    // The word itself and what follows `=`, `:`, `,` or `@` in it (`--file=．．／x`).
+    const pieces = [folded, ...[...folded.matchAll(/[=:,@]([^=:,@]+)/g)].map((m) => m[1]!)];
+    for (const piece of pieces) {
+      for (const absolute of absoluteFrom(piece.replaceAll('\\', '/'), paths.home, bases)) {
+        const place = placeOf(realPath(staticPrefix(absolute)), paths);
+        if (place !== 'inside') return folded;
+      }
+    }
+  }
+  return undefined;
+}
+
+/** The folder part of a path before its first glob segment. */
+function staticPrefix(absolute: string): string {
+  const segments = absolute.split('/');
+  const at = segments.findIndex((s) => hasGlob(s));
+  return at === -1 ? absolute : segments.slice(0, at).join('/') || '/';
+}
+
+/** Expands a glob path segment by segment against the disk; dot files only for a segment that starts with a dot. */
+function expandGlob(absolute: string): string[] | 'too-many' {
+  let current = ['/'];
+  for (const segment of absolute.split('/').filter(Boolean)) {
+    const next: string[] = [];
+    if (!hasGlob(segment)) {
+      for (const dir of current) next.push(posix.join(dir, segment));
+    } else {
+      const re = globToRegExp(segment);
+      for (const dir of current) {
+        let names: string[];
+        try {
+          names = readdirSync(dir);
+        } catch {
+          continue;
+        }
+        for (const name of names) if (re.test(name)) next.push(posix.join(dir, name));
+        if (next.length > GLOB_LIMIT) return 'too-many';
+      }
+    }
+    current = next;
+  }
+  // Like bash, only names that exist: `*/notes.txt` is the folders that hold a notes.txt.
+  return current.filter((path) => {
+    try {
+      lstatSync(path);
+      return true;
+    } catch {
+      return false;
+    }
+  });
+}
+
+/**
+ * Every symbolic link under a folder that leads out of the roots (or into the data folder), for commands that follow
+ * links while they recurse (`grep -R`, `find -L`) or open names a listing printed. 'too-many' when the folder is too
+ * large to check.
+ */
+export function linksOut(folder: string, paths: ShellPaths): Judged[] | 'too-many' {
+  const queue = [folder];
+  const found: Judged[] = [];
+  let seen = 0;
+  while (queue.length > 0) {
+    const dir = queue.pop()!;
+    let entries;
+    try {
+      entries = readdirSync(dir, { withFileTypes: true });
+    } catch {
+      continue;
+    }
+    for (const entry of entries) {
+      if (++seen > SCAN_LIMIT) return 'too-many';
+      const full = posix.join(dir, entry.name);
+      if (entry.isSymbolicLink()) {
+        const real = realPath(full);
+        const place = placeOf(real, paths);
+        if (place === 'outside' || place === 'protected') found.push({ real, place });
+      } else if (entry.isDirectory()) {
+        queue.push(full);
+      }
+    }
+  }
+  return found;
+}
+
+/** Whether a real path is a folder (for choosing what an "always allow this folder" grant covers). */
+export function isFolder(real: string): boolean {
+  try {
+    return lstatSync(real).isDirectory();
+  } catch {
+    return false;
+  }
+}
