@@ -1,139 +1,14 @@
 import { resolve } from 'node:path';
+import type { PincerConfig } from '../config/config.js';
 import { configFrom, failed, ownerRequest, parse, shorten, table, UsageError, type Out, type Parsed } from './common.js';
-import { contentFrom, describeForm } from './questions.js';
+import { only, printJson, SCOPES, str } from './owner-options.js';
 
 /**
- * The owner's commands: deciding approvals, the rules ledger, tool switches, pause, and client tool sets. They act
- * on the running gateway over HTTP as the owner (so its state changes at once), or on one started in-process.
+ * The owner's commands: the rules ledger, tool switches, pause, and client tool sets (approvals are in approvals.ts).
+ * They act on the running gateway over HTTP as the owner (so its state changes at once), or on one started in-process.
  */
 
-const SCOPES = ['exact', 'tool', 'prefix', 'folder', 'host'] as const;
 const EFFECTS = ['allow', 'ask', 'deny'] as const;
-
-/** Refuses options that the chosen action does not take (they are parsed together so they may come anywhere). */
-function only(parsed: Parsed, allowed: string[], usage: string): void {
-  const common = ['data-dir', 'host', 'port'];
-  const extra = Object.keys(parsed.values).filter((k) => parsed.values[k] !== undefined && !common.includes(k) && !allowed.includes(k));
-  if (extra.length > 0) throw new UsageError(`--${extra[0]} does not go here; usage: ${usage}`);
-}
-
-function str(value: string | boolean | string[] | undefined): string | undefined {
-  return typeof value === 'string' ? value : undefined;
-}
-
-const APPROVALS_USAGE =
-  'pincer approvals [list] [--json] | approvals allow <id> [--always [--scope S] [--pattern P]] | approvals deny <id> [--message "…"] | ' +
-  'approvals accept <id> [--set field=value …] | approvals decline <id>';
-
-export async function approvals(args: string[], out: Out): Promise<number> {
-  const parsed = parse(args, {
-    json: { type: 'boolean' },
-    always: { type: 'boolean' },
-    scope: { type: 'string' },
-    pattern: { type: 'string' },
-    message: { type: 'string' },
-    set: { type: 'string', multiple: true },
-  });
-  const { values, positionals } = parsed;
-  const [action = 'list', id, ...extra] = positionals;
-  const config = configFrom(values);
-  if (action === 'list' && id === undefined) {
-    only(parsed, ['json'], APPROVALS_USAGE);
-    const { status, json } = await ownerRequest(config, 'GET', '/approvals');
-    if (status !== 200) return failed(json, out);
-    if (values.json) return printJson(json, out);
-    type Written = { path: string; by: string; client: string; tool: string; call_id: string; at: string; folder?: string };
-    type Row = {
-      id: string;
-      kind?: string;
-      tool: string;
-      client: string;
-      rule: string;
-      expires_at: string;
-      arguments: unknown;
-      provenance?: Written[];
-      server?: string;
-      message?: string | null;
-      requested_schema?: Parameters<typeof describeForm>[0];
-      prompt?: unknown;
-    };
-    const rows = (json as { approvals: Row[] }).approvals;
-    if (rows.length === 0) {
-      out.log('No pending approvals.');
-      return 0;
-    }
-    out.log(
-      table(
-        ['ID', 'TOOL', 'CLIENT', 'RULE', 'EXPIRES', 'ARGUMENTS'],
-        rows.map((a) => [a.id, a.tool, a.client, a.rule, a.expires_at, shorten(a.kind === 'elicitation' || a.kind === 'sampling' ? String(a.message) : JSON.stringify(a.arguments ?? null), 60)]),
-      ),
-    );
-    // An imported server's question is answered with a form: its fields, and how to answer.
-    for (const a of rows) {
-      if (a.kind === 'elicitation') {
-        out.log(['', `${a.id}: the MCP server "${a.server}" asks (for ${a.client}'s call): ${a.message}`, ...describeForm(a.requested_schema ?? {}), `  answer: pincer approvals accept ${a.id} --set field=value …, or decline ${a.id}`].join('\n'));
-      } else if (a.kind === 'sampling') {
-        out.log(['', `${a.id}: the MCP server "${a.server}" wants the configured model to answer (for ${a.client}'s call):`, JSON.stringify(a.prompt, null, 2), `  answer: pincer approvals allow ${a.id}, or deny ${a.id}`].join('\n'));
-      }
-    }
-    // What a command runs that a client wrote is the first thing to know before allowing it.
-    const written = rows.flatMap((a) =>
-      (a.provenance ?? []).map((p) => `${a.id} runs ${p.path} (${p.by}), ${p.folder ? `copied into ${p.folder}` : 'written'} by client ${p.client} at ${p.at} (${p.tool}, call ${p.call_id})`),
-    );
-    if (written.length > 0) out.log(['', 'Files a client wrote that these calls run:', ...written].join('\n'));
-    return 0;
-  }
-  if (!id || extra.length > 0) throw new UsageError(`usage: ${APPROVALS_USAGE}`);
-  const path = `/approvals/${encodeURIComponent(id)}`;
-  if (action === 'allow') {
-    only(parsed, ['always', 'scope', 'pattern'], APPROVALS_USAGE);
-    const scope = str(values.scope);
-    const given = str(values.pattern);
-    // The CLI runs on the gateway's machine: a folder may be given relative to where the command runs.
-    const pattern = given !== undefined && scope === 'folder' ? resolve(given) : given;
-    if (!values.always && (scope !== undefined || pattern !== undefined)) throw new UsageError('--scope and --pattern go with --always');
-    if (scope !== undefined && !(SCOPES as readonly string[]).includes(scope)) throw new UsageError(`--scope is one of ${SCOPES.join(', ')}`);
-    const body = values.always
-      ? { decision: 'allow_always', ...(scope !== undefined && { scope }), ...(pattern !== undefined && { pattern }) }
-      : { decision: 'allow_once' };
-    const { status, json } = await ownerRequest(config, 'POST', path, body);
-    if (status !== 200) return failed(json, out);
-    const record = json as { tool: string; granted_rule: string | null };
-    out.log(
-      record.granted_rule
-        ? `Allowed ${record.tool} (${id}); rule ${record.granted_rule} now always allows it (${scope ?? 'exact'}).`
-        : `Allowed ${record.tool} once (${id}).`,
-    );
-    return 0;
-  }
-  if (action === 'accept') {
-    only(parsed, ['set'], APPROVALS_USAGE);
-    const shown = await ownerRequest(config, 'GET', path);
-    if (shown.status !== 200) return failed(shown.json, out);
-    const question = shown.json as { kind?: string; requested_schema?: Parameters<typeof describeForm>[0] };
-    const content = contentFrom((values.set as string[] | undefined) ?? [], question.requested_schema ?? {});
-    const { status, json } = await ownerRequest(config, 'POST', path, { decision: 'accept', content });
-    if (status !== 200) return failed(json, out);
-    out.log(`Answered the question of ${(json as { server?: string }).server ?? 'the server'} (${id}).`);
-    return 0;
-  }
-  if (action === 'decline') {
-    only(parsed, [], APPROVALS_USAGE);
-    const { status, json } = await ownerRequest(config, 'POST', path, { decision: 'decline' });
-    if (status !== 200) return failed(json, out);
-    out.log(`Declined the question of ${(json as { server?: string }).server ?? 'the server'} (${id}).`);
-    return 0;
-  }
-  if (action === 'deny') {
-    only(parsed, ['message'], APPROVALS_USAGE);
-    const message = str(values.message);
-    const { status, json } = await ownerRequest(config, 'POST', path, { decision: 'deny', ...(message !== undefined && { message }) });
-    if (status !== 200) return failed(json, out);
-    out.log(`Denied ${(json as { tool: string }).tool} (${id}).`);
-    return 0;
-  }
-  throw new UsageError(`usage: ${APPROVALS_USAGE}`);
-}
 
 const RULES_USAGE =
   'pincer rules [list] [--json] | rules add <allow|ask|deny> <tool|*> [--scope tool|exact|prefix|folder|host] [--pattern P] [--args JSON] [--note N] [--expires ISO] | rules rm <id>';
@@ -251,84 +126,102 @@ export async function setPaused(paused: boolean, args: string[], out: Out): Prom
 const CLIENTS_USAGE =
   'pincer clients [list] [--json] | clients tools <name> <tool,tool,…|all> | clients budget <name> <N|none> [--pin tool,tool] | clients memories <name> own|all | clients history <name> own|all';
 
+/** One change to one client: `pincer clients <action> <name> …`, `rest` being what follows the action. */
+interface ClientChange {
+  rest: string[];
+  parsed: Parsed;
+  config: PincerConfig;
+  out: Out;
+}
+
+const CLIENT_ACTIONS: Record<string, (change: ClientChange) => Promise<number>> = {
+  memories: (change) => setClientScope('memories', change),
+  history: (change) => setClientScope('history', change),
+  tools: setClientTools,
+  budget: setClientBudget,
+};
+
 export async function clients(args: string[], out: Out): Promise<number> {
   const parsed = parse(args, { json: { type: 'boolean' }, pin: { type: 'string' } });
-  const { values, positionals } = parsed;
-  const [action = 'list', ...rest] = positionals;
-  const config = configFrom(values);
-  if (action === 'list' && rest.length === 0) {
-    only(parsed, ['json'], CLIENTS_USAGE);
-    const { status, json } = await ownerRequest(config, 'GET', '/clients');
-    if (status !== 200) return failed(json, out);
-    if (values.json) return printJson(json, out);
-    type Row = { name: string; tools: string[] | null; max_tools: number | null; memories: string; history: string };
-    const list = (json as { clients: Row[] }).clients;
-    out.log(
-      table(
-        ['CLIENT', 'MEMORIES', 'HISTORY', 'BUDGET', 'TOOLS'],
-        list.map((c) => [
-          c.name,
-          c.memories,
-          c.history,
-          c.max_tools === null ? '-' : String(c.max_tools),
-          c.tools === null ? 'all enabled' : c.tools.join(',') || '(none)',
-        ]),
-      ),
-    );
-    return 0;
-  }
-  if (action === 'memories') {
-    only(parsed, [], CLIENTS_USAGE);
-    const [name, scope, ...extra] = rest;
-    if (!name || (scope !== 'own' && scope !== 'all') || extra.length > 0) throw new UsageError(`usage: ${CLIENTS_USAGE}`);
-    const { status, json } = await ownerRequest(config, 'PUT', `/clients/${encodeURIComponent(name)}/memories`, { scope });
-    if (status !== 200) return failed(json, out);
+  const [action = 'list', ...rest] = parsed.positionals;
+  const config = configFrom(parsed.values);
+  if (action === 'list' && rest.length === 0) return listClients(parsed, config, out);
+  // Own keys only: an action such as "toString" is a typo, not a method of the table.
+  const change = Object.hasOwn(CLIENT_ACTIONS, action) ? CLIENT_ACTIONS[action] : undefined;
+  if (!change) throw new UsageError(`usage: ${CLIENTS_USAGE}`);
+  return change({ rest, parsed, config, out });
+}
+
+async function listClients(parsed: Parsed, config: PincerConfig, out: Out): Promise<number> {
+  only(parsed, ['json'], CLIENTS_USAGE);
+  const { status, json } = await ownerRequest(config, 'GET', '/clients');
+  if (status !== 200) return failed(json, out);
+  if (parsed.values.json) return printJson(json, out);
+  type Row = { name: string; tools: string[] | null; max_tools: number | null; memories: string; history: string };
+  const list = (json as { clients: Row[] }).clients;
+  out.log(
+    table(
+      ['CLIENT', 'MEMORIES', 'HISTORY', 'BUDGET', 'TOOLS'],
+      list.map((c) => [
+        c.name,
+        c.memories,
+        c.history,
+        c.max_tools === null ? '-' : String(c.max_tools),
+        c.tools === null ? 'all enabled' : c.tools.join(',') || '(none)',
+      ]),
+    ),
+  );
+  return 0;
+}
+
+/** `clients memories|history <name> own|all`: whether the client reads only what it wrote, or everything. */
+async function setClientScope(what: 'memories' | 'history', { rest, parsed, config, out }: ClientChange): Promise<number> {
+  only(parsed, [], CLIENTS_USAGE);
+  const [name, scope, ...extra] = rest;
+  if (!name || (scope !== 'own' && scope !== 'all') || extra.length > 0) throw new UsageError(`usage: ${CLIENTS_USAGE}`);
+  const { status, json } = await ownerRequest(config, 'PUT', `/clients/${encodeURIComponent(name)}/${what}`, { scope });
+  if (status !== 200) return failed(json, out);
+  if (what === 'memories') {
     out.log(scope === 'own' ? `Client ${name} now sees only the memories it wrote.` : `Client ${name} now sees every memory.`);
-    return 0;
-  }
-  if (action === 'history') {
-    only(parsed, [], CLIENTS_USAGE);
-    const [name, scope, ...extra] = rest;
-    if (!name || (scope !== 'own' && scope !== 'all') || extra.length > 0) throw new UsageError(`usage: ${CLIENTS_USAGE}`);
-    const { status, json } = await ownerRequest(config, 'PUT', `/clients/${encodeURIComponent(name)}/history`, { scope });
-    if (status !== 200) return failed(json, out);
+  } else {
     out.log(
       scope === 'own'
         ? `Client ${name} now reads only its own calls in the history.`
         : `Client ${name} now reads every client's calls in the history, their arguments and results included.`,
     );
-    return 0;
   }
-  if (action === 'tools') {
-    only(parsed, [], CLIENTS_USAGE);
-    const [name, list, ...extra] = rest;
-    if (!name || !list || extra.length > 0) throw new UsageError(`usage: ${CLIENTS_USAGE}`);
-    const tools = list === 'all' ? null : names(list);
-    if (tools !== null && tools.length === 0) throw new UsageError('name at least one tool, or "all"');
-    const { status, json } = await ownerRequest(config, 'PUT', `/clients/${encodeURIComponent(name)}/tools`, { tools });
-    if (status !== 200) return failed(json, out);
-    const profile = json as { tools: string[] | null };
-    out.log(`Client ${name} may now use ${profile.tools === null ? 'every enabled tool' : profile.tools.join(', ')}.`);
-    return 0;
-  }
-  if (action === 'budget') {
-    only(parsed, ['pin'], CLIENTS_USAGE);
-    const [name, limit, ...extra] = rest;
-    if (!name || !limit || extra.length > 0) throw new UsageError(`usage: ${CLIENTS_USAGE}`);
-    const max = limit === 'none' ? null : Number(limit);
-    if (max !== null && !(Number.isInteger(max) && max >= 1)) throw new UsageError(`the budget is a whole number from 1 (search_tools counted), or "none"; got "${limit}"`);
-    const pinned = names(str(values.pin) ?? '');
-    const { status, json } = await ownerRequest(config, 'PUT', `/clients/${encodeURIComponent(name)}/budget`, { max_tools: max, pinned });
-    if (status !== 200) return failed(json, out);
-    const budget = json as { max_tools: number | null; pinned: string[] };
-    out.log(
-      budget.max_tools === null
-        ? `Client ${name} is listed every tool of its set.`
-        : `Client ${name} is listed at most ${budget.max_tools} tools: search_tools${budget.pinned.length > 0 ? `, ${budget.pinned.join(', ')}` : ''} and what search_tools finds for it; it may still call any tool of its set by name.`,
-    );
-    return 0;
-  }
-  throw new UsageError(`usage: ${CLIENTS_USAGE}`);
+  return 0;
+}
+
+async function setClientTools({ rest, parsed, config, out }: ClientChange): Promise<number> {
+  only(parsed, [], CLIENTS_USAGE);
+  const [name, list, ...extra] = rest;
+  if (!name || !list || extra.length > 0) throw new UsageError(`usage: ${CLIENTS_USAGE}`);
+  const tools = list === 'all' ? null : names(list);
+  if (tools !== null && tools.length === 0) throw new UsageError('name at least one tool, or "all"');
+  const { status, json } = await ownerRequest(config, 'PUT', `/clients/${encodeURIComponent(name)}/tools`, { tools });
+  if (status !== 200) return failed(json, out);
+  const profile = json as { tools: string[] | null };
+  out.log(`Client ${name} may now use ${profile.tools === null ? 'every enabled tool' : profile.tools.join(', ')}.`);
+  return 0;
+}
+
+async function setClientBudget({ rest, parsed, config, out }: ClientChange): Promise<number> {
+  only(parsed, ['pin'], CLIENTS_USAGE);
+  const [name, limit, ...extra] = rest;
+  if (!name || !limit || extra.length > 0) throw new UsageError(`usage: ${CLIENTS_USAGE}`);
+  const max = limit === 'none' ? null : Number(limit);
+  if (max !== null && !(Number.isInteger(max) && max >= 1)) throw new UsageError(`the budget is a whole number from 1 (search_tools counted), or "none"; got "${limit}"`);
+  const pinned = names(str(parsed.values.pin) ?? '');
+  const { status, json } = await ownerRequest(config, 'PUT', `/clients/${encodeURIComponent(name)}/budget`, { max_tools: max, pinned });
+  if (status !== 200) return failed(json, out);
+  const budget = json as { max_tools: number | null; pinned: string[] };
+  out.log(
+    budget.max_tools === null
+      ? `Client ${name} is listed every tool of its set.`
+      : `Client ${name} is listed at most ${budget.max_tools} tools: search_tools${budget.pinned.length > 0 ? `, ${budget.pinned.join(', ')}` : ''} and what search_tools finds for it; it may still call any tool of its set by name.`,
+  );
+  return 0;
 }
 
 /** A comma list of tool names. */
@@ -337,9 +230,4 @@ function names(list: string): string[] {
     .split(',')
     .map((t) => t.trim())
     .filter(Boolean);
-}
-
-function printJson(json: unknown, out: Out): number {
-  out.log(JSON.stringify(json, null, 2));
-  return 0;
 }

@@ -50,27 +50,14 @@ export interface CallRecord {
  * A call as a live row shows it: what `call` events carry. Arguments and results can be a megabyte each and the
  * event goes to every viewer, so they stay out; the whole record is `GET /calls/{id}`. Every field is bounded.
  */
-export interface LiveCall {
-  id: string;
-  tool: string;
-  client: string;
-  via: string;
-  status: CallStatus;
+export interface LiveCall
+  extends Pick<CallRecord, 'id' | 'tool' | 'client' | 'via' | 'status' | 'http_status' | 'decision' | 'rule' | 'cache_hit' | 'started_at' | 'finished_at' | 'duration_ms' | 'hidden'> {
   /** The error's name only; its message is in the record. */
   error: { name: string } | null;
-  http_status: number | null;
-  decision: string | null;
-  rule: string | null;
   /** The policy's reason, cut to 300 characters. */
   reason: string | null;
-  cache_hit: boolean;
-  started_at: string;
-  finished_at: string | null;
-  duration_ms: number | null;
-  /** The arguments (secrets redacted) in one line, at most 240 characters. */
+  /** The arguments (secrets redacted) in one line, at most 240 characters; empty when `hidden`. */
   preview: string;
-  /** Set, with an empty preview, when the viewer may not see the arguments (another client's memory call). */
-  hidden?: string;
 }
 
 /**

@@ -273,6 +273,11 @@ export interface McpCatalogEntry {
   problem: string | null;
 }
 
+/** `GET /mcp-servers/catalog`. */
+export interface McpCatalog {
+  catalog: McpCatalogEntry[];
+}
+
 /** A `mcp_servers` entry as `PUT /mcp-servers/{name}` takes it (and config.json keeps it). */
 export type McpServerEntryBody =
   | { command: string; args?: string[]; env?: Record<string, string>; cwd?: string; disabled?: boolean; timeout_ms?: number; prefix?: boolean }

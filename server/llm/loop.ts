@@ -1,107 +1,16 @@
-import type { ErrorBody } from '../errors.js';
-import type { CallRecovery, CallStatus } from '../store/index.js';
-import type { Envelope, Executor } from '../executor/executor.js';
-import { envelopeForModel } from '../executor/for-model.js';
 import { AnswerStream } from './answer-text.js';
 import { DEFAULT_MAX_CONTEXT, planWindow, type WindowReport } from './context-window.js';
-import { modelCalls, newToolCallId, offerOf, unknownToolHint, type ModelCall, type Offer } from './model-calls.js';
-import { toolRefusal, type ModelProfile, type ModelProfiles, type ToolMode } from './model-profile.js';
+import { CallRunner } from './loop-calls.js';
+import type { LoopOptions, LoopResult } from './loop-types.js';
+import { modelCalls, newToolCallId, offerOf, type ModelCall, type Offer } from './model-calls.js';
+import { toolRefusal, type ModelProfile, type ToolMode } from './model-profile.js';
 import { promptedRequest } from './prompted.js';
 import { nameResolver } from './recovery/names.js';
 import { splitReasoning } from './recovery/reasoning.js';
-import { expectedArguments } from './recovery/schema-summary.js';
 import type { ToolSelection } from './tool-selection.js';
-import type { AssistantTurn, ChatMessage, ChatRequest, LlmProvider, ToolCall, ToolSpec, Usage } from './types.js';
+import type { AssistantTurn, ChatMessage, ChatRequest, Usage } from './types.js';
 
-/** Who the loop acts for: every call runs as this client, through the one pipeline. */
-export interface LoopCaller {
-  client: string;
-  owner: boolean;
-  /** The door, with the model beside it: `llm:<model>`, `openai-proxy:<model>`… */
-  via: string;
-}
-
-/** One tool call the loop made, as the caller is told of it. */
-export interface Step {
-  call_id: string;
-  tool_call_id: string;
-  tool: string;
-  arguments: unknown;
-  status: CallStatus;
-  result?: unknown;
-  error?: ErrorBody;
-  duration_ms?: number;
-  /** The call was written in the answer's text, not sent as a native call. */
-  recovered?: true;
-  /** Its shape, repairs, the name as written (see CallRecovery). */
-  recovery?: CallRecovery;
-}
-
-export interface LoopListener {
-  onText?(text: string): void;
-  /** The model's reasoning (`<think>` blocks), kept out of the answer's text. */
-  onReasoning?(text: string): void;
-  /** A call is about to go through the pipeline. */
-  onCall?(call: { tool_call_id: string; tool: string; arguments: unknown }): void;
-  onStep?(step: Step): void;
-  /** A call waits for the owner's approval: the loop is paused until they answer. */
-  onWaiting?(waiting: { call_id: string; approval_id: string; tool: string }): void;
-  /** The model is given its tools in the prompt (it has no native tool support). */
-  onMode?(mode: { mode: ToolMode; reason?: string }): void;
-}
-
-export interface LoopOptions {
-  provider: LlmProvider;
-  executor: Executor;
-  caller: LoopCaller;
-  request: ChatRequest;
-  /** Rounds of tool calls before the loop stops asking the model for more. */
-  maxSteps: number;
-  maxJsonDepth: number;
-  /** Whether a tool the model called is the caller's own (the proxies): those are handed back, not run. */
-  isCallerTool?: (name: string) => boolean;
-  signal?: AbortSignal;
-  listener?: LoopListener;
-  /** Stream the model's text (onText); otherwise each model answer is read whole. */
-  stream?: boolean;
-  /** Tool mode and context length per model; without it every model is taken to call tools natively. */
-  profiles?: ModelProfiles;
-  /** The largest context window asked of Ollama (`llm.max_context`). */
-  maxContext?: number;
-  /** Picks the tools offered in each round (`llm.max_tools`); without it, every tool of the request is offered. */
-  selectTools?: (tools: readonly ToolSpec[], messages: readonly ChatMessage[], profile: ModelProfile) => ToolSelection | undefined;
-  /** The tools, most worth keeping first, for when they do not fit the model's window; without it, as offered. */
-  orderTools?: (tools: readonly ToolSpec[], messages: readonly ChatMessage[]) => ToolSpec[];
-}
-
-export interface LoopResult {
-  /** The messages this turn added after the request's own: assistant turns and tool results, in order. */
-  added: ChatMessage[];
-  /** The model's last answer. */
-  final: AssistantTurn;
-  /** Every answer's text without call markup or reasoning, joined: what the caller sees as the answer. */
-  answer: string;
-  /** The model's reasoning blocks, kept apart from the answer. */
-  reasoning: string;
-  steps: Step[];
-  /** Tool calls of the caller's own tools in the last answer (the proxies hand these back). */
-  callerCalls: ToolCall[];
-  /** Pincer's calls made in that same last answer, with their results (see the proxies' mixed turns). */
-  mixed: { call: ToolCall; result: ChatMessage & { role: 'tool' } }[];
-  stoppedAtLimit: boolean;
-  /** How the model was given its tools in the end. */
-  toolMode: ToolMode;
-  toolModeReason?: string;
-  /** The last request's window (Ollama): its size, the num_ctx asked for, tools left out to fit. */
-  context?: WindowReport;
-  /** The tools offered in the last request, and why each, when not all of them were. */
-  offered?: ToolSelection['offered'];
-  usage: Usage;
-  timings: { model_ms: number; tools_ms: number; total_ms: number; model_calls: number };
-}
-
-/** How often one call (same tool, same arguments) runs in a turn before the model is given its first result again. */
-const SAME_CALL_RUNS = 3;
+export type { LoopCaller, LoopListener, LoopOptions, LoopResult, Step } from './loop-types.js';
 
 /**
  * Asks the model, runs the tool calls it makes through the executor (concurrently, as the caller), feeds the
@@ -125,12 +34,11 @@ class ToolLoop {
   readonly #options: LoopOptions;
   readonly #messages: ChatMessage[];
   readonly #added: ChatMessage[] = [];
-  readonly #steps: Step[] = [];
   readonly #usage: Usage = { prompt_tokens: 0, completion_tokens: 0 };
   readonly #timings = { model_ms: 0, tools_ms: 0, total_ms: 0, model_calls: 0 };
   readonly #offer: Offer;
   readonly #usedIds: Set<string>;
-  readonly #repeats = new Map<string, { runs: number; first: Promise<string> }>();
+  readonly #calls: CallRunner;
   #profile: ModelProfile = { toolMode: 'native' };
   #answer = '';
   #reasoning = '';
@@ -145,6 +53,7 @@ class ToolLoop {
     this.#options = options;
     this.#messages = [...request.messages];
     this.#offer = offerOf(request.tools ?? [], nameResolver);
+    this.#calls = new CallRunner(options, this.#offer);
     this.#usedIds = new Set(request.messages.flatMap((m) => (m.role === 'assistant' ? (m.tool_calls ?? []).map((c) => c.id) : [])));
   }
 
@@ -174,7 +83,7 @@ class ToolLoop {
         return this.#finish(turn, callerCalls, { stoppedAtLimit: true });
       }
       const x0 = performance.now();
-      const results = await Promise.all(ours.map((call) => runOnce(call, this.#options, this.#offer, this.#steps, this.#repeats)));
+      const results = await Promise.all(ours.map((call) => this.#calls.run(call)));
       this.#timings.tools_ms += performance.now() - x0;
       if (callerCalls.length > 0) {
         // A mixed answer: Pincer's calls ran; the caller gets its own calls back and the turn ends here. Their ids are
@@ -285,7 +194,7 @@ class ToolLoop {
       final: turn,
       answer: this.#answer,
       reasoning: this.#reasoning,
-      steps: this.#steps,
+      steps: this.#calls.steps,
       callerCalls: callerCalls.map((c) => c.call),
       mixed: [],
       stoppedAtLimit: false,
@@ -330,85 +239,4 @@ function requestedWindow(passthrough: Record<string, unknown> | undefined): numb
 
 function assistantMessage(content: string, calls: ModelCall[]): ChatMessage {
   return { role: 'assistant', content, ...(calls.length > 0 && { tool_calls: calls.map((c) => c.call) }) };
-}
-
-/**
- * Runs a call, unless the model already made this very call (tool and arguments) SAME_CALL_RUNS times in this turn:
- * a small model stuck in a loop gets the first result again with a note, not one more run.
- */
-function runOnce(call: ModelCall, options: LoopOptions, offer: Offer, steps: Step[], repeats: Map<string, { runs: number; first: Promise<string> }>): Promise<ChatMessage & { role: 'tool' }> {
-  const key = `${call.call.name}\u0000${call.argumentsError === undefined ? stableJson(call.call.arguments) : String(call.call.arguments)}`;
-  const seen = repeats.get(key);
-  if (seen && seen.runs >= SAME_CALL_RUNS) {
-    return seen.first.then((first) => ({
-      role: 'tool' as const,
-      tool_call_id: call.call.id,
-      tool_name: call.call.name,
-      content: JSON.stringify({
-        ...(JSON.parse(first) as object),
-        note: `This exact call already ran ${SAME_CALL_RUNS} times in this turn; this is its first result again, and it was not run once more. Answer with what you have, or call it with different arguments.`,
-      }),
-    }));
-  }
-  const run = runCall(call, options, offer, steps);
-  if (seen) seen.runs++;
-  else repeats.set(key, { runs: 1, first: run.then((message) => message.content) });
-  return run;
-}
-
-/** One call through the executor; its envelope, as JSON, is the tool's answer to the model. */
-async function runCall(model: ModelCall, options: LoopOptions, offer: Offer, steps: Step[]): Promise<ChatMessage & { role: 'tool' }> {
-  const { caller, listener } = options;
-  const { call } = model;
-  listener?.onCall?.({ tool_call_id: call.id, tool: call.name, arguments: call.arguments });
-  const outcome = await options.executor.execute({
-    tool: call.name,
-    arguments: call.arguments,
-    client: caller.client,
-    owner: caller.owner,
-    via: caller.via,
-    ...(options.signal && { signal: options.signal }),
-    ...(model.argumentsError !== undefined && { argumentsError: model.argumentsError }),
-    ...(model.recovery && { recovery: model.recovery }),
-    onPending: ({ approval_id, call_id }) => listener?.onWaiting?.({ approval_id, call_id, tool: call.name }),
-  });
-  const envelope = outcome.envelope;
-  const step: Step = {
-    call_id: outcome.callId,
-    tool_call_id: call.id,
-    tool: call.name,
-    arguments: call.arguments,
-    status: outcome.status,
-    ...(envelope.success ? { result: envelope.result } : { error: envelope.error }),
-    ...(envelope.duration_ms !== undefined && { duration_ms: envelope.duration_ms }),
-    ...(model.recovery?.shape !== undefined && { recovered: true as const }),
-    ...(model.recovery && { recovery: model.recovery }),
-  };
-  steps.push(step);
-  listener?.onStep?.(step);
-  // The model asked for this call, so it reads the answer whole, as any caller does: with secrets redacted it would
-  // write "[REDACTED]" back over the real values of a file it edits. What is kept of the turn is redacted (the
-  // executor's history, the bridge's stored conversation); a later turn, read back from storage, sees it redacted.
-  // Images, audio and blobs are described, with where their bytes are: never a wall of base64 in the context.
-  return { role: 'tool', tool_call_id: call.id, tool_name: call.name, content: JSON.stringify(withHint(envelopeForModel(envelope), model, offer)) };
-}
-
-/** A refusal the model can act on: the offered names closest to an unknown one, the schema's expectation in a line. */
-function withHint(envelope: Envelope, model: ModelCall, offer: Offer): Envelope {
-  if (envelope.success) return envelope;
-  const { name } = envelope.error;
-  const hint =
-    name === 'TOOL_NOT_FOUND' && !model.offered
-      ? unknownToolHint(model.call.name, offer)
-      : name === 'INVALID_ARGUMENTS' && model.offered
-        ? `Expected arguments: ${expectedArguments(offer.schemaOf(model.call.name))}`
-        : undefined;
-  return hint === undefined ? envelope : { ...envelope, error: { ...envelope.error, message: `${envelope.error.message} ${hint}` } };
-}
-
-/** JSON with object keys sorted: the same arguments in another key order are the same call. */
-function stableJson(value: unknown): string {
-  return JSON.stringify(value, (_key, v: unknown) =>
-    v && typeof v === 'object' && !Array.isArray(v) ? Object.fromEntries(Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) : v,
-  );
 }

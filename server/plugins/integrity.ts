@@ -135,3 +135,23 @@ function sha256(content: Buffer): string {
 function toSlashes(path: string): string {
   return path.split(sep).join('/');
 }
+
+/** The data directory's own files (owner secret, tokens, database): no plugin may hold a hard link to one. */
+export function dataDirFiles(dataDir: string): string[] {
+  try {
+    return readdirSync(dataDir)
+      .map((name) => join(dataDir, name))
+      .filter((path) => statSync(path, { throwIfNoEntry: false })?.isFile());
+  } catch {
+    return [];
+  }
+}
+
+/** A plugin folder's hash as it is now; null when it can no longer be hashed (gone, too big, a link out). */
+export function hashNow(dir: string, dataDir: string): string | null {
+  try {
+    return hashPluginFolder(dir, { protectedFiles: dataDirFiles(dataDir) }).hash;
+  } catch {
+    return null;
+  }
+}

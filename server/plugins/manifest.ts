@@ -5,6 +5,7 @@ import { isWithin } from '../security/within.js';
 import { realPath } from '../security/shell/operand-places.js';
 import { RESERVED_TOOL_NAMES, TOOL_NAME_PATTERN } from '../tools/registry.js';
 import { RISKS, type Risk } from '../tools/types.js';
+import type { PluginPermissions } from '../contract/sources.js';
 
 export const MANIFEST_FILE = 'plugin.json';
 export const PLUGIN_NAME_PATTERN = /^[a-z0-9][a-z0-9_-]{0,39}$/;
@@ -16,18 +17,8 @@ const MAX_TOOLS = 200;
 const MAX_MANIFEST_BYTES = 256 * 1024;
 const PERMISSION_KEYS = ['hosts', 'read', 'write', 'childProcess', 'workers', 'addons'];
 
-/** What a plugin may do beyond reading its own folder; enforced by Node's permission model and the gateway's fetch. */
-export interface PluginPermissions {
-  /** Host names its HTTP client may reach (the URL policy still applies). */
-  hosts: string[];
-  /** Absolute paths (files or folders) it may read besides its own folder. */
-  read: string[];
-  /** Absolute paths it may write. */
-  write: string[];
-  childProcess: boolean;
-  workers: boolean;
-  addons: boolean;
-}
+/** What a plugin may do beyond reading its own folder (paths absolute); enforced by Node's permission model and the gateway's fetch. */
+export type { PluginPermissions };
 
 /**
  * A tool as the manifest declares it: what the owner accepts before any of the plugin's code runs. The code's own

@@ -1,7 +1,7 @@
 import type { PluginView } from '../contract/sources.js';
 import { flagDefinition } from '../tools/poisoning.js';
 import type { FoundPlugin } from './discover.js';
-import type { PluginSandboxView } from './host.js';
+import type { PluginSandboxView } from './launch.js';
 import type { ManifestTool, PluginManifest } from './manifest.js';
 import type { DeclaredTool } from './protocol.js';
 import { pluginToolRisk } from './tools.js';

@@ -4,7 +4,7 @@ import { effectiveRisk, type RiskFloor } from '../tools/sources/risk.js';
 import { RESERVED_TOOL_NAMES, TOOL_NAME_PATTERN } from '../tools/registry.js';
 import type { AnyTool, ToolAnnotations } from '../tools/types.js';
 import type { PluginHost } from './host.js';
-import { PluginCallError } from './host.js';
+import { PluginCallError } from './channel.js';
 import type { ManifestTool, PluginManifest } from './manifest.js';
 import type { DeclaredTool } from './protocol.js';
 

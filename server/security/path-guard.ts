@@ -1,10 +1,10 @@
-import { realpathSync, statSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import path from 'node:path';
-import { allow, ask, deny, type PolicyDecision } from '../decision.js';
+import { allow, ask, type PolicyDecision } from '../decision.js';
 import { describeLookalikes, lookalikeForm } from './lookalike.js';
-import { codeExecutionRisk, type Describe, readRisk, type Target, writeRisk } from './inside-root.js';
-import { lstatOrNull, PathProblem, walk } from './path-walk.js';
+import { codeExecutionRisk, type Describe, readRisk, writeRisk } from './inside-root.js';
+import { absolutePath, checkShape, resolveTarget, type PathAccess } from './path-input.js';
+import { deleteRoot, describePath, lookalike, noRoots, outsideRoots, pincerCode, pincerData } from './path-refusals.js';
+import { checkRoots, containingRoot, realOrResolved, type CheckedRoots } from './path-roots.js';
 import { isWithin } from './within.js';
 
 /**
@@ -37,9 +37,13 @@ import { isWithin } from './within.js';
  * - path:secret-file     ask   reading a credentials file (.env, SSH keys, *.pem, .npmrc, .aws…)
  * - path:hard-link       ask   reading a file with more than one name: the other name may be outside the roots
  * - path:inside-root     allow everything else inside a root
+ *
+ * The path as given is read in path-input.ts, the roots checked in path-roots.ts, the refusals worded in
+ * path-refusals.ts; this class puts the steps in order.
  */
 
-export type PathAccess = 'read' | 'write' | 'delete' | 'list';
+export { MAX_PATH_LENGTH, type PathAccess } from './path-input.js';
+export type { CheckedRoots } from './path-roots.js';
 
 export interface PathVerdict {
   decision: PolicyDecision;
@@ -50,16 +54,6 @@ export interface PathVerdict {
   /** `resolved` relative to `root`, with `/` separators; `.` for the root itself. */
   relative?: string;
 }
-
-export const MAX_PATH_LENGTH = 4096;
-
-// Security: control characters (newlines, escapes, bidi overrides) in a name can make an approval prompt or the
-// log show a different path from the one acted on.
-// eslint-disable-next-line no-control-regex
-const CONTROL = /[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/;
-
-/** Root folders that went through PathGuard's checks (they exist, are folders, are realpath'd): only these can be put to use. */
-export type CheckedRoots = readonly string[] & { readonly __checked: unique symbol };
 
 export class PathGuard {
   /**
@@ -132,15 +126,7 @@ export class PathGuard {
         : verdict;
     }
     const characters = describeLookalikes(input) || 'look-alike characters';
-    return {
-      decision: deny(
-        'path:lookalike',
-        `"${printable(input)}" uses characters that look like path syntax (${characters}). Here they are ordinary characters in a name, ` +
-          `but a program that normalises names (a synced folder, an archive tool, a Windows code-page conversion) turns ` +
-          `the path into "${printable(folded)}", which ${escape}. Spell the path with plain "." and "/" and keep it inside ` +
-          `the allowed folders (${roots.join(', ')}).`,
-      ),
-    };
+    return { decision: lookalike(input, characters, folded, escape, roots) };
   }
 
   /**
@@ -165,7 +151,7 @@ export class PathGuard {
         if (/^[a-z]:(\/|$)/i.test(slashed) || /^file:/i.test(slashed)) return 'is outside the allowed folders';
         const lexical = path.posix.resolve(roots[0]!, slashed);
         if (this.isProtected(lexical)) return "reaches Pincer's own data folder";
-        if (this.#containingRoot(roots, lexical) === undefined) return 'is outside the allowed folders';
+        if (containingRoot(roots, lexical) === undefined) return 'is outside the allowed folders';
         return undefined;
       }
       default:
@@ -175,9 +161,9 @@ export class PathGuard {
 
   /** The steps of one judgement, in order; the first that has something to say decides. */
   async #judge(input: unknown, access: PathAccess, roots: readonly string[]): Promise<PathVerdict> {
-    const shape = this.#checkShape(input, roots);
+    const shape = checkShape(input, roots);
     if (typeof shape !== 'string') return { decision: shape };
-    const absolute = this.#absolute(shape, roots);
+    const absolute = absolutePath(shape, roots);
     if (typeof absolute !== 'string') return { decision: absolute };
     const target = await resolveTarget(shape, absolute, access);
     if ('decision' in target) return target;
@@ -186,8 +172,8 @@ export class PathGuard {
     const own = this.#ownFolders(describe, resolved, access);
     if (own !== undefined) return own;
     if (roots.length === 0) return { decision: noRoots(describe(resolved)), resolved };
-    const root = this.#containingRoot(roots, resolved);
-    if (root === undefined) return { decision: this.#outside(roots, describe(resolved)), resolved };
+    const root = containingRoot(roots, resolved);
+    if (root === undefined) return { decision: outsideRoots(roots, describe(resolved)), resolved };
     const where = { resolved, root, relative: resolved === root ? '.' : path.relative(root, resolved).split(path.sep).join('/') };
     const risk =
       access === 'delete'
@@ -201,31 +187,6 @@ export class PathGuard {
     return { decision: risk ?? allow('path:inside-root', `${describe(resolved)} is inside the allowed folder ${root}.`), ...where };
   }
 
-  /** The path as an absolute one (a relative path starts at the first root), or why it cannot be one. */
-  #absolute(shape: string, roots: readonly string[]): string | PolicyDecision {
-    let absolute: string;
-    const normalized = shape.replaceAll('\\', '/');
-    if (/^file:\/\//i.test(normalized)) {
-      try {
-        absolute = fileURLToPath(normalized);
-      } catch {
-        return invalid(`"${printable(shape)}" is not a valid file:// URL. Pass a plain path instead.`);
-      }
-    } else if (/^[a-z]:(\/|$)/i.test(normalized)) {
-      return this.#outside(roots, `"${printable(shape)}"`, 'it is a Windows drive path, and this machine does not use drive letters');
-    } else if (path.isAbsolute(normalized)) {
-      absolute = normalized;
-    } else {
-      // A relative path starts at the first root; with none, there is nowhere it could lead.
-      if (roots.length === 0) return noRoots(`"${printable(shape)}"`);
-      absolute = `${roots[0]}/${normalized}`;
-    }
-    // A trailing slash names the same entry; dropping it keeps "link/" a link for write and delete.
-    absolute = absolute.replace(/\/+$/, '') || '/';
-    if (CONTROL.test(absolute)) return invalid(`"${printable(shape)}" contains control characters. Use a path without them.`);
-    return absolute;
-  }
-
   /** Pincer's data folder (never), and its code (never written or deleted); undefined when neither is reached. */
   #ownFolders(describe: Describe, resolved: string, access: PathAccess): PathVerdict | undefined {
     if (this.isProtected(resolved)) return this.#pincerData(describe, resolved);
@@ -234,27 +195,11 @@ export class PathGuard {
     // write there is code execution with no approval. A delete of a folder holding them would remove them too.
     const code = this.#readOnly.find((dir) => isWithin(resolved, dir, true) || (access === 'delete' && isWithin(dir, resolved, true)));
     if (code === undefined) return undefined;
-    return {
-      decision: deny(
-        'path:pincer-code',
-        `${describe(resolved)} is ${isWithin(resolved, code, true) ? 'inside' : 'a folder that contains'} Pincer's own code (${code}), ` +
-          `which no tool may ${access === 'write' ? 'write' : 'delete'}, even with approval: changed code would run as Pincer ` +
-          'itself. Work on files in the project folders instead; the owner updates Pincer by installing a new version.',
-      ),
-      resolved,
-    };
+    return { decision: pincerCode(describe(resolved), code, isWithin(resolved, code, true), access), resolved };
   }
 
   #pincerData(describe: Describe, resolved: string): PathVerdict {
-    return {
-      decision: deny(
-        'path:pincer-data',
-        `${describe(resolved)} is ${this.isProtected(resolved) ? 'inside' : 'a folder that contains'} Pincer's own data folder ` +
-          '(tokens, database, settings), which no tool may touch. Work on files in the project folders instead; the owner ' +
-          'changes Pincer settings from the dashboard or the CLI.',
-      ),
-      resolved,
-    };
+    return { decision: pincerData(describe(resolved), this.isProtected(resolved)), resolved };
   }
 
   /**
@@ -263,13 +208,7 @@ export class PathGuard {
    */
   #deleteRisk(describe: Describe, resolved: string, roots: readonly string[]): PolicyDecision | 'pincer-data' {
     const rootHit = roots.find((r) => isWithin(r, resolved));
-    if (rootHit !== undefined) {
-      return deny(
-        'path:delete-root',
-        `${describe(resolved)} is ${rootHit === resolved ? 'an allowed root folder itself' : `a folder that contains the allowed root ${rootHit}`}, ` +
-          'and tools never delete a root. Delete the files inside it one by one, or ask the owner to do it by hand.',
-      );
-    }
+    if (rootHit !== undefined) return deleteRoot(describe(resolved), resolved, rootHit);
     // Security: a recursive delete of a parent would take the data folder (tokens, database) with it.
     if (this.#protected.some((dir) => isWithin(dir, resolved, true))) return 'pincer-data';
     return (
@@ -277,136 +216,4 @@ export class PathGuard {
       ask('path:delete', `Deleting ${describe(resolved)} cannot be undone, so a person must approve it. Approve if you expected it to be removed.`)
     );
   }
-
-  #checkShape(input: unknown, roots: readonly string[]): string | PolicyDecision {
-    if (typeof input !== 'string') return invalid('The path must be a string, for example "notes/todo.md".');
-    if (input.trim() === '') return invalid('The path is empty. Give a file or folder path, for example "notes/todo.md" or "." for the root.');
-    if (input.includes('\0')) return invalid('The path contains a NUL byte, which no real file name has. Remove it.');
-    if (input.length > MAX_PATH_LENGTH) return invalid(`The path is ${input.length} characters long; the limit is ${MAX_PATH_LENGTH}.`);
-    // " /etc/passwd" would otherwise be a folder named " " inside the root: never what the model meant.
-    if (input.trim() !== input) {
-      return invalid(`"${printable(input)}" starts or ends with white space. Remove it; file names here never need it.`);
-    }
-    if (input.startsWith('~')) {
-      if (roots.length === 0) return noRoots(`"${printable(input)}"`);
-      return deny(
-        'path:home-shorthand',
-        `"${printable(input)}" starts with "~", which Pincer does not expand. Give an absolute path inside one of the allowed folders ` +
-          `(${roots.join(', ')}) or a path relative to the first one; for a file literally named "~…", write "./${printable(input)}".`,
-      );
-    }
-    return input;
-  }
-
-  #containingRoot(roots: readonly string[], resolved: string): string | undefined {
-    let best: string | undefined;
-    for (const root of roots) if (isWithin(resolved, root) && (best === undefined || root.length > best.length)) best = root;
-    return best;
-  }
-
-  #outside(roots: readonly string[], described: string, why?: string): PolicyDecision {
-    if (roots.length === 0) return noRoots(described);
-    return deny(
-      'path:outside-roots',
-      `${described} is outside the folders Pincer may use${why ? ` (${why})` : ''}. Allowed folders: ${roots.join(', ')}. ` +
-        'Use a path inside one of them; to open another folder, the owner adds it to the roots (dashboard settings, "roots" in config.json, or PINCER_ROOTS).',
-    );
-  }
-}
-
-/**
- * Resolves the path as the kernel would. Read and list follow every link; write and delete act on the last name
- * itself: a symlink there is refused (write) or removed (delete), never followed. Fails closed: a path that cannot
- * be resolved is one nobody can vouch for.
- */
-async function resolveTarget(shape: string, absolute: string, access: PathAccess): Promise<Target | { decision: PolicyDecision }> {
-  try {
-    const lastName = path.basename(absolute);
-    const followLast = access === 'read' || access === 'list' || lastName === '' || lastName === '.' || lastName === '..';
-    if (followLast) {
-      const { real, exists } = await walk(absolute);
-      return { resolved: real, exists, finalIsLink: false };
-    }
-    if (Buffer.byteLength(lastName) > 255) throw new PathProblem('a name in the path is longer than 255 bytes.');
-    const parent = await walk(path.dirname(absolute));
-    const resolved = path.join(parent.real, lastName);
-    if (!parent.exists) return { resolved, exists: false, finalIsLink: false };
-    const stat = await lstatOrNull(resolved);
-    return { resolved, exists: stat !== null, finalIsLink: stat?.isSymbolicLink() ?? false };
-  } catch (error) {
-    if (error instanceof PathProblem) return { decision: invalid(`"${printable(shape)}": ${error.message}`) };
-    const code = (error as NodeJS.ErrnoException).code ?? 'error';
-    return { decision: invalid(`"${printable(shape)}" could not be resolved (${code}). Check the path with file_list.`) };
-  }
-}
-
-/**
- * Realpaths roots and drops duplicates; refuses a root that is missing, not a folder, or at or inside a protected
- * or read-only folder. A root that contains one is fine: the folder inside it stays refused path by path.
- */
-function checkRoots(roots: readonly string[], protectedDirs: readonly string[], readOnlyDirs: readonly string[]): CheckedRoots {
-  const real: string[] = [];
-  for (const root of roots) {
-    let resolved: string;
-    try {
-      resolved = realpathSync.native(path.resolve(root));
-    } catch (error) {
-      throw new Error(`The root folder "${root}" does not exist or cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'}).`);
-    }
-    if (!statSync(resolved).isDirectory()) throw new Error(`The root "${root}" is not a folder.`);
-    // Security: a root inside the data folder would offer tools the tokens, database and config to work on; the
-    // protected check would refuse each path anyway, but a root there is never what the owner meant.
-    const inside = protectedDirs.find((dir) => isWithin(resolved, dir, true));
-    if (inside !== undefined) {
-      throw new Error(`The root "${root}" is ${resolved === inside ? '' : 'inside '}Pincer's own data folder (${inside}), which no tool may touch; choose a folder outside it.`);
-    }
-    // Security: a root at or inside Pincer's code offers tools nothing to write there, only a way to run as Pincer.
-    const code = readOnlyDirs.find((dir) => isWithin(resolved, dir, true));
-    if (code !== undefined) {
-      throw new Error(
-        `The root "${root}" is ${resolved === code ? '' : 'inside '}Pincer's own code (${code}: its package or bundled plugins), which no tool may change; choose a folder of your own work.`,
-      );
-    }
-    if (!real.includes(resolved)) real.push(resolved);
-  }
-  return real as readonly string[] as CheckedRoots;
-}
-
-/** Security: with no folder shared, no path is inside one; the message says how the owner shares one. */
-function noRoots(described: string): PolicyDecision {
-  return deny(
-    'path:no-roots',
-    `${described} cannot be used: no folder is shared with Pincer yet, so file tools and run_shell have nowhere to work. ` +
-      `${NO_ROOTS_ADVICE}`,
-  );
-}
-
-/** How the owner shares a folder, for every refusal that comes from having none. */
-const NO_ROOTS_ADVICE =
-  'Ask the owner to share a folder: the dashboard\'s Settings (Folders file tools may use), `pincer roots add DIR`, ' +
-  'or PINCER_ROOTS / "roots" in config.json.';
-
-function realOrResolved(dir: string): string {
-  const resolved = path.resolve(dir);
-  try {
-    return realpathSync.native(resolved);
-  } catch {
-    return resolved;
-  }
-}
-
-function invalid(reason: string): PolicyDecision {
-  return deny('path:invalid', reason);
-}
-
-function printable(text: string): string {
-  // eslint-disable-next-line no-control-regex
-  const clean = text.replace(/[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g, '?');
-  return clean.length > 200 ? `${clean.slice(0, 200)}…` : clean;
-}
-
-/** The path as the model gave it, plus the real path it leads to when that differs. */
-function describePath(given: string, resolved: string): string {
-  const shown = printable(given);
-  return resolved === given ? `"${shown}"` : `"${shown}" (resolves to ${printable(resolved)})`;
 }

@@ -1,5 +1,6 @@
-import type { CallRecord, CallRecovery, CallStatus } from '../contract/calls.js';
-import type { ClientStats, TimeBucket, ToolStats } from '../contract/stats.js';
+import type { CallRecord, CallStatus } from '../contract/calls.js';
+import { toRecord, toRow, type CallRow, type NewCallRow } from './call-rows.js';
+import { CallStatistics } from './call-stats.js';
 import type { Db } from './db.js';
 
 // A call's record is the wire contract's: the history, the events and the dashboard read this one type.
@@ -18,121 +19,17 @@ export interface CallFilter {
   limit: number;
 }
 
-interface CallRow {
-  seq: number;
-  id: string;
-  tool: string;
-  client: string;
-  via: string;
-  arguments: string | null;
-  result: string | null;
-  status: CallStatus;
-  error_name: string | null;
-  error_message: string | null;
-  http_status: number | null;
-  decision: string | null;
-  rule: string | null;
-  reason: string | null;
-  cache_hit: number;
-  started_at: number;
-  finished_at: number | null;
-  duration_ms: number | null;
-  recovery: string | null;
-}
-
 /** What the history keeps: calls started at or after `before` (epoch ms), and at most the newest `keepRows`. */
 export interface PruneLimits {
   before?: number;
   keepRows?: number;
 }
 
-/** Latency figures describe a tool's most recent calls: bounded work, and what the tool is like now. */
-const LATENCY_WINDOW = 10_000;
-
-/** avg, p50, p95, p99 and max of durations (nearest-rank percentiles). */
-function latencySummary(durations: number[]): ToolStats['latency_ms'] {
-  if (durations.length === 0) return { avg: null, p50: null, p95: null, p99: null, max: null };
-  const sorted = Float64Array.from(durations).sort();
-  const rank = (p: number) => sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(p * sorted.length) - 1))]!;
-  return {
-    avg: durations.reduce((a, b) => a + b, 0) / durations.length,
-    p50: rank(0.5),
-    p95: rank(0.95),
-    p99: rank(0.99),
-    max: sorted[sorted.length - 1]!,
-  };
-}
-
-/** Calls whose tool actually ran: the gateway accepted them (answered 200). */
-const RAN = 'http_status = 200';
-
-function toJson(value: unknown): string | null {
-  return value === undefined ? null : JSON.stringify(value);
-}
-
-function fromJson(text: string | null): unknown {
-  return text === null ? null : (JSON.parse(text) as unknown);
-}
-
-function iso(ms: number | null): string | null {
-  return ms === null ? null : new Date(ms).toISOString();
-}
-
-type NewCallRow = Omit<CallRow, 'seq'>;
-
-function toRow(call: CallRecord): NewCallRow {
-  return {
-    id: call.id,
-    tool: call.tool,
-    client: call.client,
-    via: call.via,
-    arguments: toJson(call.arguments),
-    result: toJson(call.result),
-    status: call.status,
-    error_name: call.error?.name ?? null,
-    error_message: call.error?.message ?? null,
-    http_status: call.http_status,
-    decision: call.decision,
-    rule: call.rule,
-    reason: call.reason,
-    cache_hit: call.cache_hit ? 1 : 0,
-    started_at: Date.parse(call.started_at),
-    finished_at: call.finished_at === null ? null : Date.parse(call.finished_at),
-    duration_ms: call.duration_ms,
-    recovery: call.recovery ? JSON.stringify(call.recovery) : null,
-  };
-}
-
-function toRecord(row: CallRow): CallRecord {
-  return {
-    id: row.id,
-    tool: row.tool,
-    client: row.client,
-    via: row.via,
-    arguments: fromJson(row.arguments),
-    result: fromJson(row.result),
-    status: row.status,
-    error: row.error_name ? { name: row.error_name, message: row.error_message ?? '' } : null,
-    http_status: row.http_status,
-    decision: row.decision,
-    rule: row.rule,
-    reason: row.reason,
-    cache_hit: row.cache_hit === 1,
-    started_at: new Date(row.started_at).toISOString(),
-    finished_at: iso(row.finished_at),
-    duration_ms: row.duration_ms,
-    ...recoveryOf(row.recovery),
-  };
-}
-
-function recoveryOf(text: string | null): Pick<CallRecord, 'recovered' | 'recovery'> {
-  if (text === null) return {};
-  const recovery = JSON.parse(text) as CallRecovery;
-  return { ...(recovery.shape !== undefined && { recovered: true as const }), recovery };
-}
-
-/** Call history. Writes are synchronous so a call is on disk before its caller hears the answer. */
-export class CallStore {
+/**
+ * Call history. Writes are synchronous so a call is on disk before its caller hears the answer. The figures read
+ * over the same table (toolStats, overTime…) come from CallStatistics.
+ */
+export class CallStore extends CallStatistics {
   readonly #upsert;
   readonly #byId;
   readonly #count;
@@ -140,7 +37,8 @@ export class CallStore {
   readonly #saveAll: (rows: NewCallRow[]) => void;
   #queue: { row: NewCallRow; resolve: () => void; reject: (error: unknown) => void }[] = [];
 
-  constructor(private readonly db: Db) {
+  constructor(db: Db) {
+    super(db);
     this.#upsert = db.prepare(`
       INSERT INTO calls (id, tool, client, via, arguments, result, status, error_name, error_message, http_status,
                          decision, rule, reason, cache_hit, started_at, finished_at, duration_ms, recovery)
@@ -283,109 +181,6 @@ export class CallStore {
       params.after = rows.at(-1)!.seq;
       yield rows.map(toRecord);
     }
-  }
-
-  /**
-   * Tools that ran at least once (for one client's calls only, when `client` is given). Refused calls do not count:
-   * any client can send a made-up tool name, and such names must not fill the statistics.
-   */
-  toolNames(client?: string): string[] {
-    return this.db
-      .prepare<[string | null, string | null], { tool: string }>(`SELECT DISTINCT tool FROM calls WHERE ${RAN} AND (? IS NULL OR client = ?) ORDER BY tool`)
-      .all(client ?? null, client ?? null)
-      .map((r) => r.tool);
-  }
-
-  /** Whether a tool has run at least once (see toolNames). */
-  hasRun(tool: string, client?: string): boolean {
-    return (
-      this.db
-        .prepare<[string, string | null, string | null], { n: number }>(`SELECT 1 AS n FROM calls WHERE tool = ? AND ${RAN} AND (? IS NULL OR client = ?) LIMIT 1`)
-        .get(tool, client ?? null, client ?? null) !== undefined
-    );
-  }
-
-  /**
-   * One tool's figures, over the calls started at or after `sinceMs` (all of them when it is absent), and only one
-   * client's calls when `client` is given.
-   */
-  toolStats(tool: string, sinceMs?: number, client?: string): ToolStats {
-    return { tool, ...this.#stats('tool', tool, sinceMs, client) };
-  }
-
-  /** One client's figures over every tool, as toolStats. */
-  clientStats(client: string, sinceMs?: number): ClientStats {
-    return { client, ...this.#stats('client', client, sinceMs) };
-  }
-
-  /** Clients with calls started at or after `sinceMs` (ever, when it is absent). */
-  clientNames(sinceMs?: number): string[] {
-    return this.db
-      .prepare<[number], { client: string }>('SELECT DISTINCT client FROM calls WHERE started_at >= ? ORDER BY client')
-      .all(sinceMs ?? 0)
-      .map((r) => r.client);
-  }
-
-  #stats(column: 'tool' | 'client', value: string, sinceMs = 0, client?: string): Omit<ToolStats, 'tool'> {
-    const db = this.db;
-    // `column` is one of two literals, never caller text.
-    const where = `${column} = @value AND started_at >= @since AND (@client IS NULL OR client = @client)`;
-    const params = { value, since: sinceMs, client: client ?? null };
-    const totals = db
-      .prepare<[typeof params], { calls: number; succeeded: number; failed: number; refused: number; denied: number; cache_hits: number }>(
-        `SELECT count(*) AS calls,
-                coalesce(sum(status = 'succeeded'), 0) AS succeeded,
-                coalesce(sum(status = 'failed' AND http_status = 200), 0) AS failed,
-                coalesce(sum(status = 'failed' AND http_status <> 200), 0) AS refused,
-                coalesce(sum(status = 'denied'), 0) AS denied,
-                coalesce(sum(cache_hit), 0) AS cache_hits
-         FROM calls WHERE ${where}`,
-      )
-      .get(params)!;
-    const latency = latencySummary(
-      db
-        .prepare<[typeof params & { window: number }], { d: number }>(
-          `SELECT duration_ms AS d FROM calls WHERE ${where} AND ${RAN} AND duration_ms IS NOT NULL ORDER BY seq DESC LIMIT @window`,
-        )
-        .all({ ...params, window: LATENCY_WINDOW })
-        .map((r) => r.d),
-    );
-    const topErrors = db
-      .prepare<[typeof params], { name: string; count: number }>(
-        `SELECT error_name AS name, count(*) AS count FROM calls WHERE ${where} AND error_name IS NOT NULL
-         GROUP BY error_name ORDER BY count DESC, name LIMIT 5`,
-      )
-      .all(params);
-    const last = db
-      .prepare<[typeof params], { id: string; status: CallStatus; started_at: number }>(
-        `SELECT id, status, started_at FROM calls WHERE ${where} ORDER BY seq DESC LIMIT 1`,
-      )
-      .get(params);
-    const finished = totals.succeeded + totals.failed;
-    return {
-      calls: totals.calls,
-      succeeded: totals.succeeded,
-      failed: totals.failed,
-      refused: totals.refused,
-      denied: totals.denied,
-      success_rate: finished === 0 ? null : totals.succeeded / finished,
-      cache_hits: totals.cache_hits,
-      latency_ms: latency,
-      top_errors: topErrors,
-      last_call: last ? { id: last.id, status: last.status, at: new Date(last.started_at).toISOString() } : null,
-    };
-  }
-
-  /** Calls per time bucket, oldest first, for charts (one client's calls only, when `client` is given). */
-  overTime(sinceMs: number, bucketMs: number, client?: string): TimeBucket[] {
-    return this.db
-      .prepare<[number, number, string | null, string | null], { bucket: number; calls: number; failed: number }>(
-        // better-sqlite3 binds JS numbers as REAL: cast, or the division is not whole and every call is its own bucket.
-        `SELECT (started_at / CAST(? AS INTEGER)) AS bucket, count(*) AS calls, coalesce(sum(status IN ('failed', 'denied')), 0) AS failed
-         FROM calls WHERE started_at >= ? AND (? IS NULL OR client = ?) GROUP BY bucket ORDER BY bucket`,
-      )
-      .all(bucketMs, sinceMs, client ?? null, client ?? null)
-      .map((r) => ({ at: new Date(r.bucket * bucketMs).toISOString(), calls: r.calls, failed: r.failed }));
   }
 }
 

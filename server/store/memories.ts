@@ -1,6 +1,9 @@
 import type { Statement } from 'better-sqlite3';
 import type { Db } from './db.js';
 import type { Memory as WireMemory } from '../contract/memory.js';
+import { CorpusStatistics, type MemoryStatistics } from './memory-statistics.js';
+
+export type { MemoryStatistics } from './memory-statistics.js';
 
 /** A stored memory: the wire's memory before it is read for instructions (`flagged` is worked out on the way out). */
 export type Memory = Omit<WireMemory, 'flagged'>;
@@ -59,53 +62,26 @@ const toMemory = (row: MemoryRow): Memory => ({
 });
 const toIndexed = (row: MemoryRow): IndexedMemory => ({ ...toMemory(row), terms: JSON.parse(row.terms) as string[] });
 
-/** Sorts after every string that starts with what it follows (U+10FFFF is the last code point). */
-const PAST_EVERY_CHARACTER = '\u{10FFFF}';
-
 /** A term as an FTS5 string: our terms never hold a double quote, but quote-doubling keeps that a non-issue. */
 export const ftsPhrase = (term: string) => `"${term.replaceAll('"', '""')}"`;
-
-/**
- * The corpus statistics and vocabulary a search scores with: of every memory (MemoryStore itself), or of one
- * writer's memories only (MemoryStore.ofWriter), for a reader that sees only those.
- */
-export interface MemoryStatistics {
-  /** How many memories hold each term (absent: none). */
-  documentFrequencies(terms: readonly string[]): Map<string, number>;
-  /** Memories and the total number of indexed terms, for BM25's average document length. */
-  corpus(): { docs: number; tokens: number };
-  /**
-   * Vocabulary terms that start with `prefix` (longer than it), the most frequent first: a range of the term index,
-   * so only the terms with that prefix are read. `length` keeps only terms of that many characters.
-   */
-  termsWithPrefix(prefix: string, limit: number, length?: number): Array<{ term: string; docs: number }>;
-  /**
-   * Vocabulary terms holding `part` (three characters or more) anywhere, the most frequent first: those holding
-   * every trigram of it (the trigram table narrows them down), then checked whole.
-   */
-  termsContaining(part: string, limit: number): Array<{ term: string; docs: number }>;
-  /**
-   * Vocabulary terms of `length[0]` to `length[1]` characters sharing at least `least` of `grams` (each 3
-   * characters, from the padded query term), those sharing the most first, then the most frequent: the candidate
-   * filter of the fuzzy search. Index ranges of the trigram table are read and counted, so the vocabulary is never
-   * scanned.
-   */
-  termsSharingGrams(grams: readonly string[], least: number, length: [number, number], limit: number): Array<{ term: string; docs: number }>;
-}
 
 /** How search() orders what it finds: by FTS5's bm25(), not at all (the index's first matches), or newest first. */
 export type SearchOrder = 'rank' | 'any' | 'newest';
 
 /**
  * The memory table and its FTS5 index (migration 003). Triggers keep the index, the vocabulary and the corpus
- * statistics in step with every write, so this class only writes `memories`.
+ * statistics in step with every write, so this class only writes `memories`; the statistics are read in
+ * memory-statistics.ts.
  */
 export class MemoryStore implements MemoryStatistics {
   /** Prepared once: a search runs several statements, and preparing the FTS5 joins costs more than running them. */
   readonly #statements = new Map<string, Statement>();
+  readonly #all: MemoryStatistics;
   readonly #writers = new Map<string, MemoryStatistics>();
 
-  constructor(private readonly db: Db) {}
+  constructor(private readonly db: Db) {
+    this.#all = new CorpusStatistics(this.#prepare.bind(this), null);
+  }
 
   #prepare<P extends unknown[] = unknown[], R = unknown>(sql: string): Statement<P, R> {
     let statement = this.#statements.get(sql);
@@ -267,23 +243,23 @@ export class MemoryStore implements MemoryStatistics {
   }
 
   documentFrequencies(terms: readonly string[]): Map<string, number> {
-    return this.#documentFrequencies(terms, null);
+    return this.#all.documentFrequencies(terms);
   }
 
   corpus(): { docs: number; tokens: number } {
-    return this.#prepare<[], { docs: number; tokens: number }>('SELECT docs, tokens FROM memory_stats WHERE id = 1').get()!;
+    return this.#all.corpus();
   }
 
   termsWithPrefix(prefix: string, limit: number, length?: number): Array<{ term: string; docs: number }> {
-    return this.#termsWithPrefix(prefix, limit, length, null);
+    return this.#all.termsWithPrefix(prefix, limit, length);
   }
 
   termsContaining(part: string, limit: number): Array<{ term: string; docs: number }> {
-    return this.#termsContaining(part, limit, null);
+    return this.#all.termsContaining(part, limit);
   }
 
   termsSharingGrams(grams: readonly string[], least: number, length: [number, number], limit: number): Array<{ term: string; docs: number }> {
-    return this.#termsSharingGrams(grams, least, length, limit, null);
+    return this.#all.termsSharingGrams(grams, least, length, limit);
   }
 
   /**
@@ -294,88 +270,12 @@ export class MemoryStore implements MemoryStatistics {
   ofWriter(writer: string): MemoryStatistics {
     let statistics = this.#writers.get(writer);
     if (!statistics) {
-      statistics = {
-        documentFrequencies: (terms) => this.#documentFrequencies(terms, writer),
-        corpus: () =>
-          this.#prepare<[string], { docs: number; tokens: number }>('SELECT docs, tokens FROM memory_writer_stats WHERE writer = ?').get(writer) ?? {
-            docs: 0,
-            tokens: 0,
-          },
-        termsWithPrefix: (prefix, limit, length) => this.#termsWithPrefix(prefix, limit, length, writer),
-        termsContaining: (part, limit) => this.#termsContaining(part, limit, writer),
-        termsSharingGrams: (grams, least, length, limit) => this.#termsSharingGrams(grams, least, length, limit, writer),
-      };
+      statistics = new CorpusStatistics(this.#prepare.bind(this), writer);
       // One small object per client name, kept for the life of the store (a handful of clients).
       this.#writers.set(writer, statistics);
     }
     return statistics;
   }
-
-  #documentFrequencies(terms: readonly string[], writer: string | null): Map<string, number> {
-    const found = new Map<string, number>();
-    if (terms.length === 0) return found;
-    const rows =
-      writer === null
-        ? this.#prepare<[string], { term: string; docs: number }>('SELECT term, docs FROM memory_terms WHERE term IN (SELECT value FROM json_each(?))').all(
-            JSON.stringify(terms),
-          )
-        : this.#prepare<[string, string], { term: string; docs: number }>(
-            'SELECT term, docs FROM memory_writer_terms WHERE writer = ? AND term IN (SELECT value FROM json_each(?))',
-          ).all(writer, JSON.stringify(terms));
-    for (const row of rows) found.set(row.term, row.docs);
-    return found;
-  }
-
-  #termsWithPrefix(prefix: string, limit: number, length: number | undefined, writer: string | null): Array<{ term: string; docs: number }> {
-    const params = { prefix, past: `${prefix}${PAST_EVERY_CHARACTER}`, length: length ?? null, limit, writer };
-    return this.#prepare<[typeof params], { term: string; docs: number }>(
-      `SELECT term, docs FROM ${writer === null ? 'memory_terms WHERE' : 'memory_writer_terms WHERE writer = @writer AND'}
-       term > @prefix AND term < @past AND (@length IS NULL OR length(term) = @length) ORDER BY docs DESC LIMIT @limit`,
-    ).all(params);
-  }
-
-  #termsContaining(part: string, limit: number, writer: string | null): Array<{ term: string; docs: number }> {
-    const grams = [...new Set(trigramsOf(part))];
-    const params = { grams: JSON.stringify(grams), count: grams.length, part, limit, writer };
-    return this.#prepare<[typeof params], { term: string; docs: number }>(
-      `SELECT t.term, ${writer === null ? 't.docs' : 'w.docs'} AS docs FROM (
-         SELECT term FROM memory_term_grams WHERE gram IN (SELECT value FROM json_each(@grams)) GROUP BY term HAVING count(*) = @count
-       ) g ${writer === null ? 'JOIN' : 'CROSS JOIN'} memory_terms t ON t.id = g.term ${WRITER_JOIN(writer)} WHERE instr(t.term, @part) > 0 ORDER BY docs DESC LIMIT @limit`,
-    ).all(params);
-  }
-
-  #termsSharingGrams(
-    grams: readonly string[],
-    least: number,
-    length: [number, number],
-    limit: number,
-    writer: string | null,
-  ): Array<{ term: string; docs: number }> {
-    if (grams.length === 0) return [];
-    const params = { grams: JSON.stringify([...new Set(grams)]), least: Math.max(1, least), shortest: length[0], longest: length[1], limit, writer };
-    return this.#prepare<[typeof params], { term: string; docs: number }>(
-      `SELECT t.term, ${writer === null ? 't.docs' : 'w.docs'} AS docs FROM (
-         SELECT term, count(*) AS shared FROM memory_term_grams WHERE gram IN (SELECT value FROM json_each(@grams))
-         GROUP BY term HAVING shared >= @least
-       ) g ${writer === null ? 'JOIN' : 'CROSS JOIN'} memory_terms t ON t.id = g.term ${WRITER_JOIN(writer)} WHERE length(t.term) BETWEEN @shortest AND @longest
-       ORDER BY g.shared DESC, docs DESC LIMIT @limit`,
-    ).all(params);
-  }
-}
-
-/**
- * Narrows a vocabulary query to the terms one writer's memories hold, with that writer's counts. A CROSS JOIN keeps
- * SQLite's join order: the few terms the trigram ranges found, each looked up for the writer, never every term of
- * the writer scanned (which a planner's guess made 10× slower at 100,000 memories of one writer).
- */
-const WRITER_JOIN = (writer: string | null) => (writer === null ? '' : 'CROSS JOIN memory_writer_terms w ON w.writer = @writer AND w.term = t.term');
-
-/** The unpadded trigrams of a text, in order. */
-function trigramsOf(text: string): string[] {
-  const chars = [...text];
-  const grams: string[] = [];
-  for (let i = 0; i + 3 <= chars.length; i++) grams.push(chars.slice(i, i + 3).join(''));
-  return grams;
 }
 
 function filterSql(filter: MemoryFilter, alias: string): { sql: string; params: unknown[] } {

@@ -1,6 +1,6 @@
 import { Router } from 'express';
 import { refuse } from '../../errors.js';
-import type { McpCatalogEntry, McpServerList } from '../../contract/sources.js';
+import type { McpCatalog, McpServerList } from '../../contract/sources.js';
 import { mcpCatalog } from '../../mcp/client/catalog.js';
 import { parseServerEntry } from '../../mcp/client/entry.js';
 import type { McpServerManager, McpServerView } from '../../mcp/client/servers.js';
@@ -29,8 +29,8 @@ export function mcpServerRoutes(servers: McpServerManager, redactor: Redactor, r
 
   // Well-known servers with pinned versions, their command lines filled in for the shared folders (the owner's).
   router.get('/mcp-servers/catalog', requireOwner, (_req, res) => {
-    const catalog: McpCatalogEntry[] = mcpCatalog(roots());
-    res.json({ catalog });
+    const body: McpCatalog = { catalog: mcpCatalog(roots()) };
+    res.json(body);
   });
 
   router.get('/mcp-servers/:name', (req, res) => {

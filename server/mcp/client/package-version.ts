@@ -84,6 +84,17 @@ export function npxRanVersion(pkg: RunPackage, env: Record<string, string | unde
   return typeof installed?.version === 'string' ? installed.version : undefined;
 }
 
+/**
+ * The package a stdio command line runs, with its version as the view shows it: the pinned one, or, once it has run
+ * with `env`, the version of an unpinned npx package that ran (`ran`, the one to remember). Null when it runs none.
+ */
+export function packageOf(command: string, args: readonly string[], env?: Record<string, string | undefined>): { view: PackageView; ran: string | null } | null {
+  const pkg = runPackage(command, args);
+  if (!pkg) return null;
+  const ran = env && pkg.runner === 'npx' && !pkg.pinned ? (npxRanVersion(pkg, env) ?? null) : null;
+  return { view: { ...pkg, version: pkg.pinned ?? ran }, ran };
+}
+
 /** npm's cache folder: `npm_config_cache`, else `cache=` in ~/.npmrc, else `~/.npm` (Windows: `%LocalAppData%\npm-cache`). */
 function npmCacheDir(env: Record<string, string | undefined>, platform: NodeJS.Platform): string | undefined {
   const named = Object.entries(env).find(([k]) => k.toLowerCase() === 'npm_config_cache')?.[1];

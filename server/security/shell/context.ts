@@ -44,6 +44,8 @@ export interface Script {
   /** Read-only programs seen, for the reason of an allow. */
   readonly programs: string[];
   readonly cwdGuesses: string[];
+  /** Functions the script defines: a call to one runs its body, checked where it is defined. */
+  readonly functions: ReadonlySet<string>;
   /** Folders a relative path may be read from: where the command starts, and where a `cd` in the line went. */
   readonly bases: string[];
   push(decision: PolicyDecision): void;

@@ -1,39 +1,24 @@
 /**
  * The engine of the shell analysis: walks the bash syntax tree of one script, classifies every simple command in
- * it and collects the decisions. Redirections and pipes (redirects.ts), variables (variables.ts), wrappers
- * (wrapped.ts), nested shells and interpreters (nested.ts) and where paths lead (reach.ts) are judged beside it.
+ * it and collects the decisions. Each simple command is classified in simple-command.ts; functions (functions.ts),
+ * redirections and pipes (redirects.ts), variables (variables.ts), wrappers (wrapped.ts), nested shells and
+ * interpreters (nested.ts) and where paths lead (reach.ts) are judged beside it.
  */
-import { posix } from 'node:path';
 import type { Node } from 'web-tree-sitter';
 import { strictest, type PolicyDecision } from '../../decision.js';
-import { catastrophe } from './catastrophic.js';
 import type { LineReader, Script } from './context.js';
 import { merge, noFacts, type Facts, type Stdin } from './facts.js';
-import { alias, embedded, evalCommand, interpreter, shell, trap } from './nested.js';
+import { collectFunctionNames, functionDefinition } from './functions.js';
+import type { ShellPaths } from './named-paths.js';
 import { hiddenSubstitution } from './parser.js';
-import {
-  holdsProtectedPath,
-  holdsSecrets,
-  normalizeAbsolute,
-  secretIn,
-  secretInText,
-  type ShellPaths,
-} from './named-paths.js';
 import { short } from './programs/check.js';
-import { dangerousVariable, DUMPS_ENVIRONMENT } from './programs/environment.js';
-import { readOnlyCheck } from './programs/index.js';
-import { INTERPRETER, isVersionQuery, SHELLS } from './programs/interpreters.js';
-import { NETWORK, RAW_SOCKET } from './programs/network.js';
-import { METADATA_ONLY, readsRecursively } from './programs/readers.js';
-import { MODIFIES_FILES } from './programs/writers.js';
-import { codeNamed, gitConfig, lookalike, mentioned, pincerData, readsOutside, sweptData, trustWrites } from './reach.js';
-import { noteRuns } from './runs/index.js';
-import { output, pipeline, redirect, redirected } from './redirects.js';
+import { dangerousVariable } from './programs/environment.js';
+import { mentioned } from './reach.js';
+import { pipeline, redirect, redirected } from './redirects.js';
 import { ASK_PRIORITY, askRule, denyRule, readOnly } from './rules.js';
+import { classifyWords } from './simple-command.js';
 import { arithmetic, assignment, declaration, expansion, testCommand, unset } from './variables.js';
-import { evaluateWord, literalWord, type Sweep, type Word, type WordScope } from './words.js';
-import { wrapper } from './wrapped.js';
-import { commandsInOptions, WRAPPERS } from './wrappers.js';
+import { evaluateWord, type Sweep, type Word, type WordScope } from './words.js';
 
 /**
  * Asks after which what the command reaches cannot be told from its text: a program or script this check cannot see
@@ -47,8 +32,6 @@ const UNKNOWN_REACH = new Set([
 ]);
 
 const MAX_NODES = 60_000;
-/** Where `/bin/rm` is just `rm`; a program anywhere else is a file this check does not know. */
-const SYSTEM_BIN = new Set(['/bin', '/usr/bin', '/usr/local/bin', '/sbin', '/usr/sbin', '/usr/local/sbin', '/opt/homebrew/bin']);
 
 /** The state of one script: decisions so far, variables assigned, folders `cd` went to, functions defined. */
 export class ScriptWalker implements Script {
@@ -125,11 +108,7 @@ export class ScriptWalker implements Script {
   }
 
   collectFunctions(node: Node): void {
-    if (node.type === 'function_definition') {
-      const name = node.childForFieldName('name');
-      if (name) this.functions.add(name.text);
-    }
-    for (const child of node.namedChildren) this.collectFunctions(child);
+    collectFunctionNames(node, this.functions);
   }
 
   // -------------------------------------------------------------------------------------------------------------
@@ -150,7 +129,7 @@ export class ScriptWalker implements Script {
       case 'redirected_statement':
         return redirected(this, node, undefined);
       case 'function_definition':
-        return this.functionDefinition(node);
+        return functionDefinition(this, node);
       case 'variable_assignment':
         return assignment(this, node, false);
       case 'declaration_command':
@@ -232,29 +211,6 @@ export class ScriptWalker implements Script {
     return this.children(node);
   }
 
-  functionDefinition(node: Node): Facts {
-    const name = node.childForFieldName('name')?.text ?? '';
-    const body = node.childForFieldName('body');
-    if (!body) return noFacts();
-    const facts = this.walk(body);
-    // Security: a function that calls itself through a pipe or in the background doubles every round (:(){ :|:& };:).
-    let calls = 0;
-    let spawning = false;
-    const visit = (n: Node): void => {
-      if (n.type === 'command' && n.childForFieldName('name')?.text === name) {
-        calls++;
-        if (n.parent?.type === 'pipeline' || n.nextSibling?.type === '&') spawning = true;
-      }
-      if ((n.type === 'pipeline' || n.type === 'list') && n.nextSibling?.type === '&' && n.text.includes(name)) spawning = true;
-      for (const child of n.namedChildren) visit(child);
-    };
-    visit(body);
-    if (spawning || calls >= 2) {
-      this.push(denyRule('fork-bomb', `The function ${name} starts copies of itself that start copies of themselves (a fork bomb)`));
-    }
-    return facts;
-  }
-
   // -------------------------------------------------------------------------------------------------------------
   // Simple commands
 
@@ -295,138 +251,9 @@ export class ScriptWalker implements Script {
     return facts;
   }
 
-  /** One command as a list of words: the heart of the classification. */
+  /** One command as a list of words: the heart of the classification (simple-command.ts). */
   argv(words: Word[], stdin: Stdin | undefined): Facts {
-    const facts = noFacts();
-    const name = words[0];
-    if (!name) return facts;
-    const args = words.slice(1);
-    for (const word of words) pincerData(this, word);
-    for (const word of words) lookalike(this, word);
-    for (const word of words) codeNamed(this, word);
-
-    // Catastrophes are judged on every name the program could have, wherever it lives (`/tmp/x/rm` too).
-    const candidates = name.value !== undefined ? [name.value] : name.guesses.filter(Boolean);
-    for (const candidate of candidates) {
-      const program = posix.basename(candidate).toLowerCase();
-      const found = catastrophe(program, args, this.paths, this.cwdGuesses, this.reader.cwd);
-      if (found) this.push(denyRule(found.what, found.why));
-      trustWrites(this, program, args);
-      sweptData(this, program, args);
-    }
-
-    if (name.value === undefined || name.split) {
-      facts.shellLike = true;
-      this.push(askRule('dynamic-program', `The program to run (${short(name.text, 40)}) is only known at run time`));
-      return facts;
-    }
-    const value = name.value;
-    const program = posix.basename(value);
-    noteRuns(this, value, args);
-    const trusted =
-      !value.includes('/') ||
-      (SYSTEM_BIN.has(posix.dirname(normalizeAbsolute(value.startsWith('/') ? value : `/${value}`))) && value.startsWith('/'));
-
-    const secret = args.map((w) => secretIn(w, this.paths, this.cwdGuesses)).find(Boolean);
-    facts.mentionsProtected = args.some((w) => !w.value?.startsWith('-') && holdsProtectedPath(w, this.paths, this.cwdGuesses));
-    if (secret) {
-      facts.readsSecret = secret;
-      if (!METADATA_ONLY.has(program)) this.push(askRule('secret-read', `${program} would read ${secret}`));
-    }
-    if (!secret && !METADATA_ONLY.has(program)) {
-      // Paths inside a script argument (`sed 'r ~/.ssh/id_rsa'`, `awk '… getline < "/etc/shadow"'`).
-      const inText = args.map((w) => (w.value && /[\s'"<]/.test(w.value) ? secretInText(w.value, this.paths) : undefined)).find(Boolean);
-      if (inText) {
-        facts.readsSecret = inText;
-        this.push(askRule('secret-read', `${program} would read ${inText}`));
-      }
-    }
-    if (readsRecursively(program, args)) {
-      const targets = args.filter((w) => !w.value?.startsWith('-'));
-      const folders = targets.length <= 1 ? [literalWord('.'), ...targets] : targets;
-      if (folders.some((w) => holdsProtectedPath(w, this.paths, this.cwdGuesses))) {
-        this.push(askRule('pincer-data-within', `${program} would read through Pincer's data folder`));
-      }
-      if (folders.some((w) => holdsSecrets(w, this.paths, this.cwdGuesses))) {
-        facts.readsSecret ??= 'a folder that holds keys and credentials';
-        this.push(askRule('secret-read', `${program} would read through a home or system folder, where keys and credentials live`));
-      }
-    }
-    if (NETWORK.has(program)) facts.network = true;
-    if (RAW_SOCKET.has(program)) facts.rawSocket = true;
-    if (program === 'mkfifo' || program === 'mknod') facts.fifo = true;
-    if (DUMPS_ENVIRONMENT.has(program) && args.every((w) => w.value?.startsWith('-') || w.value === undefined)) facts.dumpsEnv = true;
-    if ((program === 'cd' || program === 'pushd') && trusted) this.trackCd(args);
-
-    if (!trusted) {
-      this.push(askRule('unknown-program', `${short(value, 60)} is a program file this check does not know`));
-      return facts;
-    }
-    if (this.functions.has(value)) return facts; // its body was checked where it is defined
-    this.programs.push(program);
-    const classified = this.classify(program, args, stdin);
-    if (readOnlyCheck(program) && !WRAPPERS.has(program) && !SHELLS.has(program)) readsOutside(this, program, args);
-    if (program === 'git') gitConfig(this, args);
-    merge(facts, classified);
-    facts.output = classified.output;
-    facts.lists = classified.lists;
-    return facts;
-  }
-
-  trackCd(args: Word[]): void {
-    const target = args.find((w) => !w.value?.startsWith('-'));
-    if (!target) {
-      this.cwdGuesses.push(this.paths.home);
-      return;
-    }
-    const from = this.cwdGuesses[this.cwdGuesses.length - 1] ?? this.reader.cwd;
-    for (const guess of target.guesses) {
-      if (guess.startsWith('/')) this.cwdGuesses.push(normalizeAbsolute(guess));
-      else if (guess !== '' && guess !== '-') this.cwdGuesses.push(normalizeAbsolute(posix.resolve(from, guess)));
-    }
-  }
-
-  classify(program: string, args: Word[], stdin: Stdin | undefined): Facts {
-    const facts = noFacts();
-    for (const script of commandsInOptions(program, args)) embedded(this, script);
-    if (isVersionQuery(program, args)) {
-      this.push(readOnly([program]));
-      return facts;
-    }
-    if (SHELLS.has(program)) return shell(this, program, args, stdin);
-    const spec = WRAPPERS.get(program);
-    if (spec) return wrapper(this, program, spec, args, stdin);
-    switch (program) {
-      case 'eval':
-        return evalCommand(this, args);
-      case 'trap':
-        return trap(this, args);
-      case 'alias':
-        return alias(this, args);
-    }
-    if (/^(?:g|m|n)?awk$/.test(program) && args.some((w) => /\/inet\d?\/(?:tcp|udp)\//.test(w.value ?? '') && /\|&/.test(w.value ?? ''))) {
-      this.push(denyRule('reverse-shell', `The ${program} program runs commands it reads from a network connection (a reverse shell)`));
-    }
-    const check = readOnlyCheck(program);
-    if (check) {
-      const result = check(args, program);
-      this.push(result.problem ? askRule(result.problem.rule, result.problem.why) : readOnly([program]));
-      for (const script of result.scripts ?? []) embedded(this, script);
-      for (const file of result.reads ?? []) mentioned(this, literalWord(file), `${program} reads`);
-      for (const inner of result.commands ?? []) merge(facts, this.argv(inner, undefined));
-      facts.output = output(program, args, stdin);
-      facts.lists = result.lists?.length ? result.lists : undefined;
-      return facts;
-    }
-    if (INTERPRETER.test(program)) return interpreter(this, program, args, stdin);
-    if (MODIFIES_FILES.has(program)) {
-      this.push(askRule('modifies-files', `${program} is not read-only: it changes files or the system`));
-    } else if (NETWORK.has(program)) {
-      this.push(askRule('network', `${program} talks to the network`));
-    } else {
-      this.push(askRule('unknown-program', `${program} is not on the list of read-only commands`));
-    }
-    return facts;
+    return classifyWords(this, words, stdin);
   }
 }
 
