@@ -20,12 +20,16 @@ const MiB = 1 << 20;
 function sources(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? sources(join(dir, e.name)) : e.name.endsWith('.ts') ? [join(dir, e.name)] : []));
 }
+function markdown(dir: string): string[] {
+  return readdirSync(dir).filter((name) => name.endsWith('.md')).sort().map((name) => join(dir, name));
+}
 /** One MiB of `text` repeated, as one flat string (as JSON.parse makes them). */
 const mib = (text: string) => Buffer.from(text.repeat(Math.ceil(MiB / text.length)).slice(0, MiB)).toString();
 
 const CASES: [string, string][] = [
   ['source code', mib(sources(join(ROOT, 'server')).map((f) => readFileSync(f, 'utf8')).join('\n'))],
-  ['prose (README)', mib(readFileSync(join(ROOT, 'README.md'), 'utf8'))],
+  // The README and the docs/ pages: the project's own prose, with its code spans and tables.
+  ['prose (README, docs)', mib([join(ROOT, 'README.md'), ...markdown(join(ROOT, 'docs'))].map((f) => readFileSync(f, 'utf8')).join('\n'))],
   ['base64', mib(randomBytes(MiB).toString('base64'))],
   ['made: key= repeated', mib('key=')],
   ['made: secret JSON pairs', mib('{"token": "x1", "api_key": "abc123", ')],
