@@ -9,7 +9,8 @@
  * Each server runs in its own child process (dist/bench/servers.js); the load generator (autocannon) runs here.
  * Per target: a warm-up at 32 connections, then the fixed duration at 32 connections and at 1 connection, then a
  * sequential one-client loop with Node's http client for sub-millisecond p99. After Pincer: history rows must equal
- * the calls it answered. Then live events (bench/events.ts): calculate @32 with 0 and with 20 GET /events viewers
+ * the calls it answered; Pincer's @32 is also set against bare Node http, and its RSS is sampled during that run
+ * (steady: the median of the second half; peak: the largest sample). Then live events (bench/events.ts): calculate @32 with 0 and with 20 GET /events viewers
  * open, and 200 viewers while calls come at a steady 200/s (every viewer must get every event; call p99); and
  * GET /tools/openai @32 against bare Node http building the same list each time. Then the start-up bar:
  * `pincer serve` → /health, idle RSS, SIGINT → exit 0. Then memory search (bench/memory.ts, in this process): bulk add,
@@ -40,9 +41,11 @@ import {
   runAutocannon,
   runSequential,
   withServerCpu,
+  withServerRss,
   type Counts,
   type LoadResult,
   type LoadTarget,
+  type RssUnderLoad,
   type SequentialResult,
   type WithCpu,
 } from './load.js';
@@ -66,6 +69,10 @@ const BARS = {
   p99At1Ms: 2,
   healthMs: 1000,
   idleRssMiB: 150,
+  /** calculate @32 as a share of bare Node http in the same run. */
+  throughputVsHttp: 0.4,
+  /** The gateway's RSS while calculate runs @32 (steady and peak are both printed; the bar is on steady). */
+  loadRssMiB: 150,
   /** calculate @32 with 20 /events viewers open, as a share of the same with none. */
   viewers20VsNone: 0.5,
   /** Call p99 with 200 viewers open and calls at a steady 200/s. */
@@ -151,6 +158,8 @@ interface TargetResult {
   probe: { status: number; body: unknown };
   warmup: WithCpu<LoadResult>;
   c32: WithCpu<LoadResult>;
+  /** The server's RSS during the @32 run. */
+  rss32: RssUnderLoad;
   c1: WithCpu<LoadResult>;
   sequential: WithCpu<SequentialResult>;
   stopReport: Record<string, unknown> | undefined;
@@ -183,12 +192,12 @@ async function benchTarget(spec: TargetSpec, options: Options, profileDir: strin
     const cpu = <T extends Counts>(run: () => Promise<T>) => withServerCpu(server.pid, run);
     const warmup = await cpu(() => runAutocannon(target, 32, options.warmup));
     progress(`${spec.label}: ${options.duration} s @32`);
-    const c32 = await cpu(() => runAutocannon(target, 32, options.duration));
+    const { result: c32, rss: rss32 } = await withServerRss(server.pid, () => cpu(() => runAutocannon(target, 32, options.duration)));
     progress(`${spec.label}: ${options.duration} s @1`);
     const c1 = await cpu(() => runAutocannon(target, 1, options.duration));
     progress(`${spec.label}: ${options.sequential} s sequential http.request @1`);
     const sequential = await cpu(() => runSequential(target, options.sequential));
-    measured = { key: spec.key, label: spec.label, probe: first, warmup, c32, c1, sequential };
+    measured = { key: spec.key, label: spec.label, probe: first, warmup, c32, rss32, c1, sequential };
   } finally {
     stopped = await server.stop();
     if (dataDir) removeTempDir(dataDir);
@@ -350,6 +359,29 @@ function verdicts(results: TargetResult[], accounting: Accounting | undefined, s
       ok: ratio >= BARS.throughputVsExpress,
       noisy: isNoisy(pincer.c32, express.c32),
       text: `Pincer calculate @32 = ${(ratio * 100).toFixed(1)} % of bare Express (bar ≥ ${BARS.throughputVsExpress * 100} %)  [${fmtInt(pincer.c32.requestsPerSecond)} vs ${fmtInt(express.c32.requestsPerSecond)} req/s]`,
+    });
+  }
+  const http = by('http');
+  if (pincer && http) {
+    const ratio = pincer.c32.requestsPerSecond / http.c32.requestsPerSecond;
+    out.push({
+      name: 'throughput_vs_http_at_32',
+      value: ratio,
+      bar: `>= ${BARS.throughputVsHttp * 100} %`,
+      ok: ratio >= BARS.throughputVsHttp,
+      noisy: isNoisy(pincer.c32, http.c32),
+      text: `Pincer calculate @32 = ${(ratio * 100).toFixed(1)} % of bare Node http (bar ≥ ${BARS.throughputVsHttp * 100} %)  [${fmtInt(pincer.c32.requestsPerSecond)} vs ${fmtInt(http.c32.requestsPerSecond)} req/s]`,
+    });
+  }
+  if (pincer) {
+    const { steadyKiB, peakKiB, samples } = pincer.rss32;
+    const mib = (kib: number | null) => (kib === null ? '?' : (kib / 1024).toFixed(1));
+    out.push({
+      name: 'load_rss_mib',
+      value: steadyKiB === null ? null : steadyKiB / 1024,
+      bar: `<= ${BARS.loadRssMiB} MiB`,
+      ok: steadyKiB !== null && steadyKiB / 1024 <= BARS.loadRssMiB,
+      text: `Pincer RSS under calculate @32 = ${mib(steadyKiB)} MiB steady (bar ≤ ${BARS.loadRssMiB} MB)  [peak ${mib(peakKiB)} MiB; ${samples} samples, steady = median of the second half]`,
     });
   }
   if (pincer) {

@@ -8,6 +8,7 @@
  * Throughput counts only responses inside the window; latencies are taken from every response at full hrtime
  * precision (autocannon's own histogram has 1 ms resolution, kept alongside for reference).
  */
+import { readFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import autocannon from 'autocannon';
@@ -343,4 +344,48 @@ export async function withServerCpu<T extends Counts>(pid: number, run: () => Pr
     serverCpuUsPerRequest: serverCpuMs === null || result.responses === 0 ? null : (serverCpuMs * 1000) / result.responses,
     otherLoadCores: otherMs === null ? null : Math.max(0, otherMs / wallMs),
   };
+}
+
+/** A server's resident memory over a run, from /proc (KiB). */
+export interface RssUnderLoad {
+  /** The largest sample taken during the run. */
+  peakKiB: number | null;
+  /** The median of the samples in the run's second half, once the heap has settled into its working size. */
+  steadyKiB: number | null;
+  samples: number;
+}
+
+function rssKiB(pid: number): number | null {
+  try {
+    const match = /^VmRSS:\s+(\d+)\s+kB/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return match ? Number(match[1]) : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Runs `run` while sampling the server's RSS every `everyMs`. */
+export async function withServerRss<T>(pid: number, run: () => Promise<T>, everyMs = 100): Promise<{ result: T; rss: RssUnderLoad }> {
+  const samples: number[] = [];
+  const take = () => {
+    const kib = rssKiB(pid);
+    if (kib !== null) samples.push(kib);
+  };
+  take();
+  const timer = setInterval(take, everyMs);
+  try {
+    const result = await run();
+    take();
+    const second = samples.slice(Math.floor(samples.length / 2)).sort((a, b) => a - b);
+    return {
+      result,
+      rss: {
+        peakKiB: samples.length ? Math.max(...samples) : null,
+        steadyKiB: second.length ? second[Math.floor(second.length / 2)]! : null,
+        samples: samples.length,
+      },
+    };
+  } finally {
+    clearInterval(timer);
+  }
 }

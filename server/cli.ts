@@ -12,6 +12,8 @@ import { mcpServers } from './cli/mcp-servers.js';
 import { sources } from './cli/sources.js';
 import { chat } from './cli/chat.js';
 import { roots } from './cli/roots.js';
+import { doctor } from './cli/doctor.js';
+import { unknownCommand } from './cli/command-names.js';
 import { VERSION } from './version.js';
 
 const USAGE = `Pincer ${VERSION} — a local tool gateway for AI assistants
@@ -33,6 +35,8 @@ Usage:
   pincer plugin accept|disable|enable|rm <name>
                                           accept a new or changed plugin, turn one off or on, remove one
   pincer mcp                              MCP over stdio, forwarded to the running gateway (or starting it)
+  pincer mcp config [--client claude|cursor|vscode]
+                                          the JSON to paste into an MCP client's configuration
   pincer mcp-servers [list] | add <name> -- <command> [args…] | add <name> --url U | rm <name>
   pincer mcp-servers accept <name> [--tool T]… [--risk R] | disable <name> [--tool T]… | enable <name>
   pincer mcp-servers catalog | add [<name>] --from-catalog <entry>
@@ -45,6 +49,7 @@ Usage:
   pincer token list                       list client tokens
   pincer token revoke <name>              revoke a client token
   pincer login-url                        print a one-time dashboard login link
+  pincer doctor                           check the sandbox, Electron, the model, the port and the folders
 
 Owner commands (they act on the running gateway as its owner, or on one started for the command):
   pincer approvals [list] [--json]        pending approvals
@@ -107,6 +112,8 @@ export async function main(argv: string[], out: Out = stdio): Promise<number> {
         return await policy(rest, out);
       case 'login-url':
         return await loginUrl(rest, out);
+      case 'doctor':
+        return await doctor(rest, out);
       case 'approvals':
         return await approvals(rest, out);
       case 'rules':
@@ -129,11 +136,14 @@ export async function main(argv: string[], out: Out = stdio): Promise<number> {
         out.log(USAGE);
         return 0;
       default:
-        out.error(`pincer: unknown command "${command}". Run "pincer help" for the list.`);
+        out.error(`pincer: ${unknownCommand(argv) ?? `unknown command "${command}". Run "pincer help" for the list.`}`);
         return 2;
     }
   } catch (error) {
     if (error instanceof ConfigError || error instanceof UsageError) {
+      // A mistyped subcommand fails its handler's checks: say which one was meant before the usage.
+      const mistyped = error instanceof UsageError ? unknownCommand(argv) : undefined;
+      if (mistyped) out.error(`pincer: ${mistyped}`);
       out.error(`pincer: ${error.message}`);
       return 2;
     }

@@ -1,5 +1,5 @@
 /**
- * Errors split by audience (see STYLE.md §1–2):
+ * Errors split by audience (docs/development.md, "Conventions"; every name in docs/errors.md):
  * - GatewayError: the gateway refused the request (bad auth, unknown tool, bad arguments…).
  * - ToolError: a tool ran and failed. Answered 200 with success:false so the model can read it and act.
  * Messages of both are written for a model or a person to read; nothing else (stack traces) leaves the process.
@@ -32,7 +32,7 @@ export const ERRORS = {
   AUTH_MISSING: { status: 401, code: 401, meaning: 'No client token was sent (or it is empty).' },
   FORBIDDEN: { status: 403, code: 403, meaning: 'The caller may not do this, e.g. a client token asking for an owner-only action.' },
   NOT_FOUND: { status: 404, code: 404, meaning: 'No such route or resource (rule, approval, client, plugin, memory…).' },
-  METHOD_NOT_ALLOWED: { status: 405, code: 405, meaning: 'The dashboard files answer only GET and HEAD.' },
+  METHOD_NOT_ALLOWED: { status: 405, code: 405, meaning: 'The path exists but not for this method; the Allow header and the message name the methods it takes.' },
   REQUEST_TIMEOUT: { status: 408, code: 408, meaning: 'The request did not arrive in time; the connection is closed.' },
   PRECONDITION_FAILED: { status: 412, code: 412, meaning: 'A conditional request for a dashboard file did not match.' },
   PAYLOAD_TOO_LARGE: { status: 413, code: 413, meaning: 'The request body is over the size limit.' },
@@ -216,10 +216,21 @@ export class ToolError extends Error {
   }
 }
 
+/** `"a"`, `"a" or "b"`, `"a", "b" or "c"`: the names a "did you mean" offers. */
+export function quotedChoice(names: readonly string[]): string {
+  const quoted = names.map((n) => `"${n}"`);
+  return quoted.length <= 1 ? (quoted[0] ?? '') : `${quoted.slice(0, -1).join(', ')} or ${quoted.at(-1)!}`;
+}
+
 /** Refusals named once, so every route words them the same way. */
 export const refuse = {
-  toolNotFound: (name: string) =>
-    new GatewayError('TOOL_NOT_FOUND', `There is no tool named "${name}". List the available tools with GET /tools.`),
+  /** `closest`: the caller's own usable tools nearest the name (never a tool outside its set). */
+  toolNotFound: (name: string, closest: readonly string[] = []) =>
+    new GatewayError(
+      'TOOL_NOT_FOUND',
+      `There is no tool named "${name}".${closest.length > 0 ? ` Did you mean ${quotedChoice(closest)}?` : ''} List the available tools with GET /tools.`,
+      { did_you_mean: [...closest] },
+    ),
   /** A plugin's or imported server's tool waiting for the owner's acceptance; the holder's message says what releases it. */
   toolHeld: (name: string, message: string, source: string) => new GatewayError('TOOL_HELD', message, { tool: name, source }),
   toolDisabled: (name: string) =>

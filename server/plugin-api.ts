@@ -12,7 +12,10 @@
  * ```
  */
 
-/** How careful Pincer is with a tool: `safe` runs, `sensitive` and `dangerous` ask the owner (SPEC §5). */
+/**
+ * How careful Pincer is with a tool: `safe` runs, `sensitive` and `dangerous` ask the owner (docs/security.md, "The
+ * policy").
+ */
 export type PluginRisk = 'safe' | 'sensitive' | 'dangerous';
 
 /** MCP tool annotations. A plugin's declarations can only make Pincer more careful, never less. */

@@ -1,4 +1,4 @@
-// `npm start` decides between the desktop app and the headless gateway (SPEC §2): the facts, then the decision.
+// `npm start` decides between the desktop app and the headless gateway (docs/desktop.md): the facts, then the decision.
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { electronBinary, electronPackage, MAIN_ENTRY, NATIVE_DIR_NAME, nativeBuildProblem, ROOT, wantedStamp } from './electron.mjs';

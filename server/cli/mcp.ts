@@ -1,6 +1,7 @@
 import { createGateway, DataDirInUseError } from '../index.js';
 import { VERSION } from '../version.js';
 import type { PincerConfig } from '../config/config.js';
+import { mcpConfig } from './mcp-config.js';
 import { configFrom, ownerRequest, parse, rootsLine, runningGateway, sqliteBinding, UsageError, withCredentials, type Out } from './common.js';
 
 /**
@@ -11,8 +12,9 @@ import { configFrom, ownerRequest, parse, rootsLine, runningGateway, sqliteBindi
  * output carries JSON-RPC only; everything else goes to standard error.
  */
 export async function mcp(args: string[], out: Out): Promise<number> {
+  if (args[0] === 'config') return mcpConfig(args.slice(1), out);
   const { values, positionals } = parse(args, {});
-  if (positionals.length > 0) throw new UsageError('usage: pincer mcp [--data-dir DIR] [--host H] [--port P]');
+  if (positionals.length > 0) throw new UsageError('usage: pincer mcp [--data-dir DIR] [--host H] [--port P] | pincer mcp config [--client claude|cursor|vscode]');
   // Anything that would print to standard output would corrupt the protocol stream.
   console.log = console.info = console.debug = console.error;
   const config = configFrom(values);

@@ -2,6 +2,8 @@ import { existsSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseEnv } from 'node:util';
+import { closestNames } from '../util/closest.js';
+import { describePlace, placeOf, scanJson } from './json-places.js';
 import { CONFIG_KEYS, ConfigError, LLM_KEYS, type ConfigFlags, type ConfigKey, type PincerConfig, type Source } from './types.js';
 
 /**
@@ -71,36 +73,52 @@ function readDotEnv(file: string): Record<string, string> {
 }
 
 function readConfigFile(file: string): Record<string, unknown> {
-  const config = readConfigObject(file);
+  if (!existsSync(file)) return {};
+  const text = readFileSync(file, 'utf8');
+  const config = parseConfigText(file, text);
   // A misspelt key would otherwise be ignored silently and the user would wonder why a setting has no effect.
   for (const key of Object.keys(config)) {
-    if (!(CONFIG_KEYS as readonly string[]).includes(key)) {
-      throw new ConfigError(`Invalid configuration: unknown key "${key}" in config.json (known keys: ${CONFIG_KEYS.join(', ')}).`);
-    }
+    if (!(CONFIG_KEYS as readonly string[]).includes(key)) throw unknownKey(text, key, CONFIG_KEYS, '');
   }
   if (config.llm !== undefined) {
     if (!config.llm || typeof config.llm !== 'object' || Array.isArray(config.llm)) {
       throw new ConfigError('Invalid configuration: llm in config.json must be an object.');
     }
     for (const key of Object.keys(config.llm)) {
-      if (!(LLM_KEYS as readonly string[]).includes(key)) {
-        throw new ConfigError(`Invalid configuration: unknown key "llm.${key}" in config.json (known keys: ${LLM_KEYS.join(', ')}).`);
-      }
+      if (!(LLM_KEYS as readonly string[]).includes(key)) throw unknownKey(text, key, LLM_KEYS, 'llm.');
     }
   }
   return config;
 }
 
+/** An unknown key, with where it is written and the known key it most likely meant. */
+function unknownKey(text: string, key: string, known: readonly string[], prefix: string): ConfigError {
+  const at = scanJson(text).keys.get(`${prefix}${key}`);
+  const where = at === undefined ? '' : ` at ${describePlace(placeOf(text, at))}`;
+  const [meant] = closestNames(key, known, 1);
+  const hint = meant === undefined ? '' : `; did you mean "${prefix}${meant}"?`;
+  return new ConfigError(
+    `Invalid configuration: unknown key "${prefix}${key}" in config.json${where}${hint} (known keys: ${known.map((k) => `${prefix}${k}`).join(', ')}).`,
+  );
+}
+
 /** config.json as the JSON object it holds ({} when there is none), with whatever keys it has. */
 export function readConfigObject(file: string): Record<string, unknown> {
   if (!existsSync(file)) return {};
+  return parseConfigText(file, readFileSync(file, 'utf8'));
+}
+
+function parseConfigText(file: string, text: string): Record<string, unknown> {
   let parsed: unknown;
   try {
-    parsed = JSON.parse(readFileSync(file, 'utf8'));
+    parsed = JSON.parse(text);
   } catch (error) {
-    // V8 quotes the offending text, newlines included; the error must stay one line.
-    const reason = (error as Error).message.replace(/\s+/g, ' ');
-    throw new ConfigError(`Invalid configuration: ${file} is not valid JSON (${reason}).`);
+    // V8 quotes the offending text, newlines included; the error must stay one line. Its offset (when it gives
+    // one) is replaced by the line and column a person can go to.
+    const reason = (error as Error).message.replace(/\s+/g, ' ').replace(/ (?:in JSON )?at position \d+.*$/, '');
+    const at = scanJson(text).errorAt;
+    const where = at === undefined ? '' : ` at ${describePlace(placeOf(text, at))}`;
+    throw new ConfigError(`Invalid configuration: ${file} is not valid JSON${where} (${reason}).`);
   }
   if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) {
     throw new ConfigError(`Invalid configuration: ${file} must hold a JSON object.`);

@@ -50,6 +50,8 @@ export interface DefaultToken {
 export interface SessionInfo {
   owner: boolean;
   version: string;
+  /** What to type in a terminal on the gateway's machine to get a login link (absolute paths: it works in any folder). */
+  login_command?: string;
 }
 
 /** `PUT /clients/{name}/tools`: the client's tool set as saved. */

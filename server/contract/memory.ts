@@ -54,6 +54,14 @@ export interface MemoryResults {
   results: MemoryResult[];
 }
 
+/** `GET /memory` without `q`: a page of the newest first; `&cursor=` with `next_cursor` gives the next (older) one. */
+export interface MemoryNewest extends MemoryResults {
+  /** How many memories the filters select, for this caller, across every page. */
+  total: number;
+  /** null on the last page. */
+  next_cursor: string | null;
+}
+
 /** `POST /memory/import`: memories added, lines skipped (already here) and lines that failed, with why. */
 export interface MemoryImportReport {
   imported: number;

@@ -3,6 +3,7 @@ import type { PolicyDecision } from '../decision.js';
 import type { ClientAccess } from '../policy/access.js';
 import type { Policy, PolicyInput } from '../policy/policy.js';
 import type { RegisteredTool, ToolRegistry } from '../tools/registry.js';
+import { closestNames } from '../util/closest.js';
 import type { CallRequest } from './call.js';
 
 /** What resolving and validating a call needs of it. */
@@ -19,7 +20,7 @@ export function prepareCall(registry: ToolRegistry, access: ClientAccess | undef
   const tool = registry.get(request.tool);
   if (!tool) {
     const held = registry.held(request.tool);
-    return held ? refuse.toolHeld(request.tool, held.message, held.source) : refuse.toolNotFound(request.tool);
+    return held ? refuse.toolHeld(request.tool, held.message, held.source) : refuse.toolNotFound(request.tool, closestUsable(registry, access, request, request.tool));
   }
   if (!registry.isEnabled(tool.definition.name)) return refuse.toolDisabled(request.tool);
   const denied = access?.refusal(request.client, tool.definition.name, request.owner === true);
@@ -44,6 +45,12 @@ export function prepareCall(registry: ToolRegistry, access: ClientAccess | undef
     );
   }
   return { tool, args: args as Record<string, unknown> };
+}
+
+/** The tools nearest a name that does not exist, among those this caller may call: a suggestion never reveals a tool outside its set. */
+export function closestUsable(registry: ToolRegistry, access: ClientAccess | undefined, caller: { client: string; owner?: boolean | undefined }, name: string): string[] {
+  const usable = access ? access.usable(registry, caller.client, caller.owner === true) : registry.list().filter((t) => registry.isEnabled(t.definition.name));
+  return closestNames(name, usable.map((t) => t.definition.name));
 }
 
 /** The policy's verdict; a policy that fails cannot say yes, so the call falls to a human. */

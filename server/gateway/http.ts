@@ -1,5 +1,6 @@
 /** The gateway's HTTP side: the app with its routes and streams, opening the port, and the ordered stop. */
 import type { AddressInfo } from 'node:net';
+import { loginCommand } from '../config/pincer-command.js';
 import { urlHost } from '../config/config.js';
 import { EventBus } from '../events/bus.js';
 import { Executor } from '../executor/executor.js';
@@ -51,6 +52,7 @@ export function buildHttp(
     ollamaProxy: () => config.ollamaProxy,
     jsonMaxDepth: config.jsonMaxDepth,
     dashboardDir: config.dashboardDir,
+    loginCommand: loginCommand(config.dataDir),
     origins: () => endpoint.origins,
     mcp,
     mcpServers: sources.mcpServers,

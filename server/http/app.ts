@@ -12,6 +12,7 @@ import { dashboardRoutes } from './dashboard.js';
 import type { EventStreams } from './event-streams.js';
 import { hostGuard, originGuard, securityHeaders, type Origins } from './guards.js';
 import { identify } from './identity.js';
+import { listRoutes, methodsAt, type RouteEntry } from './route-list.js';
 import { authRoutes } from './routes/auth.js';
 import { approvalRoutes } from './routes/approvals.js';
 import { clientRoutes } from './routes/clients.js';
@@ -73,6 +74,8 @@ export interface HttpDeps {
   jsonMaxDepth: number;
   /** Where the built dashboard is; undefined means the one built with this package. */
   dashboardDir?: string | undefined;
+  /** The terminal command that prints a login link for this gateway, shown on the login screen (GET /session). */
+  loginCommand?: string;
   /** The names and origins this gateway answers to; known once it listens. */
   origins: () => Origins;
   /** MCP Streamable HTTP sessions (/mcp); absent: no MCP endpoint. */
@@ -98,7 +101,7 @@ export function createHttpApp(deps: HttpDeps): express.Express {
     res.json({ status: 'ok', version: deps.version, ...(deps.sandbox ? { sandbox: deps.sandbox } : {}) });
   });
   app.use('/auth', authRoutes(deps.credentials));
-  dashboardRoutes(app, deps.credentials, deps.version, deps.dashboardDir);
+  dashboardRoutes(app, deps.credentials, deps.version, deps.dashboardDir, deps.loginCommand);
 
   // Security: who is calling is settled before the body is read, so an unauthenticated peer cannot make the
   // gateway buffer and parse a megabyte of JSON per request.
@@ -130,8 +133,24 @@ export function createHttpApp(deps: HttpDeps): express.Express {
   app.use(openAIProxyRoutes(deps.llm));
   app.use(ollamaProxyRoutes(deps.llm, deps.access, deps.registry, deps.ollamaProxy, deps.version));
 
+  // Read from the router once it is complete, so the answer to a wrong method cannot drift from the routes.
+  let routes: RouteEntry[] | undefined;
   app.use((req: Request, res: Response) => {
-    res.status(404).json({ success: false, error: errorBody('NOT_FOUND', `No route ${req.method} ${req.path}.`) });
+    routes ??= listRoutes(app);
+    const allowed = methodsAt(routes, req.path);
+    if (allowed.length === 0) {
+      res.status(404).json({ success: false, error: errorBody('NOT_FOUND', `No route ${req.method} ${req.path}.`) });
+      return;
+    }
+    const named = allowed.filter((m) => m !== 'HEAD');
+    const takes = named.length === 1 ? named[0]! : `${named.slice(0, -1).join(', ')} or ${named.at(-1)!}`;
+    res
+      .status(statusOf('METHOD_NOT_ALLOWED'))
+      .set('Allow', allowed.join(', '))
+      .json({
+        success: false,
+        error: errorBody('METHOD_NOT_ALLOWED', `${req.path} takes ${takes}, not ${req.method}.`, { allow: allowed }),
+      });
   });
   app.use(errorHandler);
   return app;

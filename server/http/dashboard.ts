@@ -34,12 +34,12 @@ const DASHBOARD_CSP = [
  * session. Everything the pages show comes from the authenticated API. Registered on the app itself rather than as
  * a Router: a router in front of the API would be entered by every call.
  */
-export function dashboardRoutes(app: Express, credentials: Credentials, version: string, dir = builtDashboardDir()): void {
+export function dashboardRoutes(app: Express, credentials: Credentials, version: string, dir = builtDashboardDir(), loginCommand?: string): void {
   const dashboardHeaders = (res: Response) => res.setHeader('Content-Security-Policy', DASHBOARD_CSP);
 
   app.get('/session', (req, res) => {
     const session = readCookie(req.headers.cookie, SESSION_COOKIE);
-    res.json({ owner: session !== undefined && credentials.isOwnerSession(session), version } satisfies SessionInfo);
+    res.json({ owner: session !== undefined && credentials.isOwnerSession(session), version, ...(loginCommand && { login_command: loginCommand }) } satisfies SessionInfo);
   });
 
   // Checked on each page load, not once at start: the fallback page says "build and reload", so a build made

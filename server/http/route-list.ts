@@ -32,3 +32,34 @@ export function listRoutes(app: Express): RouteEntry[] {
   walk((app as unknown as { router: { stack: Layer[] } }).router.stack, '');
   return routes;
 }
+
+/**
+ * The methods the declared routes take at a concrete path (`/tools/calculate/execute` → POST), with HEAD wherever
+ * GET is (Express answers it). Matched as Express matches: case-insensitively, a trailing slash optional, a
+ * `:param` standing for one non-empty segment and `*rest` / `{*rest}` for the remaining ones.
+ */
+export function methodsAt(routes: readonly RouteEntry[], path: string): string[] {
+  const segments = splitPath(path);
+  const methods = new Set<string>();
+  for (const route of routes) {
+    if (route.method !== 'ALL' && matches(splitPath(route.path), segments)) methods.add(route.method);
+  }
+  if (methods.has('GET')) methods.add('HEAD');
+  return [...methods];
+}
+
+function splitPath(path: string): string[] {
+  const trimmed = path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path;
+  return trimmed.toLowerCase().split('/').slice(1);
+}
+
+function matches(pattern: readonly string[], segments: readonly string[]): boolean {
+  for (let i = 0; i < pattern.length; i++) {
+    const part = pattern[i]!;
+    if (/^(?:\*\w+|\{\*\w+\})$/.test(part)) return segments.length > i;
+    const segment = segments[i];
+    if (segment === undefined) return false;
+    if (part.startsWith(':') ? segment === '' : part !== segment) return false;
+  }
+  return pattern.length === segments.length;
+}

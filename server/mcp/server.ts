@@ -17,6 +17,8 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import type { Executor } from '../executor/executor.js';
+import { closestUsable } from '../executor/prepare.js';
+import { didYouMean } from '../util/closest.js';
 import type { ClientAccess } from '../policy/access.js';
 import type { ToolRegistry } from '../tools/registry.js';
 import type { ProgressUpdate } from '../tools/types.js';
@@ -156,7 +158,8 @@ async function callTool(
   // Protocol error, not a result: the model asked for a tool that does not exist (2025-11-25: -32602). A tool held
   // back for the owner exists: the executor answers it as an error result the model can read (TOOL_HELD).
   if (!deps.registry.get(name) && !deps.registry.held(name)) {
-    throw new McpError(ErrorCode.InvalidParams, `Unknown tool: "${name}". Call tools/list for the tools available.`);
+    const closest = closestUsable(deps.registry, deps.access, { client: identity.name, owner: identity.owner }, name);
+    throw new McpError(ErrorCode.InvalidParams, `Unknown tool: "${name}".${didYouMean(closest)} Call tools/list for the tools available.`, { did_you_mean: closest });
   }
   const hangup = context.hangup(extra.requestId);
   const signal = hangup ? AbortSignal.any([extra.signal, hangup]) : extra.signal;

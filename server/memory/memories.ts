@@ -1,7 +1,7 @@
 import type { Assignable } from '../contract/check.js';
 import type { MemoryImportReport, Memory as WireMemory, MemoryResult, SearchMethod } from '../contract/memory.js';
 import type { MemoryScope } from '../store/clients.js';
-import type { ExactMemory, IndexedMemory, Memory as StoredMemory, MemoryFilter, MemoryStore, NewMemory } from '../store/memories.js';
+import type { ExactMemory, IndexedMemory, Memory as StoredMemory, MemoryFilter, MemoryPosition, MemoryStore, NewMemory } from '../store/memories.js';
 import { ftsPhrase } from '../store/memories.js';
 import { parseUntrustedJson } from '../util/json.js';
 import { Corpus } from './corpus.js';
@@ -45,6 +45,35 @@ export interface SearchOptions extends MemoryFilter {
 }
 
 export const MEMORY_LIMITS = { content: 100_000, tags: 32, tag: 64, category: 64, limit: 100 } as const;
+
+/** A page of the newest memories (`GET /memory` without words). */
+export interface MemoryPage {
+  memories: Memory[];
+  /** Every memory the filter and the reader's scope select, on every page. */
+  total: number;
+  /** Gives the next (older) page; null on the last. */
+  next_cursor: string | null;
+}
+
+/** A cursor this gateway did not give out (or one altered on the way). */
+export class MemoryCursorError extends Error {
+  constructor() {
+    super('The cursor is not one this gateway gave out; start again without it.');
+    this.name = 'MemoryCursorError';
+  }
+}
+
+/** Opaque to clients: the position of a page's last memory. */
+function encodeCursor(position: MemoryPosition): string {
+  return Buffer.from(`${position.created_at}.${position.id}`).toString('base64url');
+}
+
+function decodeCursor(cursor: string): MemoryPosition {
+  const match = /^(\d{1,16})\.(\d{1,16})$/.exec(Buffer.from(cursor, 'base64url').toString());
+  const position = match ? { created_at: Number(match[1]), id: Number(match[2]) } : undefined;
+  if (!position || !Number.isSafeInteger(position.created_at) || !Number.isSafeInteger(position.id) || position.id < 1) throw new MemoryCursorError();
+  return position;
+}
 
 /** A memory write that cannot be stored; `field` names the bad one. */
 export class MemoryInputError extends Error {
@@ -110,6 +139,24 @@ export class Memories {
   newest(filter: MemoryFilter, limit: number, reader?: string): Memory[] {
     const scoped = this.#scoped(filter, reader);
     return scoped ? this.store.newest(scoped, limit).map(flagged) : [];
+  }
+
+  /**
+   * One page of the newest first, with how many the reader sees in all (the filter and the reader's scope applied)
+   * and the cursor of the next page (null on the last). Throws MemoryCursorError for a cursor not made here.
+   */
+  newestPage(filter: MemoryFilter, limit: number, reader?: string, cursor?: string): MemoryPage {
+    const before = cursor === undefined ? undefined : decodeCursor(cursor);
+    const scoped = this.#scoped(filter, reader);
+    if (!scoped) return { memories: [], total: 0, next_cursor: null };
+    const rows = this.store.newest(scoped, limit + 1, before);
+    const page = rows.slice(0, limit);
+    const last = page.at(-1);
+    return {
+      memories: page.map(flagged),
+      total: this.store.count(scoped),
+      next_cursor: rows.length > limit && last ? encodeCursor({ created_at: Date.parse(last.created_at), id: last.id }) : null,
+    };
   }
 
   /** The client a reader is limited to, or undefined when it sees every memory. */
@@ -220,9 +267,10 @@ const CLIENT_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 function importedLine(line: string, importer: string): NewMemory | ExactMemory {
   let value: unknown;
   try {
-    value = parseUntrustedJson(line, 8);
+    value = parseUntrustedJson(line, 8, 'The line');
   } catch (error) {
-    throw new Error(`not JSON: ${(error as Error).message}`);
+    // The parser's own reason (where the text breaks off, a nesting too deep), worded for a report of lines.
+    throw new Error((error as Error).message.replace(/^The line is not valid JSON/, 'not JSON'));
   }
   if (!value || typeof value !== 'object' || Array.isArray(value)) throw new Error('each line must be a JSON object with "content"');
   const v = value as Record<string, unknown>;

@@ -75,6 +75,34 @@ export async function buildEntry(found: FoundPlugin, manifest: PluginManifest, u
 }
 
 /**
+ * Where a JavaScript entry's syntax error is: Node's SyntaxError from an import names neither file nor line, so the
+ * accepted files are parsed again, the same way a TypeScript entry is built (nothing written), for the first
+ * error's file, line and column. Null when the parse finds none.
+ */
+export async function syntaxErrorPlace(found: FoundPlugin, manifest: PluginManifest, files: FolderHash): Promise<string | null> {
+  const { build } = await import('esbuild');
+  try {
+    await build({
+      entryPoints: [join(found.dir, manifest.entry)],
+      bundle: true,
+      platform: 'node',
+      format: 'esm',
+      absWorkingDir: found.dir,
+      logLevel: 'silent',
+      write: false,
+      tsconfigRaw: {},
+      plugins: [insideOnly(found.dir, files)],
+    });
+    return null;
+  } catch (error) {
+    const errors = (error as { errors?: { location?: { file: string; line: number; column: number } | null }[] }).errors ?? [];
+    const at = errors.find((e) => e.location)?.location;
+    // esbuild counts columns from 0, people from 1.
+    return at ? `${at.file} at line ${at.line}, column ${at.column + 1}` : null;
+  }
+}
+
+/**
  * Security: the build reads only the plugin's own files, exactly as the owner accepted them. Every import is
  * resolved, then refused if its real path (links followed) is outside the folder — text, JSON and file imports
  * included; `pincer/plugin` and Node's built-ins stay imports. Every file read must hash as accepted: a file

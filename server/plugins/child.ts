@@ -82,7 +82,9 @@ async function load(message: Extract<ToChild, { type: 'load' }>): Promise<void> 
     }
     send({ type: 'loaded', tools: declared });
   } catch (error) {
-    send({ type: 'load-failed', message: describe(error) });
+    // A syntax error is named as one: the gateway then finds its file and line (Node's import names neither).
+    const syntax = error instanceof SyntaxError ? 'SyntaxError: ' : '';
+    send({ type: 'load-failed', message: `${syntax}${describe(error)}` });
   }
 }
 

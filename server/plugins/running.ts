@@ -6,7 +6,7 @@ import type { Sandbox } from '../process/sandbox.js';
 import type { Store } from '../store/index.js';
 import type { ToolRegistry } from '../tools/registry.js';
 import { packagePath } from '../util/package-files.js';
-import { buildEntry } from './build.js';
+import { buildEntry, syntaxErrorPlace } from './build.js';
 import { pluginApiFile, writeApiShim, type FoundPlugin } from './discover.js';
 import { BUNDLED_BY, CHANGED } from './held.js';
 import { PluginHost } from './host.js';
@@ -62,7 +62,11 @@ export class PluginRunner {
     const code = [...new Set([...this.#codeReads(found, scan), ...entry.reads])];
     const host = this.#host(plugin, manifest, pathToFileURL(entry.file).href, code);
     plugin.host = host;
-    const declared = await host.start();
+    const declared = await host.start().catch(async (error: Error) => {
+      if (entry.outDir || !error.message.startsWith('SyntaxError: ')) throw error;
+      const place = await syntaxErrorPlace(found, manifest, scan);
+      throw new Error(place ? `${error.message} in ${place}` : error.message);
+    });
     if (!plugins.isCurrent(plugin)) return void (await host.stop());
     for (const tool of declared) {
       const problem = declaredToolProblem(tool);

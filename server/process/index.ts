@@ -1,6 +1,7 @@
 /**
- * Starting child processes (SPEC §1 pipeline "run": timeout, AbortSignal, output caps). A low layer: nothing here
- * imports tools, policy, HTTP, the executor or the store; the gateway hands it the data directory's ledger.
+ * Starting child processes (the pipeline's "run" step, docs/architecture.md: timeout, AbortSignal, output caps). A low
+ * layer: nothing here imports tools, policy, HTTP, the executor or the store; the gateway hands it the data directory's
+ * ledger.
  */
 export { DEFAULT_INHERITED, DESKTOP_SESSION, scrubbedEnvironment, type EnvironmentOptions, type InheritedVariable } from './environment.js';
 export { describeLeftover, ProcessLedger, type LedgerRecord, type Leftover } from './ledger.js';

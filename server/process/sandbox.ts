@@ -5,8 +5,9 @@ import { delimiter, dirname, join, posix } from 'node:path';
 import type { SandboxWrapper } from './runner.js';
 
 /**
- * The second wall behind the policy (SPEC §5): `run_shell` and `run_python` run inside an OS sandbox, so a wrong
- * "allow" is harmless. The policy decides what a command may do; the sandbox makes sure it can do nothing else.
+ * The second wall behind the policy (docs/security.md, its OS sandbox section): `run_shell` and `run_python` run inside
+ * an OS sandbox, so a wrong "allow" is harmless. The policy decides what a command may do; the sandbox makes sure it
+ * can do nothing else.
  *
  * Linux: bubblewrap. The process sees the system's programs and libraries read-only, a handful of /etc files that
  * programs need (never /etc whole: it holds /etc/shadow), the interpreter's own prefix read-only where it lives

@@ -1,8 +1,9 @@
 import ipaddr from 'ipaddr.js';
 
 /**
- * Where an address or host name leads, for the HTTP tools' SSRF guard (SPEC §5 "URLs"). Pure functions: no DNS,
- * no sockets. NetGuard (net.ts) resolves names and applies these to every address it would connect to.
+ * Where an address or host name leads, for the HTTP tools' SSRF guard (docs/security.md, "The policy": URLs). Pure
+ * functions: no DNS, no sockets. NetGuard (net.ts) resolves names and applies these to every address it would connect
+ * to.
  */
 
 export type Ip = ipaddr.IPv4 | ipaddr.IPv6;

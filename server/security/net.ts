@@ -9,9 +9,9 @@ import { abortable, bareHost, describeNetError, errorCode, portOf, send, withTim
 import { readBody } from './read-body.js';
 
 /**
- * The HTTP tools' guard against server-side request forgery (SPEC §5 "URLs"): http/https only, every address a
- * host resolves to classified, the connection pinned to the addresses that were checked, every redirect checked
- * again. The owner's http_allow list opens exceptions.
+ * The HTTP tools' guard against server-side request forgery (docs/security.md, "The policy": URLs): http/https only,
+ * every address a host resolves to classified, the connection pinned to the addresses that were checked, every redirect
+ * checked again. The owner's http_allow list opens exceptions.
  */
 
 export type Resolver = (host: string) => Promise<{ address: string; family: 4 | 6 }[]>;

@@ -8,7 +8,7 @@ import { checkRoots, containingRoot, realOrResolved, type CheckedRoots } from '.
 import { isWithin } from './within.js';
 
 /**
- * Path containment for the file tools (SPEC §5, TOOLCHAIN "Path containment"). Roots are realpath'd when they are set
+ * Path containment for the file tools (docs/security.md, "The policy": paths). Roots are realpath'd when they are set
  * (at start, or when the owner replaces them); every target is resolved the way the kernel would (symlinks followed
  * component by component, `..` taken from the real parent) and must then sit at a root or below it (within.ts: by path segments). The
  * handlers re-run the same check right before they act and then do their I/O through `safe-fs/`, which refuses

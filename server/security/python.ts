@@ -6,9 +6,9 @@ import { defaultRunner, scrubbedEnvironment, type ProcessRunner } from '../proce
 import { unpackedPath } from '../util/unpacked.js';
 
 /**
- * Static analysis of run_python code with Python's own parser (SPEC §5). The code is never executed here: a
- * separate `python3 -I -S` process parses it with `ast` and walks every node against allowlists. Provably pure
- * computation is allowed; everything else asks, with the rule that decided and what the person can do.
+ * Static analysis of run_python code with Python's own parser (docs/security.md, "The policy"). The code is never
+ * executed here: a separate `python3 -I -S` process parses it with `ast` and walks every node against allowlists.
+ * Provably pure computation is allowed; everything else asks, with the rule that decided and what the person can do.
  */
 
 /** Longest code the analyzer reads; longer code asks (`python:too-large`). Matches run_python's schema. */

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { chmodSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { isSameProcess, processStartTime } from '../process/proc.js';
@@ -151,6 +151,8 @@ export function lockHolder(dataDir: string, options: LockOptions = {}): { holder
 
 function openLockDb(dataDir: string, options: LockOptions, create: boolean): Database.Database | undefined {
   const file = join(dataDir, LOCK_DB);
+  // No lock file (or no data folder yet, which better-sqlite3 refuses before SQLite sees it): nobody holds it.
+  if (!create && !existsSync(file)) return undefined;
   let db: Database.Database;
   try {
     // timeout 0: a held lock answers SQLITE_BUSY at once instead of after the default five seconds.

@@ -31,6 +31,12 @@ export interface ExactMemory extends NewMemory {
   updated_at: number;
 }
 
+/** Where a memory sits in the newest-first order: its creation time (epoch ms) and id. */
+export interface MemoryPosition {
+  created_at: number;
+  id: number;
+}
+
 export interface MemoryFilter {
   /** Every one of these tags. */
   tags?: string[];
@@ -195,12 +201,22 @@ export class MemoryStore implements MemoryStatistics {
     return row ? toMemory(row) : undefined;
   }
 
-  /** The newest first. */
-  newest(filter: MemoryFilter, limit: number): Memory[] {
+  /**
+   * The newest first; with `before`, only those after it in that order (older, or as old with a smaller id), so a
+   * page follows on from the last memory of the one before even while memories are added.
+   */
+  newest(filter: MemoryFilter, limit: number, before?: MemoryPosition): Memory[] {
     const where = filterSql(filter, 'm');
-    return this.#prepare<unknown[], MemoryRow>(`SELECT * FROM memories m WHERE ${where.sql} ORDER BY m.created_at DESC, m.id DESC LIMIT ?`)
-      .all(...where.params, limit)
+    const after = before ? ' AND (m.created_at, m.id) < (?, ?)' : '';
+    return this.#prepare<unknown[], MemoryRow>(`SELECT * FROM memories m WHERE ${where.sql}${after} ORDER BY m.created_at DESC, m.id DESC LIMIT ?`)
+      .all(...where.params, ...(before ? [before.created_at, before.id] : []), limit)
       .map(toMemory);
+  }
+
+  /** How many memories the filter selects. */
+  count(filter: MemoryFilter): number {
+    const where = filterSql(filter, 'm');
+    return this.#prepare<unknown[], { n: number }>(`SELECT count(*) AS n FROM memories m WHERE ${where.sql}`).get(...where.params)!.n;
   }
 
   /**

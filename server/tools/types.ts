@@ -1,4 +1,7 @@
-/** What every tool declares (SPEC §4). A tool file declares its schema, annotations and handler, nothing else. */
+/**
+ * What every tool declares (docs/development.md, "Adding a built-in tool"). A tool file declares its schema,
+ * annotations and handler, nothing else.
+ */
 
 import type { Risk, ToolAnnotations } from '../contract/tools.js';
 

@@ -9,7 +9,7 @@
  * pass.
  */
 export interface TokenShape {
-  /** What the owner would call it (used in tests and the README). */
+  /** What the owner would call it (used in tests and docs/security.md). */
   name: string;
   /** The literal prefixes it starts with. */
   prefixes: readonly string[];

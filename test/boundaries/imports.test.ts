@@ -3,7 +3,7 @@ import { builtinModules } from 'node:module';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
-/** The dependency rules of SPEC §1, enforced by reading every import specifier in the tree. */
+/** The dependency rules of docs/architecture.md, enforced by reading every import specifier in the tree. */
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const SOURCE = /\.(ts|js|mjs|cjs|svelte)$/;
@@ -205,7 +205,7 @@ describe('import boundaries', () => {
     expect(callers.map((f) => relative(ROOT, f))).toEqual([]);
   });
 
-  it('server/ imports point one way: down the layers of the README, never up, and no module imports itself back', () => {
+  it('server/ imports point one way: down the layers of docs/architecture.md, never up, and no module imports itself back', () => {
     const files = filesUnder('server').filter((f) => f.endsWith('.ts'));
     const graph = new Map<string, string[]>();
     const upward: string[] = [];
@@ -238,7 +238,7 @@ describe('import boundaries', () => {
 });
 
 /**
- * The layers of server/, lowest first (the README's layout section names them): a module may import its own layer
+ * The layers of server/, lowest first (docs/architecture.md names them): a module may import its own layer
  * and the ones below, never one above. Each entry is a folder or a top-level file of server/.
  */
 const LAYERS: readonly (readonly string[])[] = [

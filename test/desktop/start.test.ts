@@ -6,7 +6,9 @@ import { freePort, START, startHeadless, type Served } from '../helpers/cli.js';
 import { tempDir } from '../helpers/gateway.js';
 import { PACKAGE_ROOT } from '../../server/version.js';
 
-/** `npm start` where the desktop app cannot run: one line saying why, then the same gateway, headless (SPEC §2). */
+/**
+ * `npm start` where the desktop app cannot run: one line saying why, then the same gateway, headless (docs/desktop.md).
+ */
 describe('npm start falls back to the headless gateway', () => {
   const dirs: string[] = [];
   let served: Served | undefined;
@@ -28,7 +30,8 @@ describe('npm start falls back to the headless gateway', () => {
   it('without the Electron binary: exactly one line saying so, then the address and the login link, and it answers /health', async () => {
     const port = await freePort();
     // An empty folder as Electron's dist: what a machine that could not download the binary has.
-    served = await startHeadless(['--port', String(port)], { PINCER_HOME: dir(), ELECTRON_OVERRIDE_DIST_PATH: dir() });
+    // Without a display too: with one, `npm start` would first try to fetch the binary (start-fetch.test.ts).
+    served = await startHeadless(['--port', String(port)], { PINCER_HOME: dir(), ELECTRON_OVERRIDE_DIST_PATH: dir(), DISPLAY: undefined, WAYLAND_DISPLAY: undefined });
 
     const lines = served.output().split('\n');
     expect(lines[0]).toMatch(/^Pincer: the desktop app cannot start here: Electron's binary is not downloaded yet \(run "npx install-electron" to fetch it\)\. Running the headless gateway instead\.$/);

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { closeOwner, launchChromium, openAsOwner, screenshot, startDashboardGateway, type DashboardGateway, type OwnerPage } from '../helpers/browser.js';
+import { PACKAGE_ROOT } from '../../server/version.js';
 
 /** The page's globals, typed loosely: the tests compile without the DOM library. */
 interface Window {
@@ -74,10 +75,15 @@ describe('login', () => {
     const answer = await reused.goto(link);
     expect(answer?.status()).toBe(401);
     await reused.getByRole('heading', { name: 'Login link not accepted' }).waitFor({ state: 'visible' });
+    // The command the gateway names works in any folder (test/server/cli/login-command.test.ts runs it).
+    const command = `node ${join(PACKAGE_ROOT, 'bin', 'pincer.js')} login-url --data-dir ${gateway.dataDir}`;
+    // The error page names no path of the installation: it sends the owner to the login screen, which does.
+    expect(await reused.content()).not.toContain(PACKAGE_ROOT);
     await screenshot(reused, 'login-reused-link');
 
-    await reused.goto(gateway.url);
+    await reused.getByRole('link', { name: 'the login screen' }).click();
     await reused.getByRole('heading', { name: 'Log in with a one-time link' }).waitFor({ state: 'visible' });
+    expect(await reused.locator('li code').textContent()).toBe(command);
     await screenshot(reused, 'login-needed');
     await Promise.all([context.close(), second.close()]);
   });

@@ -10,7 +10,7 @@ import { until } from '../helpers/wait.js';
  * The approval popup page: real Chromium at the popup window's size (460×600), a real `pincer serve`, and calls
  * made over HTTP as an assistant makes them, which wait for the popup's answer. In a browser the page works with
  * the owner session; in the desktop app it works only through `window.pincer`, faked here as the preload would
- * expose it. Screenshots land in test-results/screenshots (popup-*.png); with PINCER_DOCS_SCREENSHOTS=1 the README's
+ * expose it. Screenshots land in test-results/screenshots (popup-*.png); with PINCER_DOCS_SCREENSHOTS=1 the docs'
  * docs/screenshots/popup.png and dashboard.png are written too.
  */
 
@@ -283,6 +283,8 @@ describe('the popup in a browser without the owner session', () => {
     await openPopup(page, asked.id);
     await page.getByRole('heading', { name: 'Sign in to answer' }).waitFor({ state: 'visible' });
     expect(await page.getByText(/secret-plan/).count()).toBe(0);
+    // The gateway's own command, which works in any folder (test/server/cli/login-command.test.ts runs it).
+    expect(await page.locator('code').textContent()).toBe(`node ${join(resolve(import.meta.dirname, '../..'), 'bin', 'pincer.js')} login-url --data-dir ${gateway.dataDir}`);
     await screenshot(page, 'popup-signed-out');
     await page.getByRole('link', { name: 'Open the dashboard to sign in' }).click();
     await page.getByRole('heading', { name: 'Log in with a one-time link' }).waitFor({ state: 'visible' });

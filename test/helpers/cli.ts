@@ -65,7 +65,7 @@ export async function serve(dataDir: string, port: number, cwd?: string, env: No
   return { child, url, output: () => output, exited };
 }
 
-/** `npm start`'s launcher, run directly (its prestart build is what `npm test` has done already). */
+/** `npm start`'s launcher, run directly: it builds nothing then (`npm test` has built already). */
 export const START = resolve(import.meta.dirname, '../../bin/start.js');
 
 /**

@@ -1,5 +1,5 @@
-// Human-readable durations and times, shared by the views. Everything here is pure and locale-aware where a person
-// reads it (clock times), fixed where columns must line up (durations).
+// Human-readable durations and times, shared by the views. Everything here is pure: times in the person's locale
+// (formatWhen, the one way a time is shown), durations fixed so columns line up.
 
 /** "< 0.1 ms", "0.4 ms", "12 ms", "1.24 s", "2 m 05 s", "1 h 02 m"; an em dash when there is nothing to show. */
 export function formatDuration(ms: number | null | undefined): string {
@@ -32,10 +32,44 @@ export function formatElapsed(ms: number): string {
   return ms >= 0 && ms < 60_000 ? `${Math.floor(ms / 1000)} s` : formatDuration(ms);
 }
 
+/**
+ * How a time is shown: `relative` "5 min ago" (the exact time on hover); `clock` the time of day, with the day in
+ * front when it is not today; `full` date and time; `minute` and `weekday-minute` a time of day to the minute, and
+ * `day` a date, for a chart's axis and its hover readout.
+ */
+export type TimeForm = 'relative' | 'clock' | 'full' | 'minute' | 'weekday-minute' | 'day';
+
+// One family of formats in the person's own locale (the browser's: `undefined`): its order of day and month, its
+// 12- or 24-hour clock. Built once; formatting with a ready Intl.DateTimeFormat is cheap, building one is not.
+const TIME_OF_DAY = { hour: 'numeric', minute: '2-digit', second: '2-digit' } as const;
+const FORMATS = {
+  clock: new Intl.DateTimeFormat(undefined, TIME_OF_DAY),
+  dayAndClock: new Intl.DateTimeFormat(undefined, { month: 'short', day: 'numeric', ...TIME_OF_DAY }),
+  full: new Intl.DateTimeFormat(undefined, { year: 'numeric', month: 'short', day: 'numeric', ...TIME_OF_DAY }),
+  minute: new Intl.DateTimeFormat(undefined, { hour: 'numeric', minute: '2-digit' }),
+  'weekday-minute': new Intl.DateTimeFormat(undefined, { weekday: 'short', hour: 'numeric', minute: '2-digit' }),
+  day: new Intl.DateTimeFormat(undefined, { month: 'short', day: 'numeric' }),
+};
+
+/**
+ * Every time the dashboard shows goes through here, so all of them read alike. `at` is an ISO 8601 string, epoch
+ * ms or a Date; `now` is the clock "today" and "ago" count from. An em dash when there is no time.
+ */
+export function formatWhen(at: string | number | Date | null | undefined, form: TimeForm, now: number = Date.now()): string {
+  const date = at === null || at === undefined ? undefined : new Date(at);
+  if (!date || Number.isNaN(date.getTime())) return '—';
+  switch (form) {
+    case 'relative':
+      return relative(date.getTime(), now);
+    case 'clock':
+      return (date.toDateString() === new Date(now).toDateString() ? FORMATS.clock : FORMATS.dayAndClock).format(date);
+    default:
+      return FORMATS[form].format(date);
+  }
+}
+
 /** "just now", "42 s ago", "5 min ago", "3 h ago", "2 d ago" (or "in 5 min" for times ahead of `now`). */
-export function formatRelative(iso: string | null | undefined, now: number = Date.now()): string {
-  const at = iso ? Date.parse(iso) : NaN;
-  if (!Number.isFinite(at)) return '—';
+function relative(at: number, now: number): string {
   const diff = now - at;
   const ahead = diff < 0;
   const s = Math.abs(diff) / 1000;
@@ -46,29 +80,4 @@ export function formatRelative(iso: string | null | undefined, now: number = Dat
   else if (s < 86_400) text = `${Math.floor(s / 3600)} h`;
   else text = `${Math.floor(s / 86_400)} d`;
   return ahead ? `in ${text}` : `${text} ago`;
-}
-
-const clock = new Intl.DateTimeFormat(undefined, { hour: '2-digit', minute: '2-digit', second: '2-digit', hourCycle: 'h23' });
-const dayAndClock = new Intl.DateTimeFormat(undefined, {
-  month: 'short',
-  day: 'numeric',
-  hour: '2-digit',
-  minute: '2-digit',
-  second: '2-digit',
-  hourCycle: 'h23',
-});
-const full = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'medium' });
-
-/** The clock time ("14:03:27"), with the day in front when it is not today. */
-export function formatTime(iso: string | null | undefined, now: number = Date.now()): string {
-  const at = iso ? new Date(iso) : undefined;
-  if (!at || Number.isNaN(at.getTime())) return '—';
-  return at.toDateString() === new Date(now).toDateString() ? clock.format(at) : dayAndClock.format(at);
-}
-
-/** The full date and time, for tooltips and detail panes. */
-export function formatDateTime(iso: string | null | undefined): string {
-  const at = iso ? new Date(iso) : undefined;
-  if (!at || Number.isNaN(at.getTime())) return '—';
-  return full.format(at);
 }

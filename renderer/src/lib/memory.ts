@@ -17,6 +17,8 @@ export interface MemoryQuery {
   /** The client that wrote the memories ("owner" for the dashboard and the CLI); empty for any. */
   client?: string;
   limit: number;
+  /** Without words: the page after the one that gave this cursor. */
+  cursor?: string;
 }
 
 /** `GET /memory?…` for a query; without words it lists the newest memories (the method then does not apply). */
@@ -31,6 +33,7 @@ export function memorySearchPath(query: MemoryQuery): string {
   if (query.category.trim() !== '') params.set('category', query.category.trim());
   if (query.client?.trim()) params.set('client', query.client.trim());
   params.set('limit', String(query.limit));
+  if (q === '' && query.cursor) params.set('cursor', query.cursor);
   return `/memory?${params.toString()}`;
 }
 
@@ -125,9 +128,66 @@ export function importSummary(file: string, report: ImportReport): string {
   if (report.skipped > 0) parts.push(`${plural(report.skipped, 'was', 'were')} already here and skipped`);
   if (report.failed > 0) {
     const first = report.errors[0];
-    parts.push(`${plural(report.failed, 'line', 'lines')} failed${first ? ` (line ${first.line}: ${first.message})` : ''}`);
+    parts.push(`${plural(report.failed, 'line', 'lines')} failed${first ? ` (line ${first.line}: ${first.message.replace(/\.$/, '')})` : ''}`);
   }
   return `${parts.join('; ')}.`;
+}
+
+/** A run of a JSONL file's lines, as one `POST /memory/import` sends them. */
+export interface LineBatch {
+  /** The number of its first line in the file, from 1. */
+  first: number;
+  lines: number;
+  text: string;
+}
+
+/** How many lines a file holds: its newlines, and a last line that does not end in one. */
+export async function countLines(file: Blob): Promise<number> {
+  const reader = file.stream().getReader();
+  let lines = 0;
+  let last = 10;
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    for (const byte of value) if (byte === 10) lines++;
+    if (value.length > 0) last = value[value.length - 1]!;
+  }
+  return last === 10 ? lines : lines + 1;
+}
+
+/**
+ * A file's lines in runs of at most `size`, read as they are needed (a file of any size is never held whole). Empty
+ * lines are kept, so a line's number in a run plus the run's `first` is its number in the file.
+ */
+export async function* lineBatches(file: Blob, size: number): AsyncGenerator<LineBatch> {
+  const reader = file.stream().pipeThrough(new TextDecoderStream()).getReader();
+  let rest = '';
+  let pending: string[] = [];
+  let first = 1;
+  const batch = (): LineBatch => {
+    const out = { first, lines: pending.length, text: `${pending.join('\n')}\n` };
+    first += pending.length;
+    pending = [];
+    return out;
+  };
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    const parts = (rest + value).split('\n');
+    rest = parts.pop()!;
+    for (const line of parts) {
+      pending.push(line);
+      if (pending.length === size) yield batch();
+    }
+  }
+  if (rest !== '') pending.push(rest);
+  if (pending.length > 0) yield batch();
+}
+
+/** Adds one run's report to the file's: counts summed, each error's line made the file's, at most `maxErrors` kept. */
+export function addImportReport(total: ImportReport, part: ImportReport, first: number, maxErrors: number): ImportReport {
+  const errors = [...total.errors, ...part.errors.map((e) => ({ line: e.line + first - 1, message: e.message }))].slice(0, maxErrors);
+  return { imported: total.imported + part.imported, skipped: total.skipped + part.skipped, failed: total.failed + part.failed, errors };
 }
 
 /** The name an export is saved under: `pincer-memories-2026-05-01.jsonl`. */

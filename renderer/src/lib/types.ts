@@ -49,6 +49,7 @@ export type {
   MemoryDraft,
   MemoryImportReport,
   MemoryMatch,
+  MemoryNewest,
   MemoryResult,
   MemoryResults,
   MemoryScope,

@@ -14,12 +14,13 @@ const sessionLost = (error: unknown) =>
  */
 export function browserSource(id: string | null): ApprovalSource {
   let owner = false;
+  let loginCommand: string | undefined;
   return {
     mode: 'browser',
     async load(): Promise<Lookup> {
       try {
-        if (!owner) owner = (await api<SessionInfo>('GET', '/session')).owner;
-        if (!owner) return { kind: 'signed-out' };
+        if (!owner) ({ owner, login_command: loginCommand } = await api<SessionInfo>('GET', '/session'));
+        if (!owner) return { kind: 'signed-out', loginCommand };
         if (id === null) return { kind: 'failed', message: 'This address names no approval: open a popup from the dashboard or the desktop app.' };
         const approval = await api<Approval>('GET', `/approvals/${encodeURIComponent(id)}`);
         return approval.status === 'pending' ? { kind: 'pending', approval } : { kind: 'gone' };
@@ -27,7 +28,7 @@ export function browserSource(id: string | null): ApprovalSource {
         if (error instanceof ApiError && error.status === 404) return { kind: 'gone' };
         if (sessionLost(error)) {
           owner = false;
-          return { kind: 'signed-out' };
+          return { kind: 'signed-out', loginCommand };
         }
         return { kind: 'failed', message: describeError(error) };
       }
@@ -42,7 +43,7 @@ export function browserSource(id: string | null): ApprovalSource {
         if (error instanceof ApiError && error.status === 404) return { kind: 'gone', message: NOT_WAITING };
         if (sessionLost(error)) {
           owner = false;
-          return { kind: 'signed-out' };
+          return { kind: 'signed-out', loginCommand };
         }
         return { kind: 'refused', message: describeError(error) };
       }

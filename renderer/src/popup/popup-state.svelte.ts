@@ -11,7 +11,7 @@ export type PopupView =
   | { kind: 'pending'; approval: Approval }
   /** Answered here, or found not waiting any more: final. */
   | { kind: 'ended'; told: Told }
-  | { kind: 'signed-out' }
+  | { kind: 'signed-out'; loginCommand?: string | undefined }
   | { kind: 'failed'; message: string };
 
 export interface PopupTiming {
@@ -77,7 +77,7 @@ export class PopupState {
         this.#end(describeGone(this.#last, Date.now(), refusal));
         break;
       case 'signed-out':
-        this.view = { kind: 'signed-out' };
+        this.view = { kind: 'signed-out', loginCommand: found.loginCommand };
         break;
       case 'failed':
         // A failed recheck keeps the approval on screen (an answer may still get through); say why beside it.
@@ -111,7 +111,7 @@ export class PopupState {
         this.#end(describeGone(approval, Date.now(), sent.message));
         break;
       case 'signed-out':
-        this.view = { kind: 'signed-out' };
+        this.view = { kind: 'signed-out', loginCommand: sent.loginCommand };
         break;
       case 'refused':
         this.error = sent.message;

@@ -5,8 +5,8 @@ export type Lookup =
   | { kind: 'pending'; approval: Approval }
   /** Answered, expired, withdrawn by its caller, or never known: there is nothing left to decide. */
   | { kind: 'gone' }
-  /** A browser without an owner session (the desktop app's popup never gets this). */
-  | { kind: 'signed-out' }
+  /** A browser without an owner session (the desktop app's popup never gets this); the gateway's login command. */
+  | { kind: 'signed-out'; loginCommand?: string | undefined }
   | { kind: 'failed'; message: string };
 
 /** What became of an answer. */
@@ -14,7 +14,7 @@ export type Sent =
   | { kind: 'decided'; status: 'allowed' | 'denied' | 'accepted' | 'declined' }
   /** Not taken because the approval no longer waits. */
   | { kind: 'gone'; message: string }
-  | { kind: 'signed-out' }
+  | { kind: 'signed-out'; loginCommand?: string | undefined }
   /** Not taken for another reason (an invalid scope, the gateway not answering): the approval may still wait. */
   | { kind: 'refused'; message: string };
 

@@ -1,11 +1,13 @@
 import type { Approval, ApprovalRecord } from '../lib/types';
+import { RULE_CLIENTS } from '../views/rules/describe';
 
 // The line the Approvals view shows when a card goes away, so the owner knows what became of the call.
 
 /** An answer given in this window. */
 export function describeMine(ended: ApprovalRecord): string {
   if (ended.decision === 'deny') return `Denied ${ended.tool} for ${ended.client}.`;
-  if (ended.decision === 'allow_always') return `Always allowed: ${ended.tool} for ${ended.client} — the new rule is on the Rules page.`;
+  // The rule is not the asking client's alone: it says whose calls it decides as the Rules table does.
+  if (ended.decision === 'allow_always') return `Always allowed: ${ended.tool} ${RULE_CLIENTS} (${ended.client} asked) — the new rule is on the Rules page.`;
   return `Allowed ${ended.tool} once for ${ended.client}.`;
 }
 

@@ -1,10 +1,14 @@
 import { api, describeError } from '../lib/api';
-import { exportFileName, importSummary, memorySearchPath, parseTags, type ImportReport } from '../lib/memory';
-import type { Memory, MemoryDraft, MemoryResult, MemoryResults, SearchMethod } from '../lib/types';
+import { addImportReport, countLines, exportFileName, importSummary, lineBatches, memorySearchPath, parseTags, type ImportReport } from '../lib/memory';
+import type { Memory, MemoryDraft, MemoryNewest, MemoryResult, MemoryResults, SearchMethod } from '../lib/types';
 
 /** Typing pauses this long before a search goes out, so every keystroke does not become a request. */
 const TYPING_MS = 200;
 const LIMIT = 50;
+/** An import sends this many lines a request, so its progress can be counted. */
+const IMPORT_LINES_PER_REQUEST = 1000;
+/** Bad lines listed after an import; the count covers every one. */
+const IMPORT_ERRORS_KEPT = 100;
 
 /**
  * The Memory view's data: the search (words, method, tag and category filters) and its results, best first, and
@@ -23,6 +27,13 @@ export class MemoryBoard {
   error = $state<string | null>(null);
   /** The words the shown results answer (empty: the newest memories). */
   answered = $state('');
+  /** Without words: how many memories the filters select in all (the results are the first pages of them). */
+  total = $state<number | null>(null);
+  /** Without words: the next page's cursor; null when every memory is shown. */
+  nextCursor = $state<string | null>(null);
+  loadingMore = $state(false);
+  /** How many a page holds. */
+  readonly pageSize = LIMIT;
 
   readonly tags = $derived(parseTags(this.tagText));
   readonly filtered = $derived(this.tags.length > 0 || this.category.trim() !== '' || this.client.trim() !== '');
@@ -47,15 +58,40 @@ export class MemoryBoard {
     const q = this.q.trim();
     try {
       const path = memorySearchPath({ q, method: this.method, tags: this.tags, category: this.category, client: this.client, limit: LIMIT });
-      const answer = await api<MemoryResults>('GET', path);
+      const answer = await api<MemoryResults | MemoryNewest>('GET', path);
       if (seq !== this.#seq) return;
       this.results = answer.results;
       this.answered = q;
+      this.total = 'total' in answer ? answer.total : null;
+      this.nextCursor = 'next_cursor' in answer ? answer.next_cursor : null;
       this.error = null;
     } catch (error) {
       if (seq === this.#seq) this.error = `Could not search the memory: ${describeError(error, 'keep memories')}`;
     } finally {
       if (seq === this.#seq) this.loaded = true;
+    }
+  }
+
+  /** Appends the next page of the newest memories (the list pages on from its last memory, never from an offset). */
+  async loadMore(): Promise<void> {
+    const cursor = this.nextCursor;
+    if (cursor === null || this.answered !== '' || this.loadingMore) return;
+    const seq = this.#seq;
+    this.loadingMore = true;
+    try {
+      const path = memorySearchPath({ q: '', method: this.method, tags: this.tags, category: this.category, client: this.client, limit: LIMIT, cursor });
+      const answer = await api<MemoryNewest>('GET', path);
+      // A new search started meanwhile: this page belongs to the old list.
+      if (seq !== this.#seq) return;
+      const shown = new Set(this.results.map((r) => r.id));
+      this.results = [...this.results, ...answer.results.filter((r) => !shown.has(r.id))];
+      this.total = answer.total;
+      this.nextCursor = answer.next_cursor;
+      this.error = null;
+    } catch (error) {
+      if (seq === this.#seq) this.error = `Could not load more memories: ${describeError(error, 'keep memories')}`;
+    } finally {
+      this.loadingMore = false;
     }
   }
 
@@ -73,9 +109,11 @@ export class MemoryBoard {
   async update(id: number, draft: MemoryDraft): Promise<string | null> {
     try {
       const saved = await api<Memory>('PATCH', `/memory/${id}`, draft);
-      // In place at once; the next search re-scores it.
+      // In place at once; a search or a filter runs again (the edit can change the score, or what the filter
+      // selects). The plain newest-first list keeps its place and the pages loaded so far: an edit does not move a
+      // memory in it.
       this.results = this.results.map((r) => (r.id === id ? { ...r, ...saved } : r));
-      void this.load();
+      if (this.answered !== '' || this.filtered) void this.load();
       return null;
     } catch (error) {
       return describeError(error);
@@ -86,6 +124,7 @@ export class MemoryBoard {
     try {
       await api('DELETE', `/memory/${id}`);
       this.results = this.results.filter((r) => r.id !== id);
+      if (this.total !== null) this.total = Math.max(0, this.total - 1);
       this.error = null;
       return true;
     } catch (error) {
@@ -129,6 +168,12 @@ export class MemoryTransfer {
   /** "Exporting… 1,200 memories", then the result; or the error. */
   status = $state('');
   failed = $state(false);
+  /** While an import runs: lines sent and stored, of the file's lines. */
+  progress = $state<{ done: number; total: number } | null>(null);
+  /** The last import's bad lines, each with its number in the file and its own reason. */
+  errors = $state.raw<ImportReport['errors']>([]);
+  /** At most this many bad lines are listed. */
+  readonly errorsKept = IMPORT_ERRORS_KEPT;
 
   /** Streams GET /memory/export, counting memories as they arrive, and saves the file. */
   async exportAll(): Promise<void> {
@@ -155,18 +200,38 @@ export class MemoryTransfer {
     });
   }
 
-  /** Sends a JSONL file to POST /memory/import (the gateway reads it as it arrives). Answers whether it went through. */
+  /**
+   * Sends a JSONL file to POST /memory/import a run of lines at a time, so the status counts the lines done while a
+   * long import runs (the gateway answers each run once it is stored). The reports are summed, each bad line named
+   * by its number in the file with its own reason. A run the gateway refuses stops the import there, saying which
+   * lines went in. Answers whether every run went through.
+   */
   async importFile(file: File): Promise<boolean> {
+    this.errors = [];
+    this.progress = null;
     return this.#run(`Importing ${file.name}…`, async () => {
-      const response = await fetch('/memory/import', {
-        method: 'POST',
-        credentials: 'same-origin',
-        headers: { 'Content-Type': 'application/x-ndjson', Accept: 'application/json' },
-        body: file,
-      });
-      const body = (await response.json().catch(() => null)) as (ImportReport & { error?: { message: string } }) | null;
-      if (!response.ok || !body) throw new Error(body?.error?.message ?? `the gateway answered HTTP ${response.status}`);
-      return importSummary(file.name, body);
+      const total = await countLines(file);
+      let report: ImportReport = { imported: 0, skipped: 0, failed: 0, errors: [] };
+      this.progress = { done: 0, total };
+      for await (const batch of lineBatches(file, IMPORT_LINES_PER_REQUEST)) {
+        const response = await fetch('/memory/import', {
+          method: 'POST',
+          credentials: 'same-origin',
+          headers: { 'Content-Type': 'application/x-ndjson', Accept: 'application/json' },
+          body: batch.text,
+        });
+        const body = (await response.json().catch(() => null)) as (ImportReport & { error?: { message: string } }) | null;
+        if (!response.ok || !body) {
+          const why = body?.error?.message ?? `the gateway answered HTTP ${response.status}`;
+          const before = batch.first > 1 ? ` (lines 1–${(batch.first - 1).toLocaleString()} were imported)` : '';
+          throw new Error(`lines ${batch.first.toLocaleString()}–${(batch.first + batch.lines - 1).toLocaleString()}: ${why}${before}`);
+        }
+        report = addImportReport(report, body, batch.first, IMPORT_ERRORS_KEPT);
+        this.errors = report.errors;
+        this.progress = { done: batch.first + batch.lines - 1, total };
+        this.status = `Importing ${file.name}… ${this.progress.done.toLocaleString()} of ${total.toLocaleString()} lines`;
+      }
+      return importSummary(file.name, report);
     });
   }
 

@@ -7,6 +7,8 @@ export type SessionState = 'checking' | 'owner' | 'guest' | 'unreachable';
 export class Session {
   state = $state<SessionState>('checking');
   version = $state('');
+  /** The gateway's own command for a login link (absolute paths), when it names one. */
+  loginCommand = $state<string | undefined>(undefined);
 
   constructor() {
     onSessionLost(() => {
@@ -18,6 +20,7 @@ export class Session {
     try {
       const answer = await api<SessionInfo>('GET', '/session');
       this.version = answer.version;
+      this.loginCommand = answer.login_command;
       this.state = answer.owner ? 'owner' : 'guest';
     } catch (error) {
       this.state = error instanceof ApiError && error.status === 0 ? 'unreachable' : 'guest';

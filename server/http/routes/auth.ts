@@ -36,6 +36,10 @@ export function authRoutes(credentials: Credentials): Router {
   return router;
 }
 
+/**
+ * Where to get a fresh link: the dashboard's login screen, which shows the command that works on this machine. An
+ * error answer names no path of the installation (it would tell any caller where Pincer's code lives).
+ */
 function loginProblemPage(problem: string): string {
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>Pincer — login link not accepted</title>
@@ -43,6 +47,6 @@ function loginProblemPage(problem: string): string {
 <style>body{font:16px/1.5 system-ui,sans-serif;max-width:36rem;margin:4rem auto;padding:0 1rem;color:#222}
 @media (prefers-color-scheme: dark){body{background:#161616;color:#eee}} code{background:#8882;padding:.1em .3em;border-radius:4px}</style>
 </head><body><h1>Login link not accepted</h1><p>${problem}</p>
-<p>Each link works once and for 15 minutes. Get a fresh one with <code>pincer login-url</code>, or from the tray menu.</p>
+<p>Each link works once and for 15 minutes. Get a fresh one with the command <a href="/">the login screen</a> shows, or from the tray menu.</p>
 </body></html>`;
 }

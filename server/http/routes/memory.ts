@@ -1,13 +1,13 @@
 import { Router, type Request, type RequestHandler } from 'express';
 import { refuse } from '../../errors.js';
-import { MEMORY_LIMITS, MemoryInputError, parseTagList, SEARCH_METHODS, type Memories, type SearchMethod } from '../../memory/memories.js';
+import { MEMORY_LIMITS, MemoryCursorError, MemoryInputError, parseTagList, SEARCH_METHODS, type Memories, type SearchMethod } from '../../memory/memories.js';
 import { GatewayError } from '../../errors.js';
-import type { Memory, MemoryImportReport, MemoryResults } from '../../contract/memory.js';
+import type { Memory, MemoryImportReport, MemoryNewest, MemoryResults } from '../../contract/memory.js';
 import { identityOf, requireOwner } from '../identity.js';
 import { streamLines } from '../jsonl.js';
 import { badQuery, queryKeyProblems } from '../query.js';
 
-const SEARCH_KEYS = ['q', 'method', 'limit', 'tags', 'category', 'client'] as const;
+const SEARCH_KEYS = ['q', 'method', 'limit', 'tags', 'category', 'client', 'cursor'] as const;
 const WRITE_FIELDS = ['content', 'tags', 'category'];
 const JSONL_TYPE = /^application\/(?:x-ndjson|jsonl|x-jsonlines)\s*(?:;|$)/i;
 /** A memory's content is at most 100,000 characters; escaped in JSON, up to six bytes each. */
@@ -45,9 +45,15 @@ export function memoryRoutes(memories: Memories): Router {
     const query = searchQuery(req.query as Record<string, unknown>);
     const reader = identityOf(res).name;
     if (query.q === undefined) {
-      res.json({ results: memories.newest(query.filter, query.limit, reader).map((m) => ({ ...m, score: null, match: null })) } satisfies MemoryResults);
+      const page = checkedCursor(() => memories.newestPage(query.filter, query.limit, reader, query.cursor));
+      res.json({
+        results: page.memories.map((m) => ({ ...m, score: null, match: null })),
+        total: page.total,
+        next_cursor: page.next_cursor,
+      } satisfies MemoryNewest);
       return;
     }
+    if (query.cursor !== undefined) throw badQuery(['"cursor" pages the newest memories (without "q"); a search answers its best matches in one page']);
     res.json({ results: memories.search({ query: query.q, method: query.method, limit: query.limit, ...query.filter, reader }) } satisfies MemoryResults);
   });
 
@@ -77,6 +83,7 @@ export function memoryRoutes(memories: Memories): Router {
   router.get('/search', (req, res) => {
     const query = searchQuery(req.query as Record<string, unknown>);
     if (query.q === undefined) throw badQuery(['"q" is required (the text to search for)']);
+    if (query.cursor !== undefined) throw badQuery(['"cursor" pages the newest memories (GET /memory without "q"); a search answers one page']);
     const results = memories.search({ query: query.q, method: query.method, limit: query.limit, ...query.filter, reader: identityOf(res).name });
     res.json({ query: query.q, results: results.map(({ id, content, score, flagged }) => ({ id, content, score, ...(flagged && { flagged }) })) });
   });
@@ -123,6 +130,16 @@ function writeBody(req: Request, creating: boolean): { content?: unknown; tags?:
   return body as { content?: unknown; tags?: unknown; category?: unknown };
 }
 
+/** A cursor not given out here is the caller's mistake: a 400 that says to start over. */
+function checkedCursor<T>(read: () => T): T {
+  try {
+    return read();
+  } catch (error) {
+    if (error instanceof MemoryCursorError) throw refuse.badRequest(error.message);
+    throw error;
+  }
+}
+
 /** Store-side problems (empty content, a tag too long) are the caller's: a 400 naming the field. */
 function checked<T>(write: () => T): T {
   try {
@@ -155,5 +172,6 @@ function searchQuery(raw: Record<string, unknown>) {
     // memories that names another finds nothing.
     ...(client !== undefined && client !== '' && { client }),
   };
-  return { q, method, limit, filter };
+  const cursor = query.cursor === undefined || query.cursor === '' ? undefined : query.cursor;
+  return { q, method, limit, filter, cursor };
 }

@@ -2,6 +2,7 @@ import { Router, type Response } from 'express';
 import { refuse } from '../../errors.js';
 import type { ToolList, ToolSearchAnswer } from '../../contract/tools.js';
 import type { ClientAccess } from '../../policy/access.js';
+import { closestUsable } from '../../executor/prepare.js';
 import { toAnthropicTool, toOpenAITool, toolSummary } from '../../tools/formats.js';
 import type { ToolRegistry } from '../../tools/registry.js';
 import { SEARCH_LIMITS } from '../../tools/builtin/search-tools.js';
@@ -54,7 +55,10 @@ export function toolRoutes(registry: ToolRegistry, access: ClientAccess, search:
 
   router.get('/tools/:name', (req, res) => {
     const tool = registry.get(req.params.name);
-    if (!tool) throw refuse.toolNotFound(req.params.name);
+    if (!tool) {
+      const who = identityOf(res);
+      throw refuse.toolNotFound(req.params.name, closestUsable(registry, access, { client: who.name, owner: who.kind === 'owner' }, req.params.name));
+    }
     res.json(toolSummary(tool, registry));
   });
 

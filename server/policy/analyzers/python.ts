@@ -12,7 +12,9 @@ export interface PythonOwnFolders {
   home?: string;
 }
 
-/** The run_python analyzer: pure computation runs, anything else waits for a person (SPEC §5). */
+/**
+ * The run_python analyzer: pure computation runs, anything else waits for a person (docs/security.md, "The policy").
+ */
 export function pythonAnalyzers(analyzer: PythonAnalyzer, own?: PythonOwnFolders): Record<string, Analyzer> {
   return {
     run_python: async (args) => {

@@ -23,9 +23,9 @@ export interface ShellAnalyzerOptions {
 }
 
 /**
- * Judges a shell command before it runs (SPEC §5): parsed with a real bash parser into simple commands, each one
- * classified — read-only commands are allowed, anything unknown or able to write, run code or reach the network
- * asks, and a short list of catastrophes is denied outright, however it is wrapped or spelled.
+ * Judges a shell command before it runs (docs/security.md, "The policy": commands): parsed with a real bash parser into
+ * simple commands, each one classified — read-only commands are allowed, anything unknown or able to write, run code or
+ * reach the network asks, and a short list of catastrophes is denied outright, however it is wrapped or spelled.
  */
 export class ShellAnalyzer {
   readonly #paths: ShellPaths;

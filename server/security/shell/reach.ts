@@ -48,7 +48,9 @@ export function sweptData(script: Script, program: string, args: Word[]): void {
   }
 }
 
-/** Security: a read-only command may read only inside the roots, as the file tools may (SPEC §5). */
+/**
+ * Security: a read-only command may read only inside the roots, as the file tools may (docs/security.md, "The policy").
+ */
 export function readsOutside(script: Script, program: string, args: Word[]): void {
   const { paths, recursive, followsLinks } = operandsOf(program, args);
   for (const word of paths) operand(script, word, 'read', program);

@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, it, vi } from 'vitest';
 
-// formatTime decides "today" by the local calendar day, and the clock formatters are built when the module loads:
+// formatWhen's clock form decides "today" by the local calendar day, and the clock formatters are built when the module loads:
 // pin the time zone before the import (vi.hoisted runs above the imports).
 const previousTz = vi.hoisted(() => {
   const previous = process.env.TZ;
@@ -12,7 +12,7 @@ afterAll(() => {
   else process.env.TZ = previousTz;
 });
 
-import { formatDateTime, formatDuration, formatElapsed, formatLatency, formatRelative, formatTime } from '../../../renderer/src/lib/format.js';
+import { formatDuration, formatElapsed, formatLatency, formatWhen } from '../../../renderer/src/lib/format.js';
 
 /** Exact strings are checked only in the locale they were written for; other locales get the structural checks. */
 const US = new Intl.DateTimeFormat().resolvedOptions().locale === 'en-US';
@@ -151,66 +151,67 @@ describe('formatElapsed', () => {
   });
 });
 
-describe('formatRelative', () => {
+describe('formatWhen: relative', () => {
   it.each([
     ['null', null],
     ['undefined', undefined],
     ['an empty string', ''],
     ['not a date', 'yesterday-ish'],
   ])('%s has nothing to show: an em dash', (_, iso) => {
-    expect(formatRelative(iso, NOW)).toBe('—');
+    expect(formatWhen(iso, 'relative', NOW)).toBe('—');
   });
 
   it('the same instant is "just now"', () => {
-    expect(formatRelative(ago(0), NOW)).toBe('just now');
+    expect(formatWhen(ago(0), 'relative', NOW)).toBe('just now');
   });
 
   it('under 5 s either way is "just now"', () => {
-    expect(formatRelative(ago(4_999), NOW)).toBe('just now');
-    expect(formatRelative(ahead(4_999), NOW)).toBe('just now');
+    expect(formatWhen(ago(4_999), 'relative', NOW)).toBe('just now');
+    expect(formatWhen(ahead(4_999), 'relative', NOW)).toBe('just now');
   });
 
   it('seconds in the past, rounded down', () => {
-    expect(formatRelative(ago(5 * SECOND), NOW)).toBe('5 s ago');
-    expect(formatRelative(ago(42 * SECOND), NOW)).toBe('42 s ago');
-    expect(formatRelative(ago(59_999), NOW)).toBe('59 s ago');
+    expect(formatWhen(ago(5 * SECOND), 'relative', NOW)).toBe('5 s ago');
+    expect(formatWhen(ago(42 * SECOND), 'relative', NOW)).toBe('42 s ago');
+    expect(formatWhen(ago(59_999), 'relative', NOW)).toBe('59 s ago');
   });
 
   it('minutes in the past, from 60 s', () => {
-    expect(formatRelative(ago(MINUTE), NOW)).toBe('1 min ago');
-    expect(formatRelative(ago(5 * MINUTE + 59 * SECOND), NOW)).toBe('5 min ago');
-    expect(formatRelative(ago(HOUR - 1), NOW)).toBe('59 min ago');
+    expect(formatWhen(ago(MINUTE), 'relative', NOW)).toBe('1 min ago');
+    expect(formatWhen(ago(5 * MINUTE + 59 * SECOND), 'relative', NOW)).toBe('5 min ago');
+    expect(formatWhen(ago(HOUR - 1), 'relative', NOW)).toBe('59 min ago');
   });
 
   it('hours in the past, from 60 min', () => {
-    expect(formatRelative(ago(HOUR), NOW)).toBe('1 h ago');
-    expect(formatRelative(ago(DAY - 1), NOW)).toBe('23 h ago');
+    expect(formatWhen(ago(HOUR), 'relative', NOW)).toBe('1 h ago');
+    expect(formatWhen(ago(DAY - 1), 'relative', NOW)).toBe('23 h ago');
   });
 
   it('days in the past, from 24 h', () => {
-    expect(formatRelative(ago(DAY), NOW)).toBe('1 d ago');
-    expect(formatRelative(ago(400 * DAY), NOW)).toBe('400 d ago');
+    expect(formatWhen(ago(DAY), 'relative', NOW)).toBe('1 d ago');
+    expect(formatWhen(ago(400 * DAY), 'relative', NOW)).toBe('400 d ago');
   });
 
   it('times ahead of now read "in …", with the same units', () => {
-    expect(formatRelative(ahead(5 * SECOND), NOW)).toBe('in 5 s');
-    expect(formatRelative(ahead(5 * MINUTE), NOW)).toBe('in 5 min');
-    expect(formatRelative(ahead(3 * HOUR), NOW)).toBe('in 3 h');
-    expect(formatRelative(ahead(2 * DAY), NOW)).toBe('in 2 d');
+    expect(formatWhen(ahead(5 * SECOND), 'relative', NOW)).toBe('in 5 s');
+    expect(formatWhen(ahead(5 * MINUTE), 'relative', NOW)).toBe('in 5 min');
+    expect(formatWhen(ahead(3 * HOUR), 'relative', NOW)).toBe('in 3 h');
+    expect(formatWhen(ahead(2 * DAY), 'relative', NOW)).toBe('in 2 d');
   });
 
   it('a time with an offset is compared as the instant it names', () => {
-    expect(formatRelative('2025-03-05T18:00:00+01:00', NOW)).toBe('1 h ago');
+    expect(formatWhen('2025-03-05T18:00:00+01:00', 'relative', NOW)).toBe('1 h ago');
   });
 
   it('now defaults to the current time', () => {
-    expect(formatRelative(new Date(Date.now() - 2 * MINUTE - 10 * SECOND).toISOString())).toBe('2 min ago');
+    expect(formatWhen(new Date(Date.now() - 2 * MINUTE - 10 * SECOND).toISOString(), 'relative')).toBe('2 min ago');
   });
 });
 
-describe('formatTime (time zone pinned to UTC)', () => {
-  const clock = new Intl.DateTimeFormat(undefined, { hour: '2-digit', minute: '2-digit', second: '2-digit', hourCycle: 'h23' });
-  const dayAndClock = new Intl.DateTimeFormat(undefined, { month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit', second: '2-digit', hourCycle: 'h23' });
+describe('formatWhen: clock (time zone pinned to UTC)', () => {
+  // The person's locale decides the order and the 12- or 24-hour clock.
+  const clock = new Intl.DateTimeFormat(undefined, { hour: 'numeric', minute: '2-digit', second: '2-digit' });
+  const dayAndClock = new Intl.DateTimeFormat(undefined, { month: 'short', day: 'numeric', hour: 'numeric', minute: '2-digit', second: '2-digit' });
 
   it.each([
     ['null', null],
@@ -218,56 +219,56 @@ describe('formatTime (time zone pinned to UTC)', () => {
     ['an empty string', ''],
     ['not a date', 'not a date'],
   ])('%s has nothing to show: an em dash', (_, iso) => {
-    expect(formatTime(iso, NOW)).toBe('—');
+    expect(formatWhen(iso, 'clock', NOW)).toBe('—');
   });
 
   it('a time earlier today is the clock time only', () => {
     const iso = '2025-03-05T14:03:27Z';
-    expect(formatTime(iso, NOW)).toBe(clock.format(new Date(iso)));
+    expect(formatWhen(iso, 'clock', NOW)).toBe(clock.format(new Date(iso)));
   });
 
-  it.runIf(US)('a time earlier today reads "14:03:27" (24-hour, even in en-US)', () => {
-    expect(formatTime('2025-03-05T14:03:27Z', NOW)).toBe('14:03:27');
+  it.runIf(US)('a time earlier today reads "2:03:27 PM" in en-US, the locale\'s own clock', () => {
+    expect(formatWhen('2025-03-05T14:03:27Z', 'clock', NOW)).toBe('2:03:27 PM');
   });
 
-  it.runIf(US)('half past midnight reads "00:30:00", never "24:30:00"', () => {
-    expect(formatTime('2025-03-05T00:30:00Z', NOW)).toBe('00:30:00');
+  it.runIf(US)('half past midnight reads "12:30:00 AM" in en-US, never "0:30" or "24:30"', () => {
+    expect(formatWhen('2025-03-05T00:30:00Z', 'clock', NOW)).toBe('12:30:00 AM');
   });
 
   it('a time on another day has the day in front', () => {
     const iso = '2025-03-04T14:03:27Z';
-    expect(formatTime(iso, NOW)).toBe(dayAndClock.format(new Date(iso)));
-    expect(formatTime(iso, NOW)).not.toBe(clock.format(new Date(iso)));
+    expect(formatWhen(iso, 'clock', NOW)).toBe(dayAndClock.format(new Date(iso)));
+    expect(formatWhen(iso, 'clock', NOW)).not.toBe(clock.format(new Date(iso)));
   });
 
-  it.runIf(US)('a time yesterday reads "Mar 4, 14:03:27"', () => {
-    expect(formatTime('2025-03-04T14:03:27Z', NOW)).toBe('Mar 4, 14:03:27');
+  it.runIf(US)('a time yesterday reads "Mar 4, 2:03:27 PM"', () => {
+    expect(formatWhen('2025-03-04T14:03:27Z', 'clock', NOW)).toBe('Mar 4, 2:03:27 PM');
   });
 
   it('a time later today (ahead of now) is still today', () => {
     const iso = '2025-03-05T23:59:59Z';
-    expect(formatTime(iso, NOW)).toBe(clock.format(new Date(iso)));
+    expect(formatWhen(iso, 'clock', NOW)).toBe(clock.format(new Date(iso)));
   });
 
   it('a time on a later day has the day in front', () => {
     const iso = '2025-03-06T00:00:00Z';
-    expect(formatTime(iso, NOW)).toBe(dayAndClock.format(new Date(iso)));
+    expect(formatWhen(iso, 'clock', NOW)).toBe(dayAndClock.format(new Date(iso)));
   });
 
   it('the day changes at local midnight: one second apart across it are different days', () => {
     const justAfter = Date.parse('2025-03-06T00:00:01Z');
-    expect(formatTime('2025-03-05T23:59:59Z', justAfter)).toBe(dayAndClock.format(new Date('2025-03-05T23:59:59Z')));
-    expect(formatTime('2025-03-06T00:00:00Z', justAfter)).toBe(clock.format(new Date('2025-03-06T00:00:00Z')));
+    expect(formatWhen('2025-03-05T23:59:59Z', 'clock', justAfter)).toBe(dayAndClock.format(new Date('2025-03-05T23:59:59Z')));
+    expect(formatWhen('2025-03-06T00:00:00Z', 'clock', justAfter)).toBe(clock.format(new Date('2025-03-06T00:00:00Z')));
   });
 
   it('the same day in another year is not today', () => {
     const iso = '2024-03-05T14:03:27Z';
-    expect(formatTime(iso, NOW)).toBe(dayAndClock.format(new Date(iso)));
+    expect(formatWhen(iso, 'clock', NOW)).toBe(dayAndClock.format(new Date(iso)));
   });
 });
 
-describe('formatDateTime (time zone pinned to UTC)', () => {
-  const full = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'medium' });
+describe('formatWhen: full (time zone pinned to UTC)', () => {
+  const full = new Intl.DateTimeFormat(undefined, { year: 'numeric', month: 'short', day: 'numeric', hour: 'numeric', minute: '2-digit', second: '2-digit' });
 
   it.each([
     ['null', null],
@@ -275,19 +276,39 @@ describe('formatDateTime (time zone pinned to UTC)', () => {
     ['an empty string', ''],
     ['not a date', '2025-13-45T99:00:00Z'],
   ])('%s has nothing to show: an em dash', (_, iso) => {
-    expect(formatDateTime(iso)).toBe('—');
+    expect(formatWhen(iso, 'full')).toBe('—');
   });
 
   it('the full date and time in the locale', () => {
     const iso = '2025-03-05T14:03:27Z';
-    expect(formatDateTime(iso)).toBe(full.format(new Date(iso)));
+    expect(formatWhen(iso, 'full')).toBe(full.format(new Date(iso)));
   });
 
   it.runIf(US)('reads "Mar 5, 2025, 2:03:27 PM" in en-US', () => {
-    expect(formatDateTime('2025-03-05T14:03:27Z')).toBe('Mar 5, 2025, 2:03:27 PM');
+    expect(formatWhen('2025-03-05T14:03:27Z', 'full')).toBe('Mar 5, 2025, 2:03:27 PM');
   });
 
   it('does not depend on now: a date years away is shown in full', () => {
-    expect(formatDateTime('1999-12-31T23:59:59Z')).toBe(full.format(new Date('1999-12-31T23:59:59Z')));
+    expect(formatWhen('1999-12-31T23:59:59Z', 'full')).toBe(full.format(new Date('1999-12-31T23:59:59Z')));
+  });
+});
+
+describe('formatWhen: one family of formats', () => {
+  it('the full time of a moment holds its clock time, written the same way', () => {
+    const iso = '2025-03-05T14:03:27Z';
+    expect(formatWhen(iso, 'full')).toContain(formatWhen(iso, 'clock', NOW));
+  });
+
+  it('takes epoch ms and Dates as well as ISO strings', () => {
+    const iso = '2025-03-05T14:03:27Z';
+    expect(formatWhen(Date.parse(iso), 'full')).toBe(formatWhen(iso, 'full'));
+    expect(formatWhen(new Date(iso), 'clock', NOW)).toBe(formatWhen(iso, 'clock', NOW));
+    expect(formatWhen(Date.parse(iso), 'relative', NOW)).toBe('3 h ago');
+  });
+
+  it.runIf(US)('the chart forms read "2:05 PM", "Tue 2:05 PM" and "Mar 4" in en-US', () => {
+    expect(formatWhen('2025-03-04T14:05:00Z', 'minute')).toBe('2:05 PM');
+    expect(formatWhen('2025-03-04T14:05:00Z', 'weekday-minute')).toBe('Tue 2:05 PM');
+    expect(formatWhen('2025-03-04T14:05:00Z', 'day')).toBe('Mar 4');
   });
 });

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Approval, ApprovalAnswer } from '../../../renderer/src/lib/types';
 import { describeElsewhere, describeMine } from '../../../renderer/src/state/approval-notices';
 import { GatewayFeed } from '../../../renderer/src/state/feed.svelte';
+import { RULE_CLIENTS } from '../../../renderer/src/views/rules/describe';
 import { mount, openDashboard, until, type Dashboard } from './dashboard.svelte';
 
 // Each line is checked against approvals the gateway really ended: answered (the POST's answer), or as the event
@@ -53,8 +54,14 @@ describe('describeMine', () => {
     expect(describeMine(await answer(denied.approval.id, { decision: 'deny' }))).toBe('Denied calculate for default.');
     const always = await ask('3+3');
     expect(describeMine(await answer(always.approval.id, { decision: 'allow_always', scope: 'exact' }))).toBe(
-      'Always allowed: calculate for default — the new rule is on the Rules page.',
+      'Always allowed: calculate for every client (default asked) — the new rule is on the Rules page.',
     );
+    // What the notice says is so: the rule made names no client, and the Rules table words it the same way.
+    const { rules } = (await (await page.gateway.asOwner('/rules')).json()) as { rules: Record<string, unknown>[] };
+    const made = rules.find((r) => String(r.note).includes(always.approval.id));
+    expect(made).toBeDefined();
+    expect(Object.keys(made!)).not.toContain('client');
+    expect(describeMine(await answer((await ask('7+7')).approval.id, { decision: 'allow_always', scope: 'exact' }))).toContain(RULE_CLIENTS);
     await Promise.all([once.waiting, denied.waiting, always.waiting]);
   });
 });

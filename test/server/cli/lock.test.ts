@@ -109,7 +109,7 @@ describe('a second start on a data folder in use', { timeout: 120_000 }, () => {
     expect(second.stdout).toBe('');
     expect(second.stderr.trim().split('\n')).toEqual([inUseLine(folder.dataDir, served)]);
 
-    // npm start where the desktop app cannot run: its headless fallback is the same serve, refused the same way.
+    // npm start checks the folder before building or launching anything, and says how to reach the running one.
     const npmStart = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
       execFile(
         process.execPath,
@@ -119,8 +119,11 @@ describe('a second start on a data folder in use', { timeout: 120_000 }, () => {
       );
     });
     expect(npmStart.code).toBe(1);
-    expect(npmStart.stdout).toMatch(/^Pincer: the desktop app cannot start here: .*Running the headless gateway instead\.\n$/);
-    expect(npmStart.stderr.trim().split('\n')).toEqual([inUseLine(folder.dataDir, served)]);
+    expect(npmStart.stdout).toBe('');
+    expect(npmStart.stderr.trim().split('\n')).toEqual([
+      `Pincer: the data folder ${folder.dataDir} is in use by the gateway pid ${served.child.pid} on ${served.url}. ` +
+        'Open its dashboard with "npx pincer login-url", stop it first, or start another with "npm start -- --data-dir DIR --port N".',
+    ]);
 
     expect(snapshot(folder.dataDir)).toEqual(before);
     expect((await callsWith(served, folder.dataDir, 'running')).map((c) => c.tool)).toEqual(['run_shell']);

@@ -387,6 +387,32 @@ describe('a bad value stops start-up with one line naming the key and where it c
     expect(message).toContain('roots');
   });
 
+  it('a syntax error at its line and column, whatever V8 says of it', () => {
+    writeConfig('{\n  "port": 7001,\n  "host" "127.0.0.1"\n}\n');
+    expect(configError()).toContain('not valid JSON at line 3, column 10');
+    writeConfig('{\n  "port": 7001,\n}\n');
+    expect(configError()).toContain('not valid JSON at line 3, column 1');
+    writeConfig('nope\nnot json\n');
+    expect(configError()).toContain('not valid JSON at line 1, column 1');
+    writeConfig('{\n  "roots": ["/a",\n');
+    expect(configError()).toContain('not valid JSON at line 3, column 1');
+  });
+
+  it('an unknown key at its line and column, with the closest known key', () => {
+    writeConfig('{\n  "port": 7001,\n    "aproval_timeout_s": 30\n}\n');
+    expect(configError()).toContain('unknown key "aproval_timeout_s" in config.json at line 3, column 5; did you mean "approval_timeout_s"?');
+    writeConfig('{"llm": {\n  "api": "ollama",\n  "modle": "x"}}');
+    expect(configError()).toContain('unknown key "llm.modle" in');
+    expect(configError()).toContain('at line 3, column 3; did you mean "llm.model"?');
+  });
+
+  it('an unknown key close to none gives no guess', () => {
+    writeConfig({ zzzzzzzz: 1 });
+    const message = configError();
+    expect(message).toContain('unknown key "zzzzzzzz"');
+    expect(message).not.toContain('did you mean');
+  });
+
   it('an unknown llm key', () => {
     writeConfig({ llm: { modle: 'x' } });
     const message = configError();

@@ -6,6 +6,7 @@ import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { VERSION } from '../../../server/index.js';
+import { PACKAGE_ROOT } from '../../../server/version.js';
 import { startGateway, tempDir, type TestGateway } from '../../helpers/gateway.js';
 
 let tg: TestGateway;
@@ -47,6 +48,7 @@ describe('the dashboard', () => {
   it('answers GET /session without a token', async () => {
     const res = await fetch(`${tg.url}/session`);
     expect(res.status).toBe(200);
-    expect(await res.json()).toEqual({ owner: false, version: VERSION });
+    // The login screen's command: absolute paths, so it works typed in any folder (test/server/cli/login-command.test.ts).
+    expect(await res.json()).toEqual({ owner: false, version: VERSION, login_command: `node ${join(PACKAGE_ROOT, 'bin', 'pincer.js')} login-url --data-dir ${tg.dataDir}` });
   });
 });

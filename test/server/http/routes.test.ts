@@ -1,5 +1,5 @@
 /**
- * Every route and status code of SPEC §3 that exists now, through real HTTP against a real gateway on 127.0.0.1.
+ * Every route and status code of docs/http-api.md, through real HTTP against a real gateway on 127.0.0.1.
  */
 import { readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
@@ -1302,13 +1302,24 @@ describe('limits on a running tool', () => {
 describe('unknown routes', () => {
   it.each([
     ['GET', '/no/such/route'],
-    ['POST', '/tools'],
-    ['DELETE', '/tools/calculate'],
-    ['GET', '/tools/calculate/execute'],
-    ['PUT', '/calls'],
+    ['POST', '/no/such/route'],
+    ['GET', '/tools/calculate/execute/now'],
   ])('answers %s %s with a 404 NOT_FOUND envelope', async (method, path) => {
     const res = await tg.api(path, { method });
     expect(res.headers.get('content-type')).toMatch(/^application\/json/);
     await expectRefusal(res, 404, 'NOT_FOUND', 404);
+  });
+
+  it.each([
+    ['POST', '/tools', 'GET, HEAD'],
+    ['DELETE', '/tools/calculate', 'GET, PATCH, HEAD'],
+    ['GET', '/tools/calculate/execute', 'POST'],
+    ['PUT', '/calls', 'GET, HEAD'],
+  ])('answers %s %s, a path that takes other methods, with a 405 METHOD_NOT_ALLOWED envelope and Allow: %s', async (method, path, allow) => {
+    const res = await tg.api(path, { method });
+    expect(res.headers.get('content-type')).toMatch(/^application\/json/);
+    expect(res.headers.get('allow')).toBe(allow);
+    const body = await expectRefusal(res, 405, 'METHOD_NOT_ALLOWED', 405);
+    expect(body.error.message).toMatch(new RegExp(`^${path} takes .+, not ${method}\\.$`));
   });
 });

@@ -24,7 +24,7 @@ const NODE22 = resolve(NODE22_DIR, 'node_modules/.bin/node');
 const TOOLS_SERVER = resolve(import.meta.dirname, 'fixtures/conformance-server.mjs');
 const run = promisify(execFile);
 
-/** The scenarios Pincer passes (the README's conformance list says why each of the others does not apply). */
+/** The scenarios Pincer passes; docs/mcp.md ("Conformance") says why each of the others does not apply. */
 const PASSING = [
   'server-initialize',
   'ping',

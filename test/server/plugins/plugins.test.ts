@@ -97,7 +97,7 @@ describe('loading and trust', () => {
   });
 
   it('a syntax error fails that plugin with the reason once accepted; the others load', async () => {
-    writePlugin(pluginsDir, 'broken', { 'index.js': 'export default definePlugin({ tools: [ }' });
+    writePlugin(pluginsDir, 'broken', { 'index.js': '// a plugin\nexport default definePlugin({ tools: [ }' });
     await tg.gateway.plugins.rescan();
     // Held, nothing of it is even parsed: the error shows once the owner lets it run.
     await settled('broken', 'new');
@@ -105,6 +105,9 @@ describe('loading and trust', () => {
     const failed = await settled('broken');
     expect(failed.status).toBe('failed');
     expect(failed.reason).toMatch(/SyntaxError|Unexpected token/);
+    // The owner sees where: Node's own message names neither file nor line.
+    const listed = ((await readJson(await tg.asOwner('/plugins'))).plugins as { name: string; reason: string | null }[]).find((p) => p.name === 'broken');
+    expect(listed?.reason).toBe("SyntaxError: Unexpected token '}' in index.js at line 2, column 40");
     expect(view('greeter')?.status).toBe('running');
     await probe();
   });

@@ -6,9 +6,9 @@ import { tempDir } from '../../helpers/gateway.js';
 import { eventually, processesMatching } from '../../helpers/processes.js';
 
 /*
- * SPEC §10 "Stops": a second signal, or kill -9 followed by the next start, leaves no tool process and no scratch
- * folder. The real `pincer serve` (the compiled CLI) runs run_shell `sleep` and a busy run_python loop; its TMPDIR
- * is a folder of the test's own, so every scratch folder it makes can be counted.
+ * The "Stops" bar (docs/development.md, "Benchmarks"): a second signal, or kill -9 followed by the next start, leaves
+ * no tool process and no scratch folder. The real `pincer serve` (the compiled CLI) runs run_shell `sleep` and a busy
+ * run_python loop; its TMPDIR is a folder of the test's own, so every scratch folder it makes can be counted.
  */
 
 interface Setup {

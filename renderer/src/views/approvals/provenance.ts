@@ -1,6 +1,6 @@
 // Which client wrote the files a command runs, in words for the approval card. Pure, so the wording is tested
 // without a browser.
-import { formatRelative } from '../../lib/format';
+import { formatWhen } from '../../lib/format';
 import type { Provenance } from '../../lib/types';
 
 /** Entries a card lists before it only counts the rest. */
@@ -28,7 +28,7 @@ export function provenanceLines(entries: readonly Provenance[] | undefined, now:
     by: p.by,
     how: p.folder ? `copied into ${p.folder} by` : 'written by',
     client: p.client,
-    when: formatRelative(p.at, now),
+    when: formatWhen(p.at, 'relative', now),
     at: p.at,
     tool: p.tool,
     callId: p.call_id,

@@ -1,5 +1,11 @@
 import type { Rule, RuleScope } from '../../lib/types';
 
+/**
+ * Whose calls a rule decides. A rule names no client: one made from an approval of cursor's call decides every
+ * client's calls of that tool too, and the Rules table and the approval's notice both say so in these words.
+ */
+export const RULE_CLIENTS = 'for every client';
+
 /** What a rule's scope covers, in words, with the pattern to show beside it (monospace). */
 export function scopeInWords(rule: Pick<Rule, 'scope' | 'pattern' | 'tool'>): { words: string; pattern: string | null } {
   switch (rule.scope) {

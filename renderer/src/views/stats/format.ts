@@ -1,3 +1,4 @@
+import { formatWhen } from '../../lib/format';
 import type { StatsRange, StatsReport } from '../../lib/types';
 
 // Durations and times are formatted by lib/format.ts; these are the words and numbers only the stats view uses.
@@ -29,19 +30,14 @@ export const RANGE_PHRASE: Record<StatsRange, string> = { '1h': 'the last hour',
 /** What one bucket of a range spans: "per minute". */
 export const BUCKET_WORD: Record<StatsRange, string> = { '1h': 'minute', '24h': 'hour', '7d': '6 hours' };
 
-const clock = new Intl.DateTimeFormat(undefined, { hour: '2-digit', minute: '2-digit' });
-const dayClock = new Intl.DateTimeFormat(undefined, { weekday: 'short', hour: '2-digit', minute: '2-digit' });
-const day = new Intl.DateTimeFormat(undefined, { day: 'numeric', month: 'short' });
-
 /** Time-axis labels: clock times within a day, days across a week (epoch seconds in). */
 export function axisTime(range: StatsRange, seconds: number): string {
   const date = new Date(seconds * 1000);
-  if (range !== '7d') return clock.format(date);
-  return date.getHours() === 0 && date.getMinutes() === 0 ? day.format(date) : clock.format(date);
+  if (range !== '7d') return formatWhen(date, 'minute');
+  return date.getHours() === 0 && date.getMinutes() === 0 ? formatWhen(date, 'day') : formatWhen(date, 'minute');
 }
 
 /** The span of one bucket, for the hover readout: "14:05–14:06", "Tue 12:00–18:00". */
 export function bucketSpan(range: StatsRange, startMs: number, bucketS: number): string {
-  const format = range === '7d' ? dayClock : clock;
-  return `${format.format(new Date(startMs))}–${clock.format(new Date(startMs + bucketS * 1000))}`;
+  return `${formatWhen(startMs, range === '7d' ? 'weekday-minute' : 'minute')}–${formatWhen(startMs + bucketS * 1000, 'minute')}`;
 }

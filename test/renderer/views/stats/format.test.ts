@@ -16,8 +16,8 @@ afterAll(() => {
 
 const US = new Intl.DateTimeFormat().resolvedOptions().locale === 'en-US';
 const RANGES: StatsRange[] = ['1h', '24h', '7d'];
-const clock = new Intl.DateTimeFormat(undefined, { hour: '2-digit', minute: '2-digit' });
-const dayClock = new Intl.DateTimeFormat(undefined, { weekday: 'short', hour: '2-digit', minute: '2-digit' });
+const clock = new Intl.DateTimeFormat(undefined, { hour: 'numeric', minute: '2-digit' });
+const dayClock = new Intl.DateTimeFormat(undefined, { weekday: 'short', hour: 'numeric', minute: '2-digit' });
 const day = new Intl.DateTimeFormat(undefined, { day: 'numeric', month: 'short' });
 const seconds = (iso: string) => Date.parse(iso) / 1000;
 
