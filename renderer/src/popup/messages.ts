@@ -1,4 +1,5 @@
 import type { Approval, ApprovalAnswer } from '../lib/types';
+import { RULE_CLIENTS } from '../views/rules/describe';
 
 // What the popup says once there is nothing left to decide. Pure, so the wording is tested without a page.
 
@@ -20,7 +21,7 @@ export function describeDecided(approval: Approval, answer: ApprovalAnswer, stat
   if (answer.decision === 'allow_always') {
     return {
       title: 'Always allowed',
-      text: `${what} runs now, and calls like it will not ask again: the new rule is on the dashboard's Rules page.`,
+      text: `${what} runs now, and calls like it ${RULE_CLIENTS} will not ask again: the new rule is on the dashboard's Rules page.`,
       tone: 'allow',
     };
   }

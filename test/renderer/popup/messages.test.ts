@@ -18,6 +18,8 @@ describe('describeDecided', () => {
     const told = describeDecided(approval, { decision: 'allow_always', scope: 'exact' }, 'allowed');
     expect(told.title).toBe('Always allowed');
     expect(told.text).toContain('Rules page');
+    // A rule decides every client's calls, as the dashboard's notice and Rules table say.
+    expect(told.text).toContain('calls like it for every client will not ask again');
     expect(told.tone).toBe('allow');
   });
 

@@ -2,7 +2,7 @@ import type { Rule, RuleScope } from '../../lib/types';
 
 /**
  * Whose calls a rule decides. A rule names no client: one made from an approval of cursor's call decides every
- * client's calls of that tool too, and the Rules table and the approval's notice both say so in these words.
+ * client's calls of that tool too, and the Rules table, the approval's notice and the popup all say so in these words.
  */
 export const RULE_CLIENTS = 'for every client';
 
