@@ -1,12 +1,11 @@
-import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { electronBinary, electronPackage } from '../../scripts/desktop/electron.mjs';
 import { fetchElectron } from '../../scripts/desktop/fetch.mjs';
-import { freePort, startHeadless, type Served } from '../helpers/cli.js';
-import { tempDir } from '../helpers/gateway.js';
+import { freePort, leftovers, startHeadless, type Served } from '../helpers/cli.js';
 
 const ELECTRON_VERSION = (JSON.parse(readFileSync(join(import.meta.dirname, '../../node_modules/electron/package.json'), 'utf8')) as { version: string }).version;
 
@@ -17,24 +16,8 @@ const ELECTRON_VERSION = (JSON.parse(readFileSync(join(import.meta.dirname, '../
  * folder and the gateway runs headless, saying why.
  */
 describe('npm start fetches a missing Electron once', () => {
-  const dirs: string[] = [];
-  const servers: Server[] = [];
+  const { dir, servers, keep } = leftovers('pincer-fetch-');
   let served: Served | undefined;
-  const dir = () => {
-    const made = tempDir('pincer-fetch-');
-    dirs.push(made);
-    return made;
-  };
-
-  afterEach(async () => {
-    if (served && served.child.exitCode === null) {
-      served.child.kill('SIGKILL');
-      await served.exited;
-    }
-    served = undefined;
-    for (const server of servers.splice(0)) await new Promise((r) => server.close(r));
-    for (const made of dirs.splice(0)) rmSync(made, { recursive: true, force: true });
-  });
 
   /** A mirror that answers every path with four bytes of a zip header, and lists what it was asked for. */
   async function fakeMirror(): Promise<{ url: string; asked: string[] }> {
@@ -62,7 +45,7 @@ describe('npm start fetches a missing Electron once', () => {
   it('asks the mirror, says so, remembers the failure and serves headless; the next start does not ask again', async () => {
     const home = dir();
     const mirror = await fakeMirror();
-    served = await startHeadless(['--port', String(await freePort())], environment(home, mirror.url));
+    served = keep(await startHeadless(['--port', String(await freePort())], environment(home, mirror.url)));
     const lines = served.output().split('\n');
     expect(lines[0]).toBe(`Pincer: fetching Electron ${ELECTRON_VERSION}'s binary from ${mirror.url}, once (up to 120 s)…`);
     expect(mirror.asked).toEqual([`/v${ELECTRON_VERSION}/electron-v${ELECTRON_VERSION}-${process.platform}-${process.arch}.zip`]);
@@ -75,7 +58,7 @@ describe('npm start fetches a missing Electron once', () => {
     served.child.kill('SIGTERM');
     expect(await served.exited).toBe(0);
 
-    served = await startHeadless(['--port', String(await freePort())], environment(home, mirror.url));
+    served = keep(await startHeadless(['--port', String(await freePort())], environment(home, mirror.url)));
     const again = served.output().split('\n');
     expect(again[0]).toBe(
       `Pincer: the desktop app cannot start here: Electron's binary is not downloaded and fetching it failed on ${marker.at} (${marker.reason}); run "npx install-electron" to try again. Running the headless gateway instead.`,
@@ -86,7 +69,7 @@ describe('npm start fetches a missing Electron once', () => {
   it('a mirror that refuses the connection: the same fallback, the reason named', async () => {
     const home = dir();
     const closed = `http://127.0.0.1:${await freePort()}/`;
-    served = await startHeadless(['--port', String(await freePort())], environment(home, closed));
+    served = keep(await startHeadless(['--port', String(await freePort())], environment(home, closed)));
     const lines = served.output().split('\n');
     expect(lines[0]).toMatch(/^Pincer: fetching Electron \S+'s binary from http:\/\/127\.0\.0\.1:\d+\/, once/);
     expect(lines[1]).toBe(`Pincer: could not fetch Electron's binary: no connection to ${closed} could be made. The next start will not try again ("npx install-electron" does, or delete ${join(home, 'electron-fetch-failed.json')}).`);

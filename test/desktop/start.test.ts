@@ -1,37 +1,22 @@
 import { execFile } from 'node:child_process';
-import { chmodSync, existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import { freePort, START, startHeadless, type Served } from '../helpers/cli.js';
-import { tempDir } from '../helpers/gateway.js';
+import { describe, expect, it } from 'vitest';
+import { freePort, leftovers, START, startHeadless, type Served } from '../helpers/cli.js';
 import { PACKAGE_ROOT } from '../../server/version.js';
 
 /**
  * `npm start` where the desktop app cannot run: one line saying why, then the same gateway, headless (docs/desktop.md).
  */
 describe('npm start falls back to the headless gateway', () => {
-  const dirs: string[] = [];
+  const { dir, keep } = leftovers('pincer-start-');
   let served: Served | undefined;
-  const dir = () => {
-    const made = tempDir('pincer-start-');
-    dirs.push(made);
-    return made;
-  };
-
-  afterEach(async () => {
-    if (served && served.child.exitCode === null) {
-      served.child.kill('SIGKILL');
-      await served.exited;
-    }
-    served = undefined;
-    for (const made of dirs.splice(0)) rmSync(made, { recursive: true, force: true });
-  });
 
   it('without the Electron binary: exactly one line saying so, then the address and the login link, and it answers /health', async () => {
     const port = await freePort();
     // An empty folder as Electron's dist: what a machine that could not download the binary has.
     // Without a display too: with one, `npm start` would first try to fetch the binary (start-fetch.test.ts).
-    served = await startHeadless(['--port', String(port)], { PINCER_HOME: dir(), ELECTRON_OVERRIDE_DIST_PATH: dir(), DISPLAY: undefined, WAYLAND_DISPLAY: undefined });
+    served = keep(await startHeadless(['--port', String(port)], { PINCER_HOME: dir(), ELECTRON_OVERRIDE_DIST_PATH: dir(), DISPLAY: undefined, WAYLAND_DISPLAY: undefined }));
 
     const lines = served.output().split('\n');
     expect(lines[0]).toMatch(/^Pincer: the desktop app cannot start here: Electron's binary is not downloaded yet \(run "npx install-electron" to fetch it\)\. Running the headless gateway instead\.$/);
@@ -49,7 +34,7 @@ describe('npm start falls back to the headless gateway', () => {
 
   it('started from its own checkout (npm start there), it shares no folder, says so, and lets no client write its code', async () => {
     const home = dir();
-    served = await startHeadless(['--port', String(await freePort())], { PINCER_HOME: home, ELECTRON_OVERRIDE_DIST_PATH: dir() }, PACKAGE_ROOT);
+    served = keep(await startHeadless(['--port', String(await freePort())], { PINCER_HOME: home, ELECTRON_OVERRIDE_DIST_PATH: dir() }, PACKAGE_ROOT));
     expect(served.output()).toContain(
       `No folder is shared yet (the working folder ${PACKAGE_ROOT} is Pincer's own package folder (its code), so it is not shared by default): ` +
         'file tools and run_shell refuse until you share one in the dashboard\'s Settings or with "pincer roots add DIR".',
@@ -81,12 +66,12 @@ describe('npm start falls back to the headless gateway', () => {
       const mark = join(dist, 'ran');
       writeFileSync(join(dist, 'electron'), `#!/bin/sh\ntouch '${mark}'\nsleep 30\n`);
       chmodSync(join(dist, 'electron'), 0o755);
-      served = await startHeadless(['--port', String(await freePort())], {
+      served = keep(await startHeadless(['--port', String(await freePort())], {
         PINCER_HOME: dir(),
         ELECTRON_OVERRIDE_DIST_PATH: dist,
         DISPLAY: undefined,
         WAYLAND_DISPLAY: undefined,
-      });
+      }));
 
       const [first] = served.output().split('\n');
       expect(first).toBe('Pincer: the desktop app cannot start here: there is no display (neither DISPLAY nor WAYLAND_DISPLAY is set). Running the headless gateway instead.');

@@ -1,7 +1,11 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { rmSync } from 'node:fs';
+import type { Server } from 'node:http';
 import { createServer } from 'node:net';
 import { resolve } from 'node:path';
 import { promisify } from 'node:util';
+import { afterEach } from 'vitest';
+import { tempDir } from './gateway.js';
 
 /** The real `pincer` command, as a person runs it (compiled by `npm test`'s pretest build). */
 export const BIN = resolve(import.meta.dirname, '../../bin/pincer.js');
@@ -98,4 +102,35 @@ export async function startHeadless(args: string[], env: NodeJS.ProcessEnv, cwd?
   });
   // Standard output alone: the fallback line and the gateway's ready lines are checked in their order.
   return { child, url, output: () => stdout, exited };
+}
+
+/**
+ * What a test of the command line leaves behind — temporary folders, loopback servers, started gateways — removed
+ * after each test: `dir()` makes a folder, `servers` takes a server, `keep(served)` a started process.
+ */
+export function leftovers(prefix: string): { dir: () => string; servers: Server[]; keep: (served: Served) => Served } {
+  const dirs: string[] = [];
+  const servers: Server[] = [];
+  const started: Served[] = [];
+  afterEach(async () => {
+    for (const served of started.splice(0)) {
+      if (served.child.exitCode !== null) continue;
+      served.child.kill('SIGKILL');
+      await served.exited;
+    }
+    for (const server of servers.splice(0)) await new Promise((r) => server.close(r));
+    for (const made of dirs.splice(0)) rmSync(made, { recursive: true, force: true });
+  });
+  return {
+    dir: () => {
+      const made = tempDir(prefix);
+      dirs.push(made);
+      return made;
+    },
+    servers,
+    keep: (served) => {
+      started.push(served);
+      return served;
+    },
+  };
 }

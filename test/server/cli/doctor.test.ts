@@ -1,10 +1,9 @@
-import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterEach, describe, expect, it } from 'vitest';
-import { freePort, runPincer, serve, type Served } from '../../helpers/cli.js';
-import { tempDir } from '../../helpers/gateway.js';
+import { describe, expect, it } from 'vitest';
+import { freePort, leftovers, runPincer, serve, type Served } from '../../helpers/cli.js';
 import { PACKAGE_ROOT } from '../../../server/version.js';
 
 /** A model server on loopback that answers Ollama's model list as Ollama does. */
@@ -23,23 +22,8 @@ async function stubOllama(models: string[]): Promise<{ server: Server; url: stri
 }
 
 describe('pincer doctor', () => {
-  const dirs: string[] = [];
-  const servers: Server[] = [];
+  const { dir, servers, keep } = leftovers('pincer-doctor-');
   let served: Served | undefined;
-  const dir = () => {
-    const made = tempDir('pincer-doctor-');
-    dirs.push(made);
-    return made;
-  };
-  afterEach(async () => {
-    if (served && served.child.exitCode === null) {
-      served.child.kill('SIGKILL');
-      await served.exited;
-    }
-    served = undefined;
-    for (const server of servers.splice(0)) await new Promise((r) => server.close(r));
-    for (const made of dirs.splice(0)) rmSync(made, { recursive: true, force: true });
-  });
 
   const line = (stdout: string, topic: string) => stdout.split('\n').find((l) => new RegExp(`^(OK|WARN|FAIL)\\s+${topic}\\b`).test(l));
 
@@ -57,7 +41,7 @@ describe('pincer doctor', () => {
     servers.push(llm.server);
     const env = { PINCER_LLM_BASE_URL: llm.url, PINCER_LLM_MODEL: 'qwen2.5:7b' };
     // Started in Pincer's own folder, which it never shares: the folder added below is the only one.
-    served = await serve(home, await freePort(), PACKAGE_ROOT, env);
+    served = keep(await serve(home, await freePort(), PACKAGE_ROOT, env));
     const shared = dir();
     expect((await runPincer(['roots', 'add', shared, '--data-dir', home], env)).code).toBe(0);
 
@@ -106,7 +90,7 @@ describe('pincer doctor', () => {
 
   it('the port held by a gateway of another data folder is named as such; no shared folder says how to share one', async () => {
     const port = await freePort();
-    served = await serve(dir(), port);
+    served = keep(await serve(dir(), port));
     const result = await runPincer(['doctor', '--data-dir', dir(), '--port', String(port), '--json'], { PINCER_LLM_BASE_URL: `http://127.0.0.1:${await freePort()}` });
     expect(result.code).toBe(1);
     const report = JSON.parse(result.stdout) as { ok: boolean; checks: { topic: string; level: string; text: string; fix?: string }[] };
