@@ -250,6 +250,7 @@ async function steps(): Promise<void> {
   add('executor.execute, full (recording on disk)', await timeAsync(3000, exec));
   const gwNoRecord = gatewayOn(tempDir());
   gwNoRecord.store.calls.save = () => {};
+  gwNoRecord.store.calls.saveSoon = () => Promise.resolve();
   add('executor.execute, recording off (save = no-op)', await timeAsync(3000, () =>
     gwNoRecord.executor.execute({ tool: 'calculate', arguments: { expression: '(1+2)*3' }, client: 'default', via: 'http' }),
   ));

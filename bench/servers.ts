@@ -160,8 +160,10 @@ async function pincer(dataDir: string | undefined, flags: string[]): Promise<() 
   if (config.host !== LOOPBACK) fail(`refusing to listen on ${config.host}: the benchmark stays on ${LOOPBACK}`);
   const gateway: Gateway = createGateway({ config });
   if (flags.includes('--no-record')) {
-    // Measurement only: everything but the SQLite write (the executor calls store.calls.save once per call).
+    // Measurement only: everything but the SQLite write (a call is written once when it finishes, and once more
+    // before that only if it runs long or waits for the owner).
     gateway.store.calls.save = () => {};
+    gateway.store.calls.saveSoon = () => Promise.resolve();
   }
   if (flags.includes('--stub-executor')) {
     // Measurement only: the whole HTTP app and the execute route, with the executor answering a fixed outcome.

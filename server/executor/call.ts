@@ -52,7 +52,8 @@ export function newCallId(now = Date.now()): string {
 
 /** A call's record as it arrives: running, nothing decided yet. */
 export function newRecord(request: CallRequest, startedAt: number): CallRecord {
-  return {
+  // Built as one literal and then added to (no conditional spread): this runs for every call.
+  const record: CallRecord = {
     id: newCallId(startedAt),
     tool: request.tool,
     client: request.client,
@@ -69,6 +70,10 @@ export function newRecord(request: CallRequest, startedAt: number): CallRecord {
     started_at: new Date(startedAt).toISOString(),
     finished_at: null,
     duration_ms: null,
-    ...(request.recovery && { ...(request.recovery.shape !== undefined && { recovered: true as const }), recovery: request.recovery }),
   };
+  if (request.recovery) {
+    if (request.recovery.shape !== undefined) record.recovered = true;
+    record.recovery = request.recovery;
+  }
+  return record;
 }

@@ -42,13 +42,12 @@ export class CallerGone implements CallerSignal {
   }
 }
 
-/** One running call's cancellation: a reason, a promise that rejects with it, and an AbortSignal made on demand. */
+/** One running call's cancellation: a reason, one listener told of it, and an AbortSignal made on demand. */
 export class Cancellation {
   #controller: AbortController | undefined;
   #reason: unknown;
   #cancelled = false;
-  #rejection: Promise<never> | undefined;
-  #reject: ((reason: unknown) => void) | undefined;
+  #listener: ((reason: unknown) => void) | undefined;
 
   get cancelled(): boolean {
     return this.#cancelled;
@@ -59,14 +58,12 @@ export class Cancellation {
   }
 
   /**
-   * Rejects with the reason once the call is cancelled; never resolves. Made at the first ask, so a cancellation
-   * nobody waits on is never an unhandled rejection: whoever asks for it must handle it (race it).
+   * Tells `listener` the reason once the call is cancelled, at once if it already is. One listener: the run that
+   * owns the call. (A listener rather than a promise raced against the tool: no extra promise per call.)
    */
-  get rejection(): Promise<never> {
-    this.#rejection ??= this.#cancelled
-      ? Promise.reject(this.#reason)
-      : new Promise<never>((_, reject) => (this.#reject = reject));
-    return this.#rejection;
+  onCancel(listener: (reason: unknown) => void): void {
+    if (this.#cancelled) listener(this.#reason);
+    else this.#listener = listener;
   }
 
   /** The tool's AbortSignal, made at the first ask; already aborted if the call was cancelled before. */
@@ -84,6 +81,8 @@ export class Cancellation {
     this.#cancelled = true;
     this.#reason = reason;
     this.#controller?.abort(reason);
-    this.#reject?.(reason);
+    const listener = this.#listener;
+    this.#listener = undefined;
+    listener?.(reason);
   }
 }

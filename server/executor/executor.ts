@@ -54,7 +54,9 @@ export class Executor {
   /** Applied to everything about a call that is recorded or shown; the caller's own answer is left whole. */
   readonly redactor: Redactor;
   readonly #log: CallLog;
-  readonly #inFlight = new Map<string, { record: CallRecord; cancellation: Cancellation; completion: Promise<CallOutcome> }>();
+  readonly #inFlight = new Map<string, InFlight>();
+  /** Writes calls that run long to history as running: one timer for all of them, only while any are running. */
+  #runningSweep: NodeJS.Timeout | undefined;
   /** Every call between arrival and answer, waiting for approval included: shutdown waits for all of them. */
   readonly #calls = new Set<Promise<CallOutcome>>();
   #stopping = false;
@@ -94,7 +96,9 @@ export class Executor {
 
     // Policy.
     const decision = await decide(this.options.policy, { tool, arguments: args, client: request.client });
-    Object.assign(record, { decision: decision.decision, rule: decision.rule, reason: decision.reason });
+    record.decision = decision.decision;
+    record.rule = decision.rule;
+    record.reason = decision.reason;
     // The rule that decided a real call (allow, ask or deny) is used; a dry run never counts.
     if (decision.rule.startsWith('rule:')) this.options.rules?.noteUse(decision.rule);
     if (decision.decision === 'deny') {
@@ -189,10 +193,45 @@ export class Executor {
       this.#inFlight.delete(record.id);
       return answer;
     })();
-    this.#inFlight.set(record.id, { record, cancellation: running.cancellation, completion });
+    this.#inFlight.set(record.id, { record, cancellation: running.cancellation, completion, since: t0, written: false });
+    this.#sweepRunning();
     this.#log.announce('started', record);
     return completion;
   }
+
+  /**
+   * A call that takes a while is written down as running, so it shows in the history and, should the process die,
+   * is found and marked cancelled at the next start. Most calls end long before; they are never written twice.
+   */
+  #sweepRunning(): void {
+    if (this.#runningSweep) return;
+    this.#runningSweep = setInterval(() => {
+      const due = performance.now() - RECORD_RUNNING_AFTER_MS;
+      for (const call of this.#inFlight.values()) {
+        if (call.written || call.since > due || call.record.finished_at !== null) continue;
+        call.written = true;
+        this.#log.saveRunning(call.record);
+      }
+      if (this.#inFlight.size === 0) {
+        clearInterval(this.#runningSweep);
+        this.#runningSweep = undefined;
+      }
+    }, RECORD_RUNNING_AFTER_MS / 2);
+    this.#runningSweep.unref();
+  }
+}
+
+/** Calls still running after this long (ms) are written to history as running. */
+const RECORD_RUNNING_AFTER_MS = 100;
+
+interface InFlight {
+  record: CallRecord;
+  cancellation: Cancellation;
+  completion: Promise<CallOutcome>;
+  /** performance.now() when the tool started. */
+  since: number;
+  /** Already written to history as running. */
+  written: boolean;
 }
 
 function refusalMessage(decision: PolicyDecision): string {

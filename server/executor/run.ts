@@ -1,14 +1,11 @@
 import { errorBody, statusOf, ToolError } from '../errors.js';
 import type { CallRecord } from '../store/index.js';
-import type { AnyTool, ProgressUpdate, SandboxGrant } from '../tools/types.js';
+import type { AnyTool, ProgressUpdate, SandboxGrant, ToolContext } from '../tools/types.js';
 import type { Redactor } from '../util/redact.js';
 import type { CallRequest, RunOutcome } from './call.js';
 import type { CallLog } from './call-log.js';
 import { CallClock } from './call-clock.js';
 import { Cancellation } from './cancellation.js';
-
-/** Calls still running after this long are written to history as running. */
-const RECORD_RUNNING_AFTER_MS = 100;
 
 export class CallTimeout extends Error {}
 export class CallCancelled extends Error {}
@@ -53,32 +50,34 @@ export function runHandler(
   callerSignal?.addEventListener('abort', onCallerGone, { once: true });
   if (callerSignal?.aborted) onCallerGone();
 
-  const done = Promise.race([
-    Promise.resolve().then(() => {
-      // The caller may be gone (or the gateway stopping) before the handler's turn comes: a write tool must not
-      // act for nobody.
-      if (cancellation.cancelled) throw cancellation.reason;
-      return def.handler(args, {
-        // A getter: the AbortSignal is made only for a tool that looks at it.
-        get signal() {
-          return cancellation.signal;
-        },
-        callId: record.id,
-        client: record.client,
-        output: (chunk) => step.log.output(record.id, def.name, liveOutput.push(chunk)),
-        waitingForOwner: (wait) => {
-          const resume = clock.pause();
-          return wait.finally(resume);
-        },
-        ...(grant ? { grant } : {}),
-        ...(request.onProgress ? { progress: progressReporter(request.onProgress, () => over || cancellation.cancelled) } : {}),
-      });
-    }),
-    cancellation.rejection,
-  ]);
-  // A call that takes a while is written down as running, so it shows in the history and, should the process
-  // die, is found and marked cancelled at the next start.
-  const persistRunning = setTimeout(() => step.log.saveRunning(record), RECORD_RUNNING_AFTER_MS);
+  const done = new Promise<unknown>((resolve, reject) => {
+    cancellation.onCancel(reject);
+    // The handler runs in its own microtask, as it always has: the caller may be gone (or the gateway stopping)
+    // before its turn comes, and a write tool must not act for nobody.
+    queueMicrotask(() => {
+      if (cancellation.cancelled) return;
+      try {
+        const context: ToolContext = {
+          // A getter: the AbortSignal is made only for a tool that looks at it.
+          get signal() {
+            return cancellation.signal;
+          },
+          callId: record.id,
+          client: record.client,
+          output: (chunk) => step.log.output(record.id, def.name, liveOutput.push(chunk)),
+          waitingForOwner: (wait) => {
+            const resume = clock.pause();
+            return wait.finally(resume);
+          },
+        };
+        if (grant) context.grant = grant;
+        if (request.onProgress) context.progress = progressReporter(request.onProgress, () => over || cancellation.cancelled);
+        Promise.resolve(def.handler(args, context)).then(resolve, reject);
+      } catch (error) {
+        reject(error);
+      }
+    });
+  });
   const outcome = (async (): Promise<RunOutcome> => {
     try {
       const result = await done;
@@ -90,7 +89,6 @@ export function runHandler(
     } finally {
       over = true;
       clock.stop();
-      clearTimeout(persistRunning);
       callerSignal?.removeEventListener('abort', onCallerGone);
       step.log.output(record.id, def.name, liveOutput.end());
     }

@@ -110,7 +110,7 @@ export function createHttpApp(deps: HttpDeps): express.Express {
   // Every body is read here, once, by the reader its route needs (body-routes.ts).
   app.use(bodyParsers({ limitBytes: deps.bodyLimitBytes, chatLimitBytes: deps.chatBodyLimitBytes, maxDepth: deps.jsonMaxDepth }));
   app.post('/memory/import', ...memoryImport(deps.memories));
-  if (deps.mcp) app.use(mcpRoutes(deps.mcp, deps.bodyLimitBytes, deps.jsonMaxDepth));
+  if (deps.mcp) app.use('/mcp', mcpRoutes(deps.mcp, deps.bodyLimitBytes, deps.jsonMaxDepth));
 
   // Calls first: they are the hot path, and every router in front of them is matched against each one.
   app.use(executeRoutes(deps.executor, deps.jsonMaxDepth));

@@ -22,7 +22,8 @@ export function listRoutes(app: Express): RouteEntry[] {
       if (layer.route) {
         const paths = Array.isArray(layer.route.path) ? layer.route.path : [layer.route.path];
         for (const path of paths.filter((p): p is string => typeof p === 'string')) {
-          for (const method of Object.keys(layer.route.methods)) routes.push({ method: method === '_all' ? 'ALL' : method.toUpperCase(), path: prefix + path });
+          const full = prefix !== '' && path === '/' ? prefix : prefix + path;
+          for (const method of Object.keys(layer.route.methods)) routes.push({ method: method === '_all' ? 'ALL' : method.toUpperCase(), path: full });
         }
       } else if (layer.handle?.stack) {
         walk(layer.handle.stack, prefix + (typeof layer.rawPath === 'string' && layer.rawPath !== '/' ? layer.rawPath : ''));

@@ -1,4 +1,3 @@
-import type { Response } from 'express';
 import type { RegisteredTool } from '../tools/registry.js';
 
 interface Entry {
@@ -37,11 +36,4 @@ function sameTools(a: readonly RegisteredTool[], b: readonly RegisteredTool[]): 
   if (a.length !== b.length) return false;
   for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
   return true;
-}
-
-/** Sends JSON bytes as they are (res.json would serialise again). */
-export function sendJsonBytes(res: Response, body: Buffer): void {
-  res.setHeader('Content-Type', 'application/json; charset=utf-8');
-  res.setHeader('Content-Length', body.length);
-  res.end(body);
 }

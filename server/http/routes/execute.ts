@@ -6,6 +6,7 @@ import { CallerGone } from '../../executor/cancellation.js';
 import type { CallOutcome, CallRequest, Envelope, Executor } from '../../executor/executor.js';
 import { envelopeForModel } from '../../executor/for-model.js';
 import { identityOf } from '../identity.js';
+import { sendJson } from '../send-json.js';
 import { decodeArguments } from '../../util/tool-arguments.js';
 
 /** A call's envelope is the wire contract's: a field renamed in the executor fails to compile here. */
@@ -29,27 +30,29 @@ export function executeRoutes(executor: Executor, maxJsonDepth: number): Router 
     return gone;
   };
 
-  const run = async (res: Response, signal: CallerGone, call: Omit<CallRequest, 'client' | 'signal'>): Promise<CallOutcome> => {
+  /** The call as the executor takes it: what is called, by whom, and the caller's wish about the cache. */
+  const callOf = (req: Request, res: Response, signal: CallerGone, call: Pick<CallRequest, 'tool' | 'arguments' | 'via' | 'argumentsError'>): CallRequest => {
     const who = identityOf(res);
-    const noCache = wantsFreshAnswer(res.req);
-    return executor.execute({ ...call, client: who.name, owner: who.kind === 'owner', signal, ...(noCache && { noCache }) });
+    // One literal, then added to (no conditional spreads): this runs for every call.
+    const request: CallRequest = { tool: call.tool, arguments: call.arguments, via: call.via, client: who.name, owner: who.kind === 'owner', signal };
+    if (call.argumentsError !== undefined) request.argumentsError = call.argumentsError;
+    if (wantsFreshAnswer(req)) request.noCache = true;
+    return request;
   };
 
   /**
    * One call, answered with its envelope. With `Prefer: respond-async` a call that has to wait for the owner is
    * answered 202 at once; the caller follows it with GET /calls/{id} or /events.
    */
-  const answer = async (req: Request, res: Response, call: Omit<CallRequest, 'client' | 'signal'>) => {
-    const respondAsync = /(^|[\s,;])respond-async($|[\s,;])/i.test(String(req.headers.prefer ?? ''));
-    const outcome = await run(res, callerSignal(res), {
-      ...call,
-      ...(respondAsync && {
-        onPending: (pending: { approval_id: string; call_id: string }) => {
-          res.status(202).set('Preference-Applied', 'respond-async').json({ success: false, pending: true, ...pending } satisfies PendingCall);
-        },
-      }),
-    });
-    if (!res.headersSent) res.status(outcome.httpStatus).json(outcome.envelope);
+  const answer = async (req: Request, res: Response, call: Pick<CallRequest, 'tool' | 'arguments' | 'via'>) => {
+    const request = callOf(req, res, callerSignal(res), call);
+    if (req.headers.prefer !== undefined && /(^|[\s,;])respond-async($|[\s,;])/i.test(String(req.headers.prefer))) {
+      request.onPending = (pending: { approval_id: string; call_id: string }) => {
+        res.status(202).set('Preference-Applied', 'respond-async').json({ success: false, pending: true, ...pending } satisfies PendingCall);
+      };
+    }
+    const outcome = await executor.execute(request);
+    if (!res.headersSent) sendJson(res, outcome.httpStatus, outcome.envelope);
   };
 
   router.post('/tools/:name/execute', async (req, res) => {
@@ -73,12 +76,14 @@ export function executeRoutes(executor: Executor, maxJsonDepth: number): Router 
     const messages = await Promise.all(
       (calls as ToolCall[]).map(async (call, i) => {
         const decoded = decodeArguments(call.function.arguments, maxJsonDepth);
-        const outcome = await run(res, signal, {
-          tool: call.function.name,
-          arguments: decoded.value,
-          via: 'tool_calls',
-          ...(decoded.error !== undefined && { argumentsError: decoded.error }),
-        });
+        const outcome = await executor.execute(
+          callOf(req, res, signal, {
+            tool: call.function.name,
+            arguments: decoded.value,
+            via: 'tool_calls',
+            argumentsError: decoded.error,
+          }),
+        );
         return { role: 'tool' as const, tool_call_id: call.id ?? `call_${i}`, content: JSON.stringify(envelopeForModel(outcome.envelope)) };
       }),
     );
@@ -90,6 +95,7 @@ export function executeRoutes(executor: Executor, maxJsonDepth: number): Router 
 
 /** `Cache-Control: no-cache` (or the older `Pragma: no-cache`): run the tool even if a cached answer exists. */
 function wantsFreshAnswer(req: Request): boolean {
+  if (req.headers['cache-control'] === undefined && req.headers.pragma === undefined) return false;
   const directives = `${req.headers['cache-control'] ?? ''},${req.headers.pragma ?? ''}`;
   return directives.split(',').some((d) => d.trim().toLowerCase() === 'no-cache');
 }

@@ -10,13 +10,13 @@ import { identityOf } from '../identity.js';
 const SESSION_HEADER = 'mcp-session-id';
 
 /**
- * MCP over Streamable HTTP at /mcp. Mounted after the Host, Origin and token checks and before the gateway's JSON
+ * MCP over Streamable HTTP, mounted at /mcp (so other requests pass it with one path check). Mounted after the Host, Origin and token checks and before the gateway's JSON
  * parser: a body that is not JSON must get a JSON-RPC parse error (-32700), not the gateway's envelope.
  */
 export function mcpRoutes(sessions: McpSessions, bodyLimitBytes: number, maxDepth: number): Router {
   const router = Router();
 
-  router.post('/mcp', async (req, res) => {
+  router.post('/', async (req, res) => {
     const body = await readJsonRpcBody(req, res, bodyLimitBytes, maxDepth);
     if (body === undefined) return;
     const identity = mcpIdentity(res);
@@ -36,7 +36,7 @@ export function mcpRoutes(sessions: McpSessions, bodyLimitBytes: number, maxDept
 
   // The stream of server-initiated messages (tools/list_changed) for an open session; without one there is nothing
   // to stream, and the answer is 405 (never 404: some clients then conclude the server has no tools).
-  router.get('/mcp', async (req, res) => {
+  router.get('/', async (req, res) => {
     const sessionId = req.headers[SESSION_HEADER];
     if (typeof sessionId !== 'string') {
       res.set('Allow', 'POST, DELETE');
@@ -47,7 +47,7 @@ export function mcpRoutes(sessions: McpSessions, bodyLimitBytes: number, maxDept
     await sessions.handle(session, req, res);
   });
 
-  router.delete('/mcp', async (req, res) => {
+  router.delete('/', async (req, res) => {
     const sessionId = req.headers[SESSION_HEADER];
     if (typeof sessionId !== 'string') return rpcError(res, 400, -32000, 'Bad Request: send the Mcp-Session-Id of the session to end.');
     const session = sessions.find(sessionId, mcpIdentity(res));
@@ -55,7 +55,7 @@ export function mcpRoutes(sessions: McpSessions, bodyLimitBytes: number, maxDept
     await sessions.handle(session, req, res);
   });
 
-  router.all('/mcp', (_req, res) => {
+  router.all('/', (_req, res) => {
     res.set('Allow', 'GET, POST, DELETE');
     rpcError(res, 405, -32000, 'Method not allowed.');
   });

@@ -8,7 +8,8 @@ import type { ToolRegistry } from '../../tools/registry.js';
 import { SEARCH_LIMITS } from '../../tools/builtin/search-tools.js';
 import type { ToolSearch } from '../../policy/tool-search.js';
 import { identityOf, requireOwner } from '../identity.js';
-import { SerialisedToolLists, sendJsonBytes } from '../tool-lists.js';
+import { sendJsonBytes } from '../send-json.js';
+import { SerialisedToolLists } from '../tool-lists.js';
 
 export function toolRoutes(registry: ToolRegistry, access: ClientAccess, search: ToolSearch): Router {
   const router = Router();
