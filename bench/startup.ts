@@ -65,7 +65,7 @@ function readVm(pid: number): { rss: number | null; hwm: number | null } {
   }
 }
 
-export async function measureStartup(pincerBin: string, idleMs = 1000, healthTimeoutMs = 10_000): Promise<StartupResult> {
+export async function measureStartup(pincerBin: string, nodeFlags: readonly string[] = [], idleMs = 1000, healthTimeoutMs = 10_000): Promise<StartupResult> {
   const dataDir = makeTempDir('pincer-bench-startup-');
   const port = await freePort();
   const result: StartupResult = {
@@ -84,7 +84,7 @@ export async function measureStartup(pincerBin: string, idleMs = 1000, healthTim
   const t0 = performance.now();
   const child = spawnTracked(
     process.execPath,
-    [pincerBin, 'serve', '--data-dir', dataDir, '--host', LOOPBACK, '--port', String(port)],
+    [...nodeFlags, pincerBin, 'serve', '--data-dir', dataDir, '--host', LOOPBACK, '--port', String(port)],
     { stdio: ['ignore', 'pipe', 'pipe'], env: cleanEnv() },
   );
   let output = '';

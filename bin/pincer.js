@@ -1,4 +1,4 @@
-#!/usr/bin/env node
+#!/usr/bin/env -S node --max-semi-space-size=8 --heap-growing-percent=100
 // The `pincer` command: runs the compiled CLI (npm install builds it; `npm run build` rebuilds it).
 import { existsSync } from 'node:fs';
 

@@ -10,6 +10,7 @@ import { prepare } from '../scripts/electron-native.mjs';
 import { electronBinary, electronPackage, ROOT } from '../scripts/desktop/electron.mjs';
 import { fetchElectron } from '../scripts/desktop/fetch.mjs';
 import { launchElectron } from '../scripts/desktop/launch.mjs';
+import { gatewayNodeFlags } from '../scripts/node-flags.mjs';
 import { desktopFacts, desktopPlan } from '../scripts/desktop/plan.mjs';
 import { buildWhatChanged } from '../scripts/start/build.mjs';
 import { startConfig, startProblem } from '../scripts/start/precheck.mjs';
@@ -57,7 +58,7 @@ if (plan.launch) {
   const signals = /** @type {const} */ (['SIGINT', 'SIGTERM', 'SIGHUP']);
   for (const signal of signals) process.on(signal, pass);
   // Electron loads the app folder: package.json's "main" is the compiled main process, and its name is the app's.
-  const launch = await launchElectron({ electron: plan.electron, appDir: ROOT, args, onSpawn: (child) => (app = child) });
+  const launch = await launchElectron({ electron: plan.electron, appDir: ROOT, args, jsFlags: gatewayNodeFlags(ROOT), onSpawn: (child) => (app = child) });
   if (launch.started) {
     const { code, signal } = await launch.exited;
     process.exit(code ?? 128 + (signal ? constants.signals[signal] : 0));

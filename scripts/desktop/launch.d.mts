@@ -12,6 +12,8 @@ export declare function launchElectron(options: {
   electron: string;
   appDir: string;
   args?: string[];
+  /** V8 flags for the main process, passed as --js-flags. */
+  jsFlags?: string[];
   env?: NodeJS.ProcessEnv;
   settleMs?: number;
   onSpawn?: (child: ChildProcess) => void;

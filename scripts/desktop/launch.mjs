@@ -27,12 +27,14 @@ export function appEnvironment(env) {
  * be run) within `settleMs`; otherwise `started: true` once it has run that long or ended cleanly. Its output is
  * held back until then, so a failed start adds only its last error line to the caller's one line.
  * `onSpawn` gets the process at once, so a signal that comes while it starts can be passed on.
- * @param {{ electron: string, appDir: string, args?: string[], env?: NodeJS.ProcessEnv, settleMs?: number,
+ * `jsFlags` are V8 flags for the main process (Electron's --js-flags), where the gateway runs.
+ * @param {{ electron: string, appDir: string, args?: string[], jsFlags?: string[], env?: NodeJS.ProcessEnv, settleMs?: number,
  *           onSpawn?: (child: import('node:child_process').ChildProcess) => void }} options
  * @returns {Promise<Started | NotStarted>}
  */
-export function launchElectron({ electron, appDir, args = [], env = process.env, settleMs = SETTLE_MS, onSpawn }) {
-  const child = spawn(electron, [appDir, ...args], { env: appEnvironment(env), stdio: ['inherit', 'pipe', 'pipe'] });
+export function launchElectron({ electron, appDir, args = [], jsFlags = [], env = process.env, settleMs = SETTLE_MS, onSpawn }) {
+  const switches = jsFlags.length > 0 ? [`--js-flags=${jsFlags.join(' ')}`] : [];
+  const child = spawn(electron, [...switches, appDir, ...args], { env: appEnvironment(env), stdio: ['inherit', 'pipe', 'pipe'] });
   onSpawn?.(child);
   /** @type {Promise<ExitStatus>} */
   const exited = new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));

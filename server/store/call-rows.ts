@@ -38,6 +38,20 @@ function iso(ms: number | null): string | null {
 
 export type NewCallRow = Omit<CallRow, 'seq'>;
 
+/** The columns a call is written with, in the order rowValues gives them. */
+export const ROW_COLUMNS = [
+  'id', 'tool', 'client', 'via', 'arguments', 'result', 'status', 'error_name', 'error_message', 'http_status',
+  'decision', 'rule', 'reason', 'cache_hit', 'started_at', 'finished_at', 'duration_ms', 'recovery',
+] as const satisfies readonly (keyof NewCallRow)[];
+
+/** A row's values in ROW_COLUMNS order. */
+export function rowValues(row: NewCallRow): NewCallRow[keyof NewCallRow][] {
+  return [
+    row.id, row.tool, row.client, row.via, row.arguments, row.result, row.status, row.error_name, row.error_message, row.http_status,
+    row.decision, row.rule, row.reason, row.cache_hit, row.started_at, row.finished_at, row.duration_ms, row.recovery,
+  ];
+}
+
 export function toRow(call: CallRecord): NewCallRow {
   return {
     id: call.id,

@@ -59,6 +59,14 @@ describe.skipIf(process.platform === 'win32')('launchElectron', () => {
     expect(argv.split('\n')).toEqual(['/the/app', '--port', '0']);
   });
 
+  it('passes the gateway\'s V8 flags to the main process as one --js-flags switch before the app folder', async () => {
+    const { file, dir } = fake(`printf '%s\\n' "$@" > "$(dirname "$0")/argv"\nexec sleep 60`);
+    const launch = await launchElectron({ electron: file, appDir: '/the/app', args: ['--port', '0'], jsFlags: ['--a=1', '--b'], settleMs: 200 });
+    running.push(launch as Started);
+    const argv = await until(() => existsSync(join(dir, 'argv')) && readFileSync(join(dir, 'argv'), 'utf8').trim(), 'the arguments');
+    expect(argv.split('\n')).toEqual(['--js-flags=--a=1 --b', '/the/app', '--port', '0']);
+  });
+
   it('never passes ELECTRON_RUN_AS_NODE on: with it, Electron would run the main script as plain Node', async () => {
     expect(appEnvironment({ ELECTRON_RUN_AS_NODE: '1', PATH: '/bin' })).toEqual({ PATH: '/bin' });
     const { file, dir } = fake(`echo "as-node=\${ELECTRON_RUN_AS_NODE:-unset}" > "$(dirname "$0")/env"\nexit 0`);

@@ -1,0 +1,2 @@
+// Types of node-flags.mjs, for the TypeScript tests and the benchmark.
+export declare function gatewayNodeFlags(root: string): string[];
