@@ -66,13 +66,16 @@ export class CallStore extends CallStatistics {
   }
 
   /**
-   * Records a call together with the others that finish in the same turn of the event loop: one transaction,
-   * one commit for all of them. Resolves once the call is committed, so a caller told "done" is never lost.
+   * Records a call together with the others that finish in this turn of the event loop and the next: one
+   * transaction, one commit for all of them. Resolves once the call is committed, so a caller told "done" is never
+   * lost. Why two turns: under load the calls whose requests are read in the next turn join the commit, which then
+   * holds about twice as many calls for the same pages written (measured: about a fifth more calls a second at 32
+   * clients); with one call at a time the wait is one empty turn of the loop.
    */
   saveSoon(call: CallRecord): Promise<void> {
     return new Promise((resolve, reject) => {
       this.#queue.push({ row: toRow(call), resolve, reject });
-      if (this.#queue.length === 1) setImmediate(() => this.flush());
+      if (this.#queue.length === 1) setImmediate(() => setImmediate(() => this.flush()));
     });
   }
 
