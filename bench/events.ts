@@ -1,5 +1,5 @@
 /**
- * The live-event and tool-list parts of `npm run bench` (SPEC §10, "Live events"):
+ * The live-event and tool-list parts of `npm run bench` (docs/development.md, "Benchmarks": live events):
  *
  *   events  one Pincer child: calculate @32 with no viewer, then with 20 GET /events viewers open (the ratio of the
  *           two is the bar); then 200 viewers while calls come at a steady 200/s (open loop): every viewer must get

@@ -1,5 +1,5 @@
 /**
- * `npm run bench`: the quality bars of SPEC §10 that are measured as ratios in one run, on 127.0.0.1 only.
+ * `npm run bench`: the quality bars of docs/development.md ("Benchmarks") measured as ratios in one run, on 127.0.0.1 only.
  *
  *   A  bare Node http answering fixed JSON                       (the ceiling)
  *   B  bare Express 5 + express.json() answering fixed JSON       (the baseline the bar compares to)

@@ -1,5 +1,5 @@
 /**
- * A graded retrieval set in the shape of issue 13's held-out one: several thousand English and Chinese memories and
+ * A graded retrieval set in the shape of a held-out one: several thousand English and Chinese memories and
  * 300 queries in seven kinds, each with the one memory it is about. Everything comes from text the project's
  * locked dependencies ship (the sentence pools of memory-corpus.ts) and a seed, so every machine builds the same set.
  *

@@ -1,5 +1,5 @@
 /**
- * The graded retrieval run of the memory benchmark, as issue 13's held-out grading runs: a real gateway on
+ * The graded retrieval run of the memory benchmark, the way a held-out grading runs: a real gateway on
  * 127.0.0.1 in this process, every memory of the graded set (memory-graded-set.ts) stored with `POST /memory`, then
  * each query asked with `GET /memory?q=&method=&limit=10` for every method. Reports recall@5 and MRR@10 per method
  * and per kind, and each method's latency over HTTP (client side: request sent to answer read, keep-alive).

@@ -1,5 +1,5 @@
 /**
- * The memory part of `npm run bench` (SPEC §10 "Memory search", issue 13 item 6), in process, through the real
+ * The memory part of `npm run bench` (docs/development.md, "Benchmarks": memory search), in process, through the real
  * classes (server/memory/memories.ts over server/store/memories.ts) on a fresh data directory:
  *
  *   1. Build the corpus (bench/memory-corpus.ts: real English and Chinese text from node_modules, seeded) in steps up
@@ -56,7 +56,7 @@ export const MEMORY_BARS = {
   gradedHybridP50Ms: 10,
 } as const;
 
-/** The size the SPEC's bars are stated at. */
+/** The size the memory bars are stated at (docs/development.md). */
 const BAR_SIZE = 100_000;
 const BATCH = 1000;
 const SEED = 20_240_613;

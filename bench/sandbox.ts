@@ -5,7 +5,7 @@ import type { BenchTiming } from './events.js';
 import { runAutocannon } from './load.js';
 
 /**
- * The OS sandbox's cost (SPEC §5, issue "a second wall"): the same gateway with and without it, in one run. A shell
+ * The OS sandbox's cost (docs/security.md, "A second wall behind the policy"): the same gateway with and without it, in one run. A shell
  * command's start is where the sandbox adds work (bubblewrap sets up its namespaces and mounts); calculate never runs
  * a process, so its throughput should not move.
  */
