@@ -5,9 +5,9 @@
 import { spawn, type ChildProcess, type SpawnOptions } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join, resolve, sep } from 'node:path';
 import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { cleanEnv } from './common.js';
 
 const live = new Set<ChildProcess>();
@@ -86,12 +86,20 @@ export interface ServerChild {
 
 const SERVERS_SCRIPT = fileURLToPath(new URL('./servers.js', import.meta.url));
 
+const here = dirname(fileURLToPath(import.meta.url));
+/** The package folder, whether this runs from bench/ or from dist/bench/. */
+export const ROOT = here.endsWith(`${sep}dist${sep}bench`) ? resolve(here, '..', '..') : resolve(here, '..');
+/** Pincer is measured as it runs: with the V8 flags `pincer serve` and `npm start` give it (bin/pincer.js's first line). */
+const { gatewayNodeFlags } = (await import(pathToFileURL(join(ROOT, 'scripts', 'node-flags.mjs')).href)) as typeof import('../scripts/node-flags.mjs');
+export const GATEWAY_NODE_FLAGS: readonly string[] = gatewayNodeFlags(ROOT);
+
 /**
  * Starts `dist/bench/servers.js <mode> [...args]` and waits for its ready line.
- * `nodeFlags` go before the script (e.g. --cpu-prof).
+ * `nodeFlags` go before the script (e.g. --cpu-prof); a Pincer server also gets the gateway's own V8 flags.
  */
 export async function startServer(mode: ServerMode, args: string[] = [], nodeFlags: string[] = [], readyTimeoutMs = 15_000): Promise<ServerChild> {
-  const child = spawnTracked(process.execPath, [...nodeFlags, SERVERS_SCRIPT, mode, ...args], {
+  const gatewayFlags = mode === 'pincer' ? GATEWAY_NODE_FLAGS : [];
+  const child = spawnTracked(process.execPath, [...gatewayFlags, ...nodeFlags, SERVERS_SCRIPT, mode, ...args], {
     stdio: ['pipe', 'pipe', 'inherit'],
     env: cleanEnv(),
   });

@@ -29,10 +29,9 @@
  */
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, totalmem } from 'node:os';
-import { dirname, join, resolve, sep } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { killAllChildren, makeTempDir, removeTempDir, startServer, type ServerMode } from './children.js';
+import { GATEWAY_NODE_FLAGS, killAllChildren, ROOT, makeTempDir, removeTempDir, startServer, type ServerMode } from './children.js';
 import { BENCH_BODY, BENCH_PATH, TOOLS_PATH, type Verdict } from './common.js';
 import { benchEvents, benchToolList, type EventsResult, type ToolListResult } from './events.js';
 import { benchSandbox, sandboxLines, type SandboxResult } from './sandbox.js';
@@ -56,13 +55,8 @@ import { benchLlm, llmLines, llmVerdicts, type LlmBenchResult } from './llm.js';
 import { benchRecovery, recoveryLines, recoveryVerdicts, type RecoveryBenchResult } from './recovery.js';
 import { benchToolSearch, toolSearchLines, toolSearchVerdicts, type ToolSearchBenchResult } from './tool-search.js';
 
-const here = dirname(fileURLToPath(import.meta.url));
-const ROOT = here.endsWith(`${sep}dist${sep}bench`) ? resolve(here, '..', '..') : resolve(here, '..');
 const RESULTS_DIR = join(ROOT, 'bench', 'results');
 const PINCER_BIN = join(ROOT, 'bin', 'pincer.js');
-/** Pincer is measured as it runs: with the V8 flags `pincer serve` and `npm start` give it (bin/pincer.js's first line). */
-const { gatewayNodeFlags } = (await import(pathToFileURL(join(ROOT, 'scripts', 'node-flags.mjs')).href)) as typeof import('../scripts/node-flags.mjs');
-const GATEWAY_NODE_FLAGS = gatewayNodeFlags(ROOT);
 
 /** Other processes using more than this many cores during a measured run make it noisy. */
 const NOISE_CORES = 0.25;
@@ -174,7 +168,6 @@ const progress = (line: string) => process.stderr.write(`bench: ${line}\n`);
 async function benchTarget(spec: TargetSpec, options: Options, profileDir: string | undefined): Promise<TargetResult> {
   const dataDir = spec.key === 'pincer' ? makeTempDir('pincer-bench-') : undefined;
   const nodeFlags = profileDir ? ['--cpu-prof', '--cpu-prof-dir', profileDir, '--cpu-prof-name', `${spec.key}.cpuprofile`] : [];
-  if (spec.key === 'pincer') nodeFlags.push(...GATEWAY_NODE_FLAGS);
   const server = await startServer(spec.key, dataDir ? [dataDir] : [], nodeFlags);
   let measured: Omit<TargetResult, 'stopReport' | 'exit'>;
   let stopped: Awaited<ReturnType<typeof server.stop>>;
