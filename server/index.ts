@@ -139,7 +139,7 @@ export function createGateway(options: GatewayOptions): Gateway {
       retention,
       mcpServers: sources.mcpServers,
       routes: () => listRoutes(http.app),
-      listen: () => listen(options, http.app, folder, endpoint),
+      listen: () => listen(options, http, folder, endpoint),
       loginUrl() {
         if (!endpoint.address) throw new Error('the gateway is not listening yet');
         return `${endpoint.address.url}/auth?code=${credentials.createLoginCode()}`;

@@ -41,7 +41,7 @@ export function buildHttp(
     },
     parts.events,
   );
-  const app = createHttpApp({
+  const { app, direct } = createHttpApp({
     ...parts,
     streams,
     version: VERSION,
@@ -58,16 +58,16 @@ export function buildHttp(
     mcpServers: sources.mcpServers,
     sources: sources.all,
   });
-  return { app, streams };
+  return { app, direct, streams };
 }
 
 /** Opens the port (once); the address is published in the data folder's lock for `pincer` commands to find. */
-export async function listen(options: GatewayOptions, app: HttpApp, folder: DataFolder, endpoint: Endpoint): Promise<{ host: string; port: number; url: string }> {
+export async function listen(options: GatewayOptions, http: HttpApp, folder: DataFolder, endpoint: Endpoint): Promise<{ host: string; port: number; url: string }> {
   if (endpoint.address) return endpoint.address;
   const { config } = options;
   // Receiving a request (headers and body, at most 1 MiB) is bounded, so a client that never stops sending
   // cannot hold a connection; answering is not: a slow tool or an approval can take minutes.
-  const server = createAppServer(app, { ...defaultConnectionLimits(), ...options.connectionLimits });
+  const server = createAppServer(http.app, { ...defaultConnectionLimits(), ...options.connectionLimits }, http.direct);
   endpoint.server = server;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

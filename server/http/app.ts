@@ -1,13 +1,15 @@
-import express, { type NextFunction, type Request, type Response } from 'express';
+import express, { type Request, type Response } from 'express';
 import type { Credentials } from '../auth/credentials.js';
 import type { GatewaySettings } from '../config/settings.js';
-import { GatewayError, ToolError, errorBody, statusOf, type RefusalName } from '../errors.js';
+import { errorBody, statusOf } from '../errors.js';
 import type { EventBus } from '../events/bus.js';
 import type { Executor } from '../executor/executor.js';
 import type { Memories } from '../memory/memories.js';
 import type { Store } from '../store/index.js';
 import type { ToolRegistry } from '../tools/registry.js';
-import { bodyParsers } from './body-routes.js';
+import { bodyParsers, defaultBodyReader } from './body-routes.js';
+import { directCalls, type DirectRoute } from './direct-calls.js';
+import { errorHandler } from './error-answer.js';
 import { dashboardRoutes } from './dashboard.js';
 import type { EventStreams } from './event-streams.js';
 import { hostGuard, originGuard, securityHeaders, type Origins } from './guards.js';
@@ -25,7 +27,7 @@ import { cacheRoutes } from './routes/cache.js';
 import { callRoutes } from './routes/calls.js';
 import { eventRoutes } from './routes/events.js';
 import { memoryImport, memoryRoutes } from './routes/memory.js';
-import { executeRoutes } from './routes/execute.js';
+import { callAnswer, executeRoutes } from './routes/execute.js';
 import { openApiRoutes } from './routes/openapi.js';
 import { policyRoutes } from './routes/policy.js';
 import { statsRoutes } from './routes/stats.js';
@@ -86,16 +88,15 @@ export interface HttpDeps {
   sources?: SourceRegistry;
 }
 
-/** Builds the Express app; listening is the caller's business. */
-export function createHttpApp(deps: HttpDeps): express.Express {
+/** Builds the Express app and the direct route of tool calls in front of it; listening is the caller's business. */
+export function createHttpApp(deps: HttpDeps): { app: express.Express; direct: DirectRoute } {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
   app.set('query parser', 'simple');
 
-  app.use(securityHeaders);
-  app.use(hostGuard(deps.origins));
-  app.use(originGuard(deps.origins));
+  const guards = [securityHeaders, hostGuard(deps.origins), originGuard(deps.origins)];
+  app.use(guards);
 
   app.get('/health', (_req, res) => {
     res.json({ status: 'ok', version: deps.version, ...(deps.sandbox ? { sandbox: deps.sandbox } : {}) });
@@ -105,10 +106,11 @@ export function createHttpApp(deps: HttpDeps): express.Express {
 
   // Security: who is calling is settled before the body is read, so an unauthenticated peer cannot make the
   // gateway buffer and parse a megabyte of JSON per request.
-  const identifyCaller = identify(deps.credentials, deps.clientAuth, () => deps.origins().origins);
-  app.use(tokenlessOllama(deps.ollamaProxy, identifyCaller));
+  const identifyCaller = tokenlessOllama(deps.ollamaProxy, identify(deps.credentials, deps.clientAuth, () => deps.origins().origins));
+  app.use(identifyCaller);
   // Every body is read here, once, by the reader its route needs (body-routes.ts).
-  app.use(bodyParsers({ limitBytes: deps.bodyLimitBytes, chatLimitBytes: deps.chatBodyLimitBytes, maxDepth: deps.jsonMaxDepth }));
+  const limits = { limitBytes: deps.bodyLimitBytes, chatLimitBytes: deps.chatBodyLimitBytes, maxDepth: deps.jsonMaxDepth };
+  app.use(bodyParsers(limits));
   app.post('/memory/import', ...memoryImport(deps.memories));
   if (deps.mcp) app.use('/mcp', mcpRoutes(deps.mcp, deps.bodyLimitBytes, deps.jsonMaxDepth));
 
@@ -153,37 +155,8 @@ export function createHttpApp(deps: HttpDeps): express.Express {
       });
   });
   app.use(errorHandler);
-  return app;
-}
 
-/** What Express's router (a bad path encoding) and the dashboard's static files refuse with, by status. */
-const EXPRESS_REFUSALS: Partial<Record<number, RefusalName>> = {
-  400: 'INVALID_REQUEST',
-  404: 'NOT_FOUND',
-  405: 'METHOD_NOT_ALLOWED',
-  412: 'PRECONDITION_FAILED',
-  413: 'PAYLOAD_TOO_LARGE',
-  415: 'UNSUPPORTED_MEDIA_TYPE',
-  416: 'RANGE_NOT_SATISFIABLE',
-};
-
-/** Turns every error into the envelope. Stack traces stay in the process. */
-function errorHandler(error: unknown, _req: Request, res: Response, _next: NextFunction): void {
-  if (res.headersSent) {
-    res.destroy();
-    return;
-  }
-  if (error instanceof GatewayError || error instanceof ToolError) {
-    res.status(error.status).json({ success: false, error: error.toBody() });
-    return;
-  }
-  // Express's own parsers and routing raise http-errors style objects with a status.
-  const status = (error as { status?: unknown }).status;
-  if (typeof status === 'number' && status >= 400 && status < 500) {
-    const name = EXPRESS_REFUSALS[status] ?? 'INVALID_REQUEST';
-    res.status(statusOf(name)).json({ success: false, error: errorBody(name, (error as Error).message) });
-    return;
-  }
-  console.error('pincer: unexpected error while answering a request:', error);
-  res.status(500).json({ success: false, error: errorBody('INTERNAL_ERROR', 'The gateway hit an unexpected error; it has been logged.') });
+  // The plain form of a tool call skips the router: the same checks as above, then the same answer (direct-calls.ts).
+  const direct = directCalls({ checks: [...guards, identifyCaller, defaultBodyReader(limits)], answer: callAnswer(deps.executor), fail: errorHandler });
+  return { app, direct };
 }

@@ -49,6 +49,11 @@ export function bodyParsers(limits: BodyLimits): Router {
     const paths = BODY_ROUTES.filter((route) => route.body === body).map((route) => route.path);
     router.post(paths, ...readers[body], done);
   }
-  router.use(jsonBody(limits.limitBytes, limits.maxDepth));
+  router.use(defaultBodyReader(limits));
   return router;
+}
+
+/** The reader of every route the table does not name. */
+export function defaultBodyReader(limits: BodyLimits) {
+  return jsonBody(limits.limitBytes, limits.maxDepth);
 }

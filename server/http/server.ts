@@ -3,6 +3,7 @@ import type { Duplex } from 'node:stream';
 import type { Express } from 'express';
 import { errorBody, statusOf, type RefusalName } from '../errors.js';
 import { makeRoomForNewConnections } from './connection-guard.js';
+import type { DirectRoute } from './direct-calls.js';
 import { defaultConnectionLimits, type ConnectionLimits } from './connection-limits.js';
 
 /**
@@ -18,7 +19,7 @@ import { defaultConnectionLimits, type ConnectionLimits } from './connection-lim
  *
  * Mounting another Express app (app.use(subApp)) would swap prototypes again for its requests; routers do not.
  */
-export function createAppServer(app: Express, limits: ConnectionLimits = defaultConnectionLimits()): Server {
+export function createAppServer(app: Express, limits: ConnectionLimits = defaultConnectionLimits(), direct?: DirectRoute): Server {
   class AppRequest extends IncomingMessage {}
   class AppResponse extends ServerResponse<AppRequest> {}
   // Once per app, on the classes' prototype objects: the chain becomes AppRequest.prototype → Express's request
@@ -35,8 +36,11 @@ export function createAppServer(app: Express, limits: ConnectionLimits = default
       headersTimeout: limits.headersTimeoutMs,
       requestTimeout: limits.requestTimeoutMs,
       keepAliveTimeout: limits.keepAliveTimeoutMs,
+      // An HTTP/1.1 request without Host reaches the host guard, which refuses it in the envelope; Node's own
+      // refusal is an empty 400 that says nothing.
+      requireHostHeader: false,
     },
-    app,
+    direct ? (req, res) => direct(req, res) || app(req, res) : app,
   );
   // Security: the cap keeps sockets from taking the descriptors the database and the tools need. Near it, the
   // oldest connection that never sent a request makes room for a new one; past it Node closes newcomers at once.

@@ -15,36 +15,37 @@ export type EnvelopeMatchesContract = Assignable<Envelope, CallEnvelope>;
 /** Most OpenAI-compatible clients send a handful; a flood of calls in one request is refused up front. */
 const MAX_TOOL_CALLS = 128;
 
-export function executeRoutes(executor: Executor, maxJsonDepth: number): Router {
-  const router = Router();
+/** Answers one call with its envelope: what every call route does once it knows the tool and the arguments. */
+export type CallAnswer = (req: Request, res: Response, call: Pick<CallRequest, 'tool' | 'arguments' | 'via'>) => Promise<void>;
 
-  /**
-   * Fires when the caller hangs up, so a long tool stops working for nobody. One per request: every call of a
-   * /tool_calls batch shares it (one listener each), rather than each adding a 'close' listener to the response.
-   */
-  const callerSignal = (res: Response): CallerGone => {
-    const gone = new CallerGone();
-    res.once('close', () => {
-      if (!res.writableFinished) gone.fire();
-    });
-    return gone;
-  };
+/**
+ * Fires when the caller hangs up, so a long tool stops working for nobody. One per request: every call of a
+ * /tool_calls batch shares it (one listener each), rather than each adding a 'close' listener to the response.
+ */
+function callerSignal(res: Response): CallerGone {
+  const gone = new CallerGone();
+  res.once('close', () => {
+    if (!res.writableFinished) gone.fire();
+  });
+  return gone;
+}
 
-  /** The call as the executor takes it: what is called, by whom, and the caller's wish about the cache. */
-  const callOf = (req: Request, res: Response, signal: CallerGone, call: Pick<CallRequest, 'tool' | 'arguments' | 'via' | 'argumentsError'>): CallRequest => {
-    const who = identityOf(res);
-    // One literal, then added to (no conditional spreads): this runs for every call.
-    const request: CallRequest = { tool: call.tool, arguments: call.arguments, via: call.via, client: who.name, owner: who.kind === 'owner', signal };
-    if (call.argumentsError !== undefined) request.argumentsError = call.argumentsError;
-    if (wantsFreshAnswer(req)) request.noCache = true;
-    return request;
-  };
+/** The call as the executor takes it: what is called, by whom, and the caller's wish about the cache. */
+function callOf(req: Request, res: Response, signal: CallerGone, call: Pick<CallRequest, 'tool' | 'arguments' | 'via' | 'argumentsError'>): CallRequest {
+  const who = identityOf(res);
+  // One literal, then added to (no conditional spreads): this runs for every call.
+  const request: CallRequest = { tool: call.tool, arguments: call.arguments, via: call.via, client: who.name, owner: who.kind === 'owner', signal };
+  if (call.argumentsError !== undefined) request.argumentsError = call.argumentsError;
+  if (wantsFreshAnswer(req)) request.noCache = true;
+  return request;
+}
 
-  /**
-   * One call, answered with its envelope. With `Prefer: respond-async` a call that has to wait for the owner is
-   * answered 202 at once; the caller follows it with GET /calls/{id} or /events.
-   */
-  const answer = async (req: Request, res: Response, call: Pick<CallRequest, 'tool' | 'arguments' | 'via'>) => {
+/**
+ * One call, answered with its envelope. With `Prefer: respond-async` a call that has to wait for the owner is
+ * answered 202 at once; the caller follows it with GET /calls/{id} or /events.
+ */
+export function callAnswer(executor: Executor): CallAnswer {
+  return async (req, res, call) => {
     const request = callOf(req, res, callerSignal(res), call);
     if (req.headers.prefer !== undefined && /(^|[\s,;])respond-async($|[\s,;])/i.test(String(req.headers.prefer))) {
       request.onPending = (pending: { approval_id: string; call_id: string }) => {
@@ -54,6 +55,11 @@ export function executeRoutes(executor: Executor, maxJsonDepth: number): Router 
     const outcome = await executor.execute(request);
     if (!res.headersSent) sendJson(res, outcome.httpStatus, outcome.envelope);
   };
+}
+
+export function executeRoutes(executor: Executor, maxJsonDepth: number): Router {
+  const router = Router();
+  const answer = callAnswer(executor);
 
   router.post('/tools/:name/execute', async (req, res) => {
     await answer(req, res, { tool: req.params.name as string, arguments: req.body, via: 'http' });
