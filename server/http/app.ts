@@ -95,6 +95,8 @@ export function createHttpApp(deps: HttpDeps): { app: express.Express; direct: D
   app.set('etag', false);
   app.set('query parser', 'simple');
 
+  // What runs for every request runs for the direct route of tool calls too (at the end): a middleware added for all
+  // requests goes into these lists, not beside them.
   const guards = [securityHeaders, hostGuard(deps.origins), originGuard(deps.origins)];
   app.use(guards);
 
