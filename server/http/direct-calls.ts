@@ -40,8 +40,13 @@ export function directCalls(steps: DirectCallSteps): DirectRoute {
     const next = (error?: unknown) => {
       if (error) return failed(error);
       const check = checks[at++];
-      if (check) return check(request, response, next);
-      answer(request, response, { tool, arguments: request.body, via: 'http' }).catch(failed);
+      if (!check) return void answer(request, response, { tool, arguments: request.body, via: 'http' }).catch(failed);
+      // As the router does: a check that throws is refused like one that calls next(error), never a crash of the process.
+      try {
+        check(request, response, next);
+      } catch (error) {
+        failed(error);
+      }
     };
     next();
     return true;

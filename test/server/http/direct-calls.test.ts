@@ -165,6 +165,25 @@ describe('directCalls', () => {
     expect(taken).toEqual(['read_file', 'fs.read-file:v2']);
   });
 
+  it('hands a check that throws, or an answer that fails, to the error handler, as the router does', async () => {
+    const failures: unknown[] = [];
+    const fail = (error: unknown) => failures.push(error);
+    const throwing = directCalls({
+      checks: [
+        () => {
+          throw new Error('check broke');
+        },
+      ],
+      answer: async () => {},
+      fail,
+    });
+    expect(throwing({ method: 'POST', url: '/tools/a/execute' } as never, {} as never)).toBe(true);
+    const rejecting = directCalls({ checks: [(_req, _res, next) => next()], answer: () => Promise.reject(new Error('answer broke')), fail });
+    rejecting({ method: 'POST', url: '/tools/a/execute' } as never, {} as never);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(failures.map((error) => (error as Error).message)).toEqual(['check broke', 'answer broke']);
+  });
+
   it.each([
     ['GET', '/tools/read_file/execute'],
     ['HEAD', '/tools/read_file/execute'],
