@@ -1,6 +1,7 @@
 import type { PluginAcceptance } from '../store/index.js';
 import type { BundledRecord } from './bundled.js';
 import type { FoundPlugin, PluginOrigin } from './discover.js';
+import { folderHash, type HashedFile } from './integrity.js';
 
 export const CHANGED = 'Its files changed since the owner accepted it: its tools stay off until the owner accepts the change.';
 
@@ -17,7 +18,7 @@ export function heldBecause(
   accepted: PluginAcceptance | undefined,
   bundledRecord: BundledRecord | null,
 ): { status: 'new' | 'changed'; reason: string } | null {
-  if (accepted && accepted.accepted_by !== BUNDLED_BY && accepted.hash === hash) return null;
+  if (accepted && accepted.accepted_by !== BUNDLED_BY && acceptedAsIs(accepted, hash)) return null;
   if (found.origin === 'bundled') {
     const built = bundledRecord?.plugins[found.name];
     if (built?.hash === hash) return null;
@@ -30,6 +31,30 @@ export function heldBecause(
   }
   if (accepted) return { status: 'changed', reason: CHANGED };
   return { status: 'new', reason: 'A new plugin: none of its code runs, and its tools stay off, until the owner accepts it.' };
+}
+
+/**
+ * The folder holds exactly the files the owner accepted: the same hash, or — for an acceptance recorded with the
+ * folder hash of an earlier Pincer, whose format changed — the same files, path by path and content hash by content
+ * hash, as recorded with it.
+ */
+function acceptedAsIs(accepted: PluginAcceptance, hash: string): boolean {
+  if (accepted.hash === hash) return true;
+  const files = recordedFiles(accepted.files);
+  return files !== undefined && folderHash(files) === hash;
+}
+
+/** The files recorded with an acceptance, or undefined when none were (or they are not in the shape written). */
+function recordedFiles(files: unknown[] | null): HashedFile[] | undefined {
+  if (files === null) return undefined;
+  const checked: HashedFile[] = [];
+  for (const file of files) {
+    const f = file as Partial<HashedFile> | null;
+    if (!f || typeof f.path !== 'string' || typeof f.size !== 'number' || typeof f.sha256 !== 'string') return undefined;
+    if (f.link !== undefined && typeof f.link !== 'string') return undefined;
+    checked.push(f.link === undefined ? { path: f.path, size: f.size, sha256: f.sha256 } : { path: f.path, size: f.size, sha256: f.sha256, link: f.link });
+  }
+  return checked;
 }
 
 /** What a call to a tool of a held plugin answers (TOOL_HELD): why, and what releases it. */

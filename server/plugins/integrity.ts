@@ -34,16 +34,15 @@ export interface HashOptions {
 }
 
 /**
- * One hash over every file of a plugin folder (relative path and content, in a fixed order), so any change — code,
- * manifest, a dependency under node_modules, a file added or removed — shows as a new hash. Only the folder's own
- * `.git` is left out (it is not code the plugin loads, and the plugin is not let read it).
+ * One hash over every file of a plugin folder (relative path, where a link points, size and content hash, in a fixed
+ * order), so any change — code, manifest, a dependency under node_modules, a file added or removed — shows as a new
+ * hash. Only the folder's own `.git` is left out (it is not code the plugin loads, and the plugin is not let read it).
  *
  * Security: a symbolic link is followed only to check that it stays inside: one pointing out of the folder (to the
  * owner secret, say) makes the folder invalid, since Node's permission model would let the plugin read through it.
  * A link inside is hashed as its target path and the target's content.
  */
 export function hashPluginFolder(dir: string, options: HashOptions = {}): FolderHash {
-  const hash = createHash('sha256');
   const files: HashedFile[] = [];
   let bytes = 0;
   const real = realpathSync(dir);
@@ -65,14 +64,11 @@ export function hashPluginFolder(dir: string, options: HashOptions = {}): Folder
         walk(path);
         continue;
       }
-      hash.update(`${rel}\0`);
       if (stat.isSymbolicLink()) {
         const target = linkTarget(real, path, rel);
-        hash.update(`link\0${target.rel}\0`);
         if (target.file) {
           const content = readFileSync(path);
           addBytes(content.length);
-          hash.update(content).update('\0');
           files.push({ path: rel, size: content.length, sha256: sha256(content), link: target.rel });
         } else {
           files.push({ path: rel, size: 0, sha256: '', link: target.rel });
@@ -82,7 +78,6 @@ export function hashPluginFolder(dir: string, options: HashOptions = {}): Folder
         if (owned) throw new IntegrityError(`${rel} is a hard link to ${owned}, outside the plugin folder: remove it`);
         addBytes(stat.size);
         const content = readFileSync(path);
-        hash.update(content).update('\0');
         files.push({ path: rel, size: content.length, sha256: sha256(content) });
       } else {
         throw new IntegrityError(`${rel} is not a file, a folder or a link (a socket or device cannot be part of a plugin): remove it`);
@@ -91,7 +86,21 @@ export function hashPluginFolder(dir: string, options: HashOptions = {}): Folder
     }
   };
   walk(dir);
-  return { hash: hash.digest('hex'), files, bytes };
+  return { hash: folderHash(files), files, bytes };
+}
+
+/**
+ * The hash of a folder from its files, one JSON record each: path, link target, size and content hash.
+ *
+ * Security: each record is delimited and says how long its content is. Hashing the raw bytes of path and content
+ * one after another, with a separator byte, let a file whose content held that byte take over the next file's place:
+ * two different folders (new code in a file, the old code pushed into another one's tail) had the same hash, so code
+ * the owner never saw ran as the plugin they accepted.
+ */
+export function folderHash(files: readonly HashedFile[]): string {
+  const hash = createHash('sha256');
+  for (const file of files) hash.update(`${JSON.stringify([file.path, file.link ?? null, file.size, file.sha256])}\n`);
+  return hash.digest('hex');
 }
 
 /** Where a link inside the plugin points, relative to the folder; throws when that is outside it or nowhere. */

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readJson, startGateway, tempDir, type TestGateway } from '../../helpers/gateway.js';
 import { until } from '../../helpers/wait.js';
+import { hashPluginFolder } from '../../../server/plugins/integrity.js';
 import { entry, toolPlugin, writePlugin } from './helpers.js';
 
 /**
@@ -186,5 +187,60 @@ export default definePlugin({ tools: [tool('built_value', () => 'as built'), too
     appendFileSync(build, '\n// changed\n');
     await tg.gateway.plugins.rescan();
     expect(view('built')).toMatchObject({ status: 'changed', reason: expect.stringContaining('changed after Pincer wrote it') });
+  });
+});
+
+describe('two different folders never have the same hash', () => {
+  // The old hash ran every file's path and content together with a NUL byte between them: content holding NUL bytes
+  // could move the boundary between two files and keep the hash, with other code in the entry file.
+  const evil = "globalThis.unaccepted = 'ran'; //";
+  const clean = `\n${entry({ nulls_value: { body: "return globalThis.unaccepted ?? 'clean';" } })}`;
+  const accepted = { 'a.bin': `X\0index.js\0${evil}`, 'index.js': clean };
+  const swapped = { 'a.bin': 'X', 'index.js': `${evil}\0index.js\0${clean}` };
+
+  it('moving bytes from one file into the next changes the hash', () => {
+    const parentDir = tempDir('pincer-hash-');
+    const a = writePlugin(parentDir, 'a', accepted);
+    const b = writePlugin(parentDir, 'b', swapped);
+    expect(hashPluginFolder(a).hash).not.toBe(hashPluginFolder(b).hash);
+  });
+
+  it('a folder rewritten that way after acceptance is held, and its new code never runs', async () => {
+    const made = { tools: [{ name: 'nulls_value', risk: 'safe' }] };
+    const dir = writePlugin(pluginsDir, 'nulls', accepted, made);
+    await seen('nulls', 'new');
+    await acceptAndRun('nulls');
+    expect((await call('nulls_value')).body.result).toBe('clean');
+    for (const [file, text] of Object.entries(swapped)) writeFileSync(join(dir, file), text);
+    await seen('nulls', 'changed');
+    expect((await call('nulls_value')).body).toMatchObject({ error: { name: 'TOOL_HELD' } });
+    await tg.close();
+    tg = await quietGateway();
+    await settled('nulls', 'changed');
+    expect((await call('nulls_value')).body).toMatchObject({ error: { name: 'TOOL_HELD' } });
+  });
+
+  it('an acceptance recorded with an earlier hash format still holds for exactly the files it recorded', async () => {
+    const made = toolPlugin({ legacy_value: { body: "return 'legacy';" } });
+    writePlugin(pluginsDir, 'legacy', made.files, made.manifest);
+    await seen('legacy', 'new');
+    await acceptAndRun('legacy');
+    // As an earlier Pincer recorded it: another hash over the same files.
+    const recorded = tg.gateway.store.plugins.get('legacy')!;
+    const reaccept = (files: unknown[]) =>
+      tg.gateway.store.plugins.accept({ name: 'legacy', hash: 'f'.repeat(64), tools: recorded.tools, permissions: recorded.permissions, files }, 'owner');
+    reaccept(recorded.files!);
+    await tg.close();
+    tg = await quietGateway();
+    await settled('legacy', 'running');
+    expect((await call('legacy_value')).body.result).toBe('legacy');
+
+    // The files recorded then are not the files there now: held.
+    const [first, ...rest] = recorded.files as { path: string; size: number; sha256: string }[];
+    reaccept([{ ...first!, sha256: '0'.repeat(64) }, ...rest]);
+    await tg.close();
+    tg = await quietGateway();
+    await settled('legacy', 'changed');
+    expect((await call('legacy_value')).body).toMatchObject({ error: { name: 'TOOL_HELD' } });
   });
 });
