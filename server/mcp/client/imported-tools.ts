@@ -59,11 +59,14 @@ export class ImportedTools {
           ...(tool.title !== undefined && { title: tool.title }),
           description: tool.description ?? '',
           inputSchema: tool.inputSchema,
+          // Security: what a tool says of its answers reaches the model too (MCP tools/list); unpinned, a server
+          // accepted with a plain outputSchema could later put orders to the model in it and stay active.
+          ...(tool.outputSchema !== undefined && { outputSchema: tool.outputSchema }),
           ...(tool.annotations !== undefined && { annotations: tool.annotations }),
         };
         const problem =
           tool.name === SERVER_ROW ? 'it has no name' : tool.inputSchema?.type !== 'object' ? 'its inputSchema is not of type "object"' : null;
-        const flags = flagDefinition({ ...definition, outputSchema: tool.outputSchema });
+        const flags = flagDefinition(definition);
         return [tool.name, { tool, importedAs: names.get(tool.name)!, definition, hash: definitionHash(definition), flags, problem }];
       }),
     );
@@ -175,7 +178,7 @@ export class ImportedTools {
         ? [
             ...(version ? [{ field: 'version', ...version }] : []),
             ...(pinned
-              ? (['title', 'description', 'inputSchema', 'annotations'] as const)
+              ? (['title', 'description', 'inputSchema', 'outputSchema', 'annotations'] as const)
                   .filter((f) => JSON.stringify(pinned.definition[f] ?? null) !== JSON.stringify(remote.definition[f] ?? null))
                   .map((field) => ({ field, before: pinned.definition[field] ?? null, after: remote.definition[field] ?? null }))
               : []),

@@ -20,6 +20,8 @@ export interface ToolDefinitionText {
   title?: string | undefined;
   description: string;
   inputSchema: unknown;
+  /** Absent from pins made before it was pinned: a tool with one then shows as changed once. */
+  outputSchema?: unknown;
   annotations?: unknown;
 }
 
