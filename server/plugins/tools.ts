@@ -1,5 +1,6 @@
 import { ToolError } from '../errors.js';
 import { RISKS, type Risk } from '../tools/types.js';
+import { flagDefinition } from '../tools/poisoning.js';
 import { effectiveRisk, type RiskFloor } from '../tools/sources/risk.js';
 import { RESERVED_TOOL_NAMES, TOOL_NAME_PATTERN } from '../tools/registry.js';
 import type { AnyTool, ToolAnnotations } from '../tools/types.js';
@@ -35,6 +36,14 @@ export function declaredToolProblem(tool: DeclaredTool): string | undefined {
   if (!RISKS.includes(tool.risk)) return `tool "${tool.name}" must declare its risk: safe, sensitive or dangerous`;
   if (tool.timeoutMs !== undefined && !(Number.isInteger(tool.timeoutMs) && tool.timeoutMs >= 100 && tool.timeoutMs <= MAX_TIMEOUT_MS)) {
     return `tool "${tool.name}": timeoutMs must be a whole number from 100 to ${MAX_TIMEOUT_MS}`;
+  }
+  // Security: the owner accepts a plugin before any of its code runs, so what its code tells the model (the tool's
+  // description and its parameters' descriptions) was never before them. Orders to the model hidden there would reach
+  // every client's model unseen: such a tool is refused, and the plugin with it, as a tool its manifest does not list.
+  const flags = flagDefinition({ description: tool.description, inputSchema: tool.parameters });
+  if (flags.length > 0) {
+    const found = flags.map((flag) => `${flag.where}: ${flag.reason} ("${flag.phrase}")`).join('; ');
+    return `tool "${tool.name}": what its code tells the model reads like orders to it — ${found}. The owner accepted the plugin without seeing this text, so none of its tools were turned on; say what the tool does, not what the model must do`;
   }
   return undefined;
 }
