@@ -53,6 +53,7 @@ export function startToolSources(
         signal: init.signal,
         maxBytes: init.maxBytes,
         timeoutMs: init.timeoutMs,
+        checkHop: init.checkHop,
       });
       const headers = Object.fromEntries(Object.entries(response.headers).map(([k, v]) => [k, Array.isArray(v) ? v.join(', ') : String(v ?? '')]));
       return { status: response.status, url: response.finalUrl, headers, body: response.body };

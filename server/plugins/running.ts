@@ -3,6 +3,7 @@ import { pathToFileURL } from 'node:url';
 import type { PluginFetchInit } from '../plugin-api.js';
 import type { ProcessRunner } from '../process/index.js';
 import type { Sandbox } from '../process/sandbox.js';
+import type { HopCheck } from '../security/net.js';
 import type { Store } from '../store/index.js';
 import type { ToolRegistry } from '../tools/registry.js';
 import { packagePath } from '../util/package-files.js';
@@ -19,10 +20,10 @@ import { pluginToolView } from './plugin-view.js';
 import type { DeclaredTool } from './protocol.js';
 import { declaredToolProblem, pluginTool, toolMismatch } from './tools.js';
 
-/** HTTP for plugins with the URL policy applied (the manifest's hosts are checked before). */
+/** HTTP for plugins with the URL policy applied, and `checkHop` (the manifest's hosts) asked about every hop. */
 export type PluginFetch = (
   url: string,
-  init: PluginFetchInit & { signal: AbortSignal; timeoutMs: number; maxBytes: number },
+  init: PluginFetchInit & { signal: AbortSignal; timeoutMs: number; maxBytes: number; checkHop: HopCheck },
 ) => Promise<{ status: number; url: string; headers: Record<string, string>; body: Buffer }>;
 
 export interface RunnerDeps {
@@ -174,21 +175,28 @@ export class PluginRunner {
   }
 
   async #fetch(plugin: Loaded, url: string, init: PluginFetchInit) {
-    let host: string;
+    let first: URL;
     try {
-      host = new URL(url).hostname.toLowerCase();
+      first = new URL(url);
     } catch {
       throw new Error(`"${url}" is not a URL`);
     }
     const allowed = allowedHosts(plugin.manifest!, this.deps.settings(plugin.found.name));
-    if (!allowed.has(host)) {
-      throw new Error(`the plugin may not reach ${host}: its manifest lists ${[...allowed].join(', ') || 'no hosts'} (permissions.hosts)`);
-    }
+    const refusal: HopCheck = (target) => {
+      const host = target.hostname.toLowerCase();
+      if (allowed.has(host)) return null;
+      return { rule: 'plugin:hosts', reason: `the plugin may not reach ${host}: its manifest lists ${[...allowed].join(', ') || 'no hosts'} (permissions.hosts)` };
+    };
+    const refused = refusal(first);
+    if (refused) throw new Error(refused.reason);
     // The request's own time limit is the network guard's (its error names the host and the limit); the signal only
     // ends the requests of a plugin that stopped.
     const timeoutMs = Math.min(Math.max(init.timeoutMs ?? 15_000, 100), 120_000);
     const maxBytes = Math.min(init.maxBytes ?? 5 * 2 ** 20, 32 * 2 ** 20);
-    return this.deps.fetch(url, { ...init, timeoutMs, maxBytes, signal: plugin.requests.signal });
+    // Security: every redirect is held to the declared hosts too, or a declared host that redirects would take the
+    // plugin to any host the URL policy lets through (internal ones in http_allow included). The guard refuses such a
+    // hop before looking it up or connecting.
+    return this.deps.fetch(url, { ...init, timeoutMs, maxBytes, signal: plugin.requests.signal, checkHop: refusal });
   }
 
   #log(plugin: Loaded, level: string, message: string): void {

@@ -40,6 +40,14 @@ export interface UrlVerdict {
   addresses?: string[];
 }
 
+/**
+ * A caller's own limit on where its request may go, asked about every hop (the URL it gave and each redirect) before
+ * the URL policy, which still applies. Security: a caller held to some hosts (a plugin to its manifest's) must be held
+ * to them on every redirect too, or one redirect from a host it may reach takes it to any host the URL policy lets
+ * through. Returns null to let the hop through.
+ */
+export type HopCheck = (url: URL) => { rule: string; reason: string } | null;
+
 export interface FetchInit {
   method: 'GET' | 'POST';
   headers?: Record<string, string>;
@@ -48,6 +56,7 @@ export interface FetchInit {
   maxBytes: number;
   timeoutMs: number;
   maxRedirects?: number;
+  checkHop?: HopCheck;
 }
 
 export interface FetchResult {
@@ -193,8 +202,8 @@ export class NetGuard {
 
   /**
    * Makes one request: URL checked, connection pinned to the checked addresses, redirects followed by hand (each
-   * hop checked again), body size and total time capped. Upstream HTTP errors are results; refusals and network
-   * failures are ToolErrors (URL_BLOCKED, TOO_MANY_REDIRECTS, RESPONSE_TIMEOUT, REQUEST_FAILED).
+   * hop checked again, by the caller's checkHop too), body size and total time capped. Upstream HTTP errors are
+   * results; refusals and network failures are ToolErrors (URL_BLOCKED, TOO_MANY_REDIRECTS, RESPONSE_TIMEOUT, REQUEST_FAILED).
    */
   async fetch(target: string | URL, init: FetchInit): Promise<FetchResult> {
     const timeout = AbortSignal.timeout(init.timeoutMs);
@@ -214,6 +223,11 @@ export class NetGuard {
     let host = '';
     try {
       for (;;) {
+        // Before checkUrl: a host the caller may not reach is not even looked up. An unparsable URL is checkUrl's.
+        if (init.checkHop && URL.canParse(current)) {
+          const refusal = init.checkHop(new URL(current));
+          if (refusal) throw hopRefused(refusal, current, redirects.length, from);
+        }
         const verdict = await abortable(this.checkUrl(current), signal);
         if (verdict.decision.decision !== 'allow' || !verdict.url) throw blocked(verdict.decision, current, redirects.length, from);
         const url = verdict.url;
@@ -321,4 +335,14 @@ function blocked(decision: PolicyDecision, target: string, hop: number, from: UR
       ? `Refused ${shown} (rule ${decision.rule}): ${decision.reason}`
       : `${shortUrl(from)} redirected (redirect ${hop + 1}) to ${shown}, which is refused (rule ${decision.rule}): ${decision.reason}`;
   return new ToolError('URL_BLOCKED', message, { rule: decision.rule, url: shown, redirect: hop });
+}
+
+/** A hop the caller's own check refused; `hop` is the number of redirects followed to reach it. */
+function hopRefused(refusal: { rule: string; reason: string }, target: string, hop: number, from: URL | undefined): ToolError {
+  const shown = shortUrl(target);
+  const message =
+    hop === 0 || !from
+      ? `Refused ${shown} (rule ${refusal.rule}): ${refusal.reason}`
+      : `${shortUrl(from)} redirected (redirect ${hop}) to ${shown}, which is refused (rule ${refusal.rule}): ${refusal.reason}`;
+  return new ToolError('URL_BLOCKED', message, { rule: refusal.rule, url: shown, redirect: hop });
 }
