@@ -26,8 +26,8 @@ export interface BridgeOptions {
   store: Store;
   /** Ranks tools for a conversation, to offer each turn the few that matter (`llm.max_tools`). */
   toolSearch?: ToolSearch;
-  /** Retries, backoff and the silence timeout towards the LLM server (tests set small ones). */
-  upstream?: Partial<Pick<UpstreamOptions, 'retries' | 'backoffMs' | 'idleTimeoutMs'>>;
+  /** Retries, backoff, the silence timeout and the caps on an answer towards the LLM server (tests set small ones). */
+  upstream?: Partial<Pick<UpstreamOptions, 'retries' | 'backoffMs' | 'idleTimeoutMs' | 'maxBodyBytes' | 'maxStreamBytes' | 'maxLineBytes'>>;
   /** Rounds of tool calls in one turn before the loop stops (default 10). */
   maxSteps?: number;
 }

@@ -21,6 +21,17 @@ export function badResponse(message: string): GatewayError {
   return new GatewayError('LLM_BAD_RESPONSE', `The LLM server sent something that is not a valid answer: ${message}`);
 }
 
+/** An answer over one of the caps on what the LLM server may send (`ANSWER_LIMITS`): it was not read further. */
+export function answerTooLarge(baseUrl: string, limit: number, what: 'answer' | 'line'): GatewayError {
+  const size = limit % 2 ** 20 === 0 ? `${limit / 2 ** 20} MiB` : `${Math.round(limit / 1024)} KiB`;
+  const sent = what === 'line' ? `a stream line longer than ${size}` : `more than ${size} in one answer`;
+  return new GatewayError(
+    'LLM_BAD_RESPONSE',
+    `The LLM server at ${baseUrl} sent ${sent}; the answer was refused and the connection closed. Check that the LLM URL in Settings points at the LLM server you meant and that it is working.`,
+    { base_url: baseUrl, limit_bytes: limit },
+  );
+}
+
 export function timedOut(baseUrl: string, ms: number): GatewayError {
   return new GatewayError('LLM_TIMEOUT', `The LLM server at ${baseUrl} sent nothing for ${Math.round(ms / 1000)} s; the request was stopped.`, {
     timeout_ms: ms,

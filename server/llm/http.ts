@@ -1,5 +1,5 @@
 import { GatewayError, refuse } from '../errors.js';
-import { timedOut, unreachable, upstreamFailed, upstreamMessage } from './errors.js';
+import { answerTooLarge, timedOut, unreachable, upstreamFailed, upstreamMessage } from './errors.js';
 import type { LlmApi } from './types.js';
 
 export interface UpstreamOptions {
@@ -12,9 +12,34 @@ export interface UpstreamOptions {
   backoffMs: number;
   /** How long the server may stay silent (no headers, no bytes) before the request is given up. */
   idleTimeoutMs: number;
+  /** Caps on what one answer may weigh; `ANSWER_LIMITS` unless a test lowers them. */
+  maxBodyBytes?: number | undefined;
+  maxStreamBytes?: number | undefined;
+  maxLineBytes?: number | undefined;
 }
 
 export const DEFAULT_UPSTREAM = { retries: 2, backoffMs: 500, idleTimeoutMs: 300_000 } as const;
+
+const MiB = 2 ** 20;
+
+/**
+ * What one answer of the LLM server may weigh. Whatever listens at the configured URL (a broken server, a hostile
+ * one) could otherwise stream gigabytes, or one endless line, into the gateway's memory; the silence timer does not
+ * stop a server that keeps talking. Real answers stay far below: a whole answer with tool calls is rarely over a few
+ * MiB, while a streamed one wraps every token in a few hundred bytes of JSON (a 100k-token answer is about 30 MiB on
+ * the wire), each line small and dropped once parsed.
+ */
+export const ANSWER_LIMITS = {
+  /** A whole (non-streamed) answer: held in memory until it is parsed. */
+  maxBodyBytes: 32 * MiB,
+  /** All the lines of one streamed answer together. */
+  maxStreamBytes: 64 * MiB,
+  /** One line of a stream (an NDJSON chunk, an SSE line): held until its newline comes. */
+  maxLineBytes: 4 * MiB,
+} as const;
+
+/** Of an error answer only an excerpt is shown, so only that much is read; the rest is never taken in. */
+const ERROR_EXCERPT_BYTES = 8 * 1024;
 
 /** An answer whose status was 2xx; its body is read by the caller (as a stream, or whole). */
 export interface UpstreamResponse {
@@ -25,6 +50,12 @@ export interface UpstreamResponse {
   done(): void;
   /** Why the request was aborted by the timer, for the error the reader throws. */
   timeoutError(): GatewayError | undefined;
+  /** The server as configured, for the errors a reader throws. */
+  baseUrl: string;
+  /** The caps this answer is read under. */
+  limits: { body: number; stream: number; line: number };
+  /** Gives the request up (a cap was hit): the connection is closed and the timer stopped. */
+  abort(): void;
 }
 
 /**
@@ -83,12 +114,24 @@ export async function upstreamRequest(
     if (response.ok) {
       return {
         response,
+        baseUrl: options.baseUrl,
         touch: arm,
         done: cleanup,
         timeoutError: () => (timedOutFlag ? timedOut(options.baseUrl, options.idleTimeoutMs) : init.signal?.aborted ? cancelled() : undefined),
+        limits: {
+          body: options.maxBodyBytes ?? ANSWER_LIMITS.maxBodyBytes,
+          stream: options.maxStreamBytes ?? ANSWER_LIMITS.maxStreamBytes,
+          line: options.maxLineBytes ?? ANSWER_LIMITS.maxLineBytes,
+        },
+        abort: () => {
+          cleanup();
+          controller.abort();
+        },
       };
     }
-    const text = await response.text().catch(() => '');
+    // An error body only feeds a one-line message: an excerpt is read and the connection dropped, however much
+    // the server meant to send.
+    const text = await excerpt(response).catch(() => '');
     cleanup();
     const retryable = response.status >= 500 || response.status === 429;
     if (retryable && attempt < options.retries) {
@@ -128,18 +171,68 @@ function pause(ms: number, signal?: AbortSignal): Promise<void> {
   });
 }
 
+/** The first few KiB of an error body; the rest is cancelled unread. */
+async function excerpt(response: Response): Promise<string> {
+  const reader = response.body?.getReader();
+  if (!reader) return '';
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  try {
+    while (size < ERROR_EXCERPT_BYTES) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      chunks.push(value);
+      size += value.byteLength;
+    }
+  } finally {
+    reader.cancel().catch(() => {});
+  }
+  return new TextDecoder().decode(Buffer.concat(chunks).subarray(0, ERROR_EXCERPT_BYTES));
+}
+
+/** The answer is over a cap: the connection is dropped before another byte is taken in. */
+function refuseOversized(upstream: UpstreamResponse, body: { cancel(): Promise<void> } | undefined, limit: number, what: 'answer' | 'line'): GatewayError {
+  body?.cancel().catch(() => {});
+  upstream.abort();
+  return answerTooLarge(upstream.baseUrl, limit, what);
+}
+
 /**
  * The body of a streamed answer, line by line (NDJSON and SSE are both line-based). Every chunk restarts the silence
- * timer; an abort surfaces as the timeout or cancellation it was.
+ * timer; an abort surfaces as the timeout or cancellation it was. A line over `limits.line`, or a whole stream over
+ * `limits.stream`, fails the turn as soon as the cap is passed.
  */
 export async function* lines(upstream: UpstreamResponse): AsyncGenerator<string> {
   const body = upstream.response.body;
   if (!body) return;
+  const reader = body.getReader();
   const decoder = new TextDecoder();
   let buffered = '';
+  // Bytes of the line still waiting for its newline, counted on the wire (the decoded text may be shorter).
+  let pending = 0;
+  let total = 0;
   try {
-    for await (const chunk of body as unknown as AsyncIterable<Uint8Array>) {
+    for (;;) {
+      let read: Awaited<ReturnType<typeof reader.read>>;
+      try {
+        read = await reader.read();
+      } catch (error) {
+        throw upstream.timeoutError() ?? new GatewayError('LLM_UNAVAILABLE', `The LLM server's answer broke off: ${(error as Error).message}`);
+      }
+      if (read.done) break;
+      const chunk = read.value;
       upstream.touch();
+      total += chunk.byteLength;
+      if (total > upstream.limits.stream) throw refuseOversized(upstream, reader, upstream.limits.stream, 'answer');
+      // Every line the chunk ends, and the one it leaves open, measured before any of it is kept.
+      let from = 0;
+      for (let newline = chunk.indexOf(0x0a); newline >= 0; newline = chunk.indexOf(0x0a, from)) {
+        if (pending + newline - from > upstream.limits.line) throw refuseOversized(upstream, reader, upstream.limits.line, 'line');
+        pending = 0;
+        from = newline + 1;
+      }
+      pending += chunk.byteLength - from;
+      if (pending > upstream.limits.line) throw refuseOversized(upstream, reader, upstream.limits.line, 'line');
       buffered += decoder.decode(chunk, { stream: true });
       let newline: number;
       while ((newline = buffered.indexOf('\n')) >= 0) {
@@ -149,19 +242,45 @@ export async function* lines(upstream: UpstreamResponse): AsyncGenerator<string>
     }
     buffered += decoder.decode();
     if (buffered !== '') yield buffered;
-  } catch (error) {
-    throw upstream.timeoutError() ?? new GatewayError('LLM_UNAVAILABLE', `The LLM server's answer broke off: ${(error as Error).message}`);
   } finally {
+    // Also when the caller stops early (`[DONE]`, an error of its own): nothing more is read.
+    reader.cancel().catch(() => {});
     upstream.done();
   }
 }
 
-/** A whole JSON answer; its silence timer is stopped once read. */
+/**
+ * A whole JSON answer, read up to `limits.body` (a Content-Length over it is refused before reading); its silence
+ * timer, not restarted by the chunks, is stopped once read.
+ */
 export async function jsonBody(upstream: UpstreamResponse): Promise<unknown> {
+  const limit = upstream.limits.body;
+  const declared = Number(upstream.response.headers.get('content-length'));
+  const body = upstream.response.body;
   try {
-    return await upstream.response.json();
-  } catch (error) {
-    throw upstream.timeoutError() ?? new GatewayError('LLM_BAD_RESPONSE', `The LLM server's answer is not JSON: ${(error as Error).message}`);
+    if (declared > limit) throw refuseOversized(upstream, body ?? undefined, limit, 'answer');
+    const chunks: Uint8Array[] = [];
+    let size = 0;
+    if (body) {
+      const reader = body.getReader();
+      for (;;) {
+        let read: Awaited<ReturnType<typeof reader.read>>;
+        try {
+          read = await reader.read();
+        } catch (error) {
+          throw upstream.timeoutError() ?? new GatewayError('LLM_BAD_RESPONSE', `The LLM server's answer is not JSON: ${(error as Error).message}`);
+        }
+        if (read.done) break;
+        size += read.value.byteLength;
+        if (size > limit) throw refuseOversized(upstream, reader, limit, 'answer');
+        chunks.push(read.value);
+      }
+    }
+    try {
+      return JSON.parse(new TextDecoder().decode(Buffer.concat(chunks)));
+    } catch (error) {
+      throw new GatewayError('LLM_BAD_RESPONSE', `The LLM server's answer is not JSON: ${(error as Error).message}`);
+    }
   } finally {
     upstream.done();
   }

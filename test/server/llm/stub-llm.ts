@@ -31,6 +31,8 @@ export interface StubReply {
   error?: { status: number; message: string };
   /** Pause before answering (lets a test hang up mid-request). */
   hold?: Promise<void>;
+  /** Write the answer itself instead (status, headers, body: an oversized or endless one). */
+  raw?: (res: ServerResponse) => void | Promise<void>;
 }
 
 export interface StubRequest {
@@ -188,6 +190,7 @@ export async function startStubLlm(script: Script = () => ({ content: 'Hello.' }
         req.socket.off('close', onGone);
         if (gone) return;
       }
+      if (reply.raw) return await reply.raw(res);
       if (reply.error) return json(res, reply.error.status, api === 'ollama' ? { error: reply.error.message } : { error: { message: reply.error.message, type: 'server_error' } });
       if (api === 'ollama') return ollamaAnswer(res, model, reply, stream);
       return openAIAnswer(res, model, reply, stream, (body.stream_options as { include_usage?: boolean } | undefined)?.include_usage === true, state.sameIndex, state.noIndex);
