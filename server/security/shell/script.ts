@@ -48,7 +48,12 @@ export class ScriptWalker implements Script {
     readonly depth: number,
     positional: readonly Word[] = [],
   ) {
-    this.scope = { home: reader.paths.home, vars: this.vars, sweeps: this.#sweeps };
+    this.scope = {
+      home: reader.paths.home,
+      vars: this.vars,
+      sweeps: this.#sweeps,
+      tooManyWords: (word) => this.push(askRule('too-complex', `${short(word, 40)} stands for more words than this check follows`)),
+    };
     // `sh -c 'rm "$1"' _ {}` run by find: `$1` (and `$@`, `$*`) is each file found, as `{}` is.
     positional.forEach((word, k) => {
       this.vars.set(String(k), word.guesses);

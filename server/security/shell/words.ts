@@ -47,6 +47,8 @@ export interface WordScope {
   vars: ReadonlyMap<string, readonly string[]>;
   /** Variables that stand for the files of a sweep (`sh -c 'rm "$1"' _ {}` run by find). */
   sweeps?: ReadonlyMap<string, Sweep>;
+  /** Told of a word that stands for more values than an analysis follows (a brace expansion, a variable's guesses). */
+  tooManyWords?: (word: string) => void;
 }
 
 interface Part {
@@ -78,13 +80,30 @@ export function evaluateWord(node: Node, scope: WordScope): Word {
   const brace = /\{[^{}]*?(?:,|\.\.)[^{}]*?\}/.test(braceSource);
 
   let guesses = [''];
+  let complete = true;
   for (const part of parts) {
     const alts = part.dynamic ? (part.alts && part.alts.length > 0 ? part.alts : ['']) : [part.text];
     const next: string[] = [];
-    for (const g of guesses) for (const a of alts) if (next.length < MAX_GUESSES) next.push(g + a);
+    for (const g of guesses) {
+      for (const a of alts) {
+        if (next.length < MAX_GUESSES) next.push(g + a);
+        else complete = false;
+      }
+    }
     guesses = next;
   }
-  if (brace) guesses = guesses.flatMap((g) => expandBraces(g)).slice(0, MAX_GUESSES * 4);
+  if (brace) {
+    const expanded: string[] = [];
+    for (const guess of guesses) {
+      const words = expandBraces(guess, MAX_GUESSES * 4 - expanded.length);
+      expanded.push(...words.words);
+      if (!words.complete) complete = false;
+    }
+    guesses = expanded;
+  }
+  // Security: a word that stands for more values than are followed here could hide the one that matters past the
+  // cut (`cat {a1,…,a70,/etc/shadow}`): the command is not judged on part of its words.
+  if (!complete) scope.tooManyWords?.(text);
   const value = dynamic || brace ? undefined : parts.map((p) => p.text).join('');
   // `"$1"` alone (not `"$1.bak"`) is each file of the sweep it stands for.
   const sweep = parts.length === 1 ? parts[0]!.sweep : undefined;
@@ -251,36 +270,50 @@ export function decodeAnsiC(body: string): string {
   return out;
 }
 
-/** Bash brace expansion of a static string, bounded: `{a,b}c` → ac bc, `{1..3}` → 1 2 3. */
-export function expandBraces(text: string, budget = 64): string[] {
-  const match = /\{([^{}]*?(?:,|\.\.)[^{}]*?)\}/.exec(text);
-  if (!match) return [text];
-  const before = text.slice(0, match.index);
-  const after = text.slice(match.index + match[0].length);
-  const body = match[1]!;
-  let items: string[];
+/**
+ * Bash brace expansion of a static string: `{a,b}c` → ac bc, `{1..3}` → 1 2 3. At most `limit` words; `complete` is
+ * false when the text expands to more.
+ *
+ * Security: one budget for the whole expansion, spent before each step. With a budget per step, `{a,b}` written 40
+ * times made every step expand all of its tail before the budget was looked at: 2^40 steps on the gateway's only
+ * thread, every client stalled by one command.
+ */
+export function expandBraces(text: string, limit = 64): { words: string[]; complete: boolean } {
+  const words: string[] = [];
+  let complete = true;
+  const expand = (current: string): void => {
+    const match = /\{([^{}]*?(?:,|\.\.)[^{}]*?)\}/.exec(current);
+    if (!match) {
+      if (words.length < limit) words.push(current);
+      else complete = false;
+      return;
+    }
+    const before = current.slice(0, match.index);
+    const after = current.slice(match.index + match[0].length);
+    for (const item of braceItems(match[1]!, limit + 1)) {
+      if (words.length >= limit) {
+        complete = false;
+        return;
+      }
+      expand(before + item + after);
+    }
+  };
+  expand(text);
+  return { words, complete };
+}
+
+/** The alternatives of one brace group's body (`a,b,c` or a range `1..9`, `a..z`), at most `max` of them. */
+function braceItems(body: string, max: number): string[] {
   const range = /^(-?\d+|[A-Za-z])\.\.(-?\d+|[A-Za-z])$/.exec(body);
-  if (range) {
-    const [a, b] = [range[1]!, range[2]!];
-    const numeric = /\d/.test(a);
-    const from = numeric ? Number(a) : a.charCodeAt(0);
-    const to = numeric ? Number(b) : b.charCodeAt(0);
-    const step = from <= to ? 1 : -1;
-    items = [];
-    for (let v = from; items.length < budget && (step > 0 ? v <= to : v >= to); v += step) {
-      items.push(numeric ? String(v) : String.fromCharCode(v));
-    }
-  } else {
-    items = body.split(',');
-  }
-  const out: string[] = [];
-  for (const item of items) {
-    for (const rest of expandBraces(before + item + after, budget)) {
-      if (out.length >= budget) return out;
-      out.push(rest);
-    }
-  }
-  return out;
+  if (!range) return body.split(',');
+  const [a, b] = [range[1]!, range[2]!];
+  const numeric = /\d/.test(a);
+  const from = numeric ? Number(a) : a.charCodeAt(0);
+  const to = numeric ? Number(b) : b.charCodeAt(0);
+  const step = from <= to ? 1 : -1;
+  const items: string[] = [];
+  for (let v = from; items.length < max && (step > 0 ? v <= to : v >= to); v += step) items.push(numeric ? String(v) : String.fromCharCode(v));
+  return items;
 }
 
 /** A glob as a regular expression over one path; a leading `*`/`?` in a segment does not match a dot file. */

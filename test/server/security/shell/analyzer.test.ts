@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { shellAnalyzers } from '../../../../server/policy/analyzers/shell.js';
 import { ShellAnalyzer } from '../../../../server/security/shell/analyzer.js';
+import { expandBraces } from '../../../../server/security/shell/words.js';
 
 /**
  * The shell analyzer, attack by attack. Nothing here is ever run: every command is only parsed and judged.
@@ -622,6 +623,34 @@ describe('parsing', () => {
     for (let i = 0; i < 10; i++) command = `bash -c ${JSON.stringify(command)}`;
     const verdict = await analyzer.analyze(command);
     expect(verdict.decision).toBe('ask');
+  });
+});
+
+describe('brace expansion is followed whole, or the command asks', () => {
+  const many = Array.from({ length: 70 }, (_, i) => `a${i}`).join(',');
+
+  it('reads every word of a small expansion: a secret among them still asks', async () => {
+    await expectDecision('cat src/{a,b}/{c,d}.ts', 'allow', 'shell:read-only');
+    await expectDecision('cat src/{a.ts,../../../../../home/alice/.ssh/id_rsa}', 'ask', 'shell:secret-read');
+  });
+
+  it('a word standing for more words than the check follows asks, whatever hides past the cut', async () => {
+    await expectDecision(`cat {${many},/etc/shadow}`, 'ask', 'shell:too-complex');
+    await expectDecision(`cat {${many}}`, 'ask', 'shell:too-complex');
+  });
+
+  it('forty groups of two (2^40 words) are judged at once, not expanded one by one', async () => {
+    await expectDecision(`cat ${'{a,b}'.repeat(40)}`, 'ask', 'shell:too-complex');
+  });
+
+  it('expandBraces spends one budget on the whole expansion', () => {
+    expect(expandBraces('{a,b}{c,d}')).toEqual({ words: ['ac', 'ad', 'bc', 'bd'], complete: true });
+    expect(expandBraces('x{1..3}')).toEqual({ words: ['x1', 'x2', 'x3'], complete: true });
+    const huge = expandBraces('{a,b}'.repeat(40), 64);
+    expect(huge.words).toHaveLength(64);
+    expect(huge.complete).toBe(false);
+    expect(expandBraces('{a,b,c}', 3)).toEqual({ words: ['a', 'b', 'c'], complete: true });
+    expect(expandBraces('{a,b,c}', 2)).toEqual({ words: ['a', 'b'], complete: false });
   });
 });
 
