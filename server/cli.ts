@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { ConfigError, urlHost } from './config/config.js';
 import { createGateway, DataDirInUseError, type Gateway } from './index.js';
-import { configFrom, failed, firstSentence, parse, request, rootsLine, runningGateway, sqliteBinding, table, UsageError, withCredentials, type Out } from './cli/common.js';
+import { configFrom, failed, firstSentence, ownerRequest, parse, request, rootsLine, runningGateway, sqliteBinding, table, UsageError, withCredentials, type Out } from './cli/common.js';
 import { approvals } from './cli/approvals.js';
 import { clients, rules, setPaused, toggleTool } from './cli/owner-commands.js';
 import { calls } from './cli/history.js';
@@ -253,7 +253,8 @@ async function policy(args: string[], out: Out): Promise<number> {
   const [action, ...rest] = positionals;
   if (action !== 'check') throw new UsageError(`usage: pincer policy check <tool> ['{"arg": …}']`);
   const named = namedCallArgs(rest, 'pincer policy check <tool> [\'{"arg": …}\']');
-  const { status, json } = await request(configFrom(values), 'POST', '/policy/check', named);
+  // As the owner, who runs this command beside the gateway: the whole verdict, whatever the arguments hold.
+  const { status, json } = await ownerRequest(configFrom(values), 'POST', '/policy/check', named);
   if (status !== 200) return failed(json, out);
   const verdict = json as { decision: string; rule: string; reason: string };
   out.log(values.json ? JSON.stringify(verdict, null, 2) : `${verdict.decision}  (${verdict.rule})  ${verdict.reason}`);

@@ -1,4 +1,7 @@
-/** The grants ledger on the wire: `GET /rules`, `POST /rules`, and the `rules` event. */
+/**
+ * The grants ledger on the wire: `GET /rules`, `POST /rules`, and the `rules` event. A client reads rules without
+ * their `pattern` and `note` (both null).
+ */
 
 export type RuleEffect = 'allow' | 'ask' | 'deny';
 export type RuleScope = 'exact' | 'tool' | 'prefix' | 'folder' | 'host';
@@ -34,7 +37,7 @@ export interface RuleDraft {
 /** `POST /policy/check`: what the policy would decide for a call, and the rule that decides; nothing runs. */
 export interface PolicyVerdict {
   decision: RuleEffect;
-  /** Stable identifier of the rule that decided, e.g. "risk:safe", "path:outside-roots", "shell:read-only". */
+  /** Stable identifier of the rule that decided, e.g. "risk:safe", "path:outside-roots", "shell:read-only", "rule:<id>". */
   rule: string;
   /** Written for a person: why, and what they can do about it. */
   reason: string;

@@ -1,7 +1,12 @@
+import type { Response } from 'express';
 import type { ServerResponse } from 'node:http';
+import { approvalForClient, reasonForClient } from '../approvals/client-view.js';
 import type { StreamEvents } from '../contract/events.js';
 import type { EventBus, GatewayEvents } from '../events/bus.js';
+import { clientOfToolsReason } from '../policy/access.js';
+import { ruleForClient } from '../policy/rules.js';
 import { HIDDEN_MEMORY_CALL, MEMORY_TOOLS, SEES_EVERYTHING, type CallView } from './call-privacy.js';
+import type { Identity } from './identity.js';
 import { liveCall } from './live-call.js';
 
 /** The bus events GET /events carries, each under its own SSE event name. */
@@ -48,7 +53,15 @@ interface Viewer {
   expired: () => boolean;
   /** What this viewer may read of calls (asked at each batch about calls: the owner may change it meanwhile). */
   view: () => CallView;
+  /** The client reading this stream; undefined for the owner. */
+  client: string | undefined;
 }
+
+/** The rule of a call that runs files a client wrote (policy/provenance.ts): its reason names that client. */
+const PROVENANCE_RULE = 'provenance:client-written';
+
+/** Who reads a stream that does not say: a client no event names (it gets no event meant for a client or the owner). */
+const UNKNOWN_CLIENT = Object.freeze({ kind: 'client', name: '' }) as Identity;
 
 /** One event of a batch. */
 interface Published {
@@ -61,6 +74,10 @@ interface Published {
   about?: string | null;
   /** A memory call's event as a viewer limited to its own memories gets another client's: its preview left out. */
   hiddenMemory?: Buffer;
+  /** Who may read the event at all, whatever its view of calls: when set, the owner and that client alone. */
+  audience?: string;
+  /** The event as the client `viewer` reads it, when that differs from what the owner reads (an approval card). */
+  forClient?: (viewer: string) => Buffer;
 }
 
 const KEEP_ALIVE = Buffer.from(': keep-alive\n\n');
@@ -115,10 +132,17 @@ export class EventStreams {
    * the stream.
    * The stream leaves by itself when its connection closes. `view` says what the viewer may read of calls: a client
    * limited to its own calls gets no event about another client's; one limited to its own memories gets other
-   * clients' memory calls without their arguments preview.
+   * clients' memory calls without their arguments preview. `who` (by default the identity the identify middleware
+   * put on `res`) says whether it is the owner: a client gets no rule, no other client's tool set, and its approval
+   * cards without other clients named.
    */
-  add(res: ServerResponse, expired: () => boolean, view: () => CallView = () => SEES_EVERYTHING): () => void {
-    const viewer: Viewer = { res, expired, view };
+  add(
+    res: ServerResponse,
+    expired: () => boolean,
+    view: () => CallView = () => SEES_EVERYTHING,
+    who: Identity = (res as Partial<Response>).locals?.identity ?? UNKNOWN_CLIENT,
+  ): () => void {
+    const viewer: Viewer = { res, expired, view, client: who.kind === 'owner' ? undefined : who.name };
     this.#viewers.add(viewer);
     if (!this.#unsubscribe) this.#subscribe();
     res.once('close', () => this.#remove(viewer));
@@ -170,9 +194,28 @@ export class EventStreams {
     if (name === 'call') {
       const { call } = data as GatewayEvents['call'][0];
       published.about = call.client;
-      if (MEMORY_TOOLS.has(call.tool)) published.hiddenMemory = sse(name, { ...(payload as object), call: { ...liveCall(call), preview: '', hidden: HIDDEN_MEMORY_CALL } });
-    } else if (name === 'approval') published.about = (data as GatewayEvents['approval'][0]).approval.client;
-    else if (name === 'output') published.about = this.clientOfCall((data as GatewayEvents['output'][0]).call_id) ?? null;
+      if (MEMORY_TOOLS.has(call.tool)) {
+        published.hiddenMemory = sse(name, { ...(payload as object), call: { ...liveCall(call), preview: '', hidden: HIDDEN_MEMORY_CALL } });
+      } else if (call.rule === PROVENANCE_RULE && call.reason !== null) {
+        // Security: the reason names the clients that wrote files the command runs, as its approval card does.
+        const { reason } = call;
+        published.forClient = (viewer) => sse(name, { ...(payload as object), call: liveCall({ ...call, reason: reasonForClient(reason, viewer) }) });
+      }
+    } else if (name === 'approval') {
+      const event = data as GatewayEvents['approval'][0];
+      published.about = event.approval.client;
+      // Security: the card names the clients that wrote files the command runs; a client reads only itself named.
+      if (event.approval.provenance.length > 0) published.forClient = (viewer) => sse(name, { ...event, approval: approvalForClient(event.approval, viewer) });
+    } else if (name === 'rules') {
+      // Security: a client reads the ledger without patterns and notes, as on GET /rules (ruleForClient).
+      const event = data as GatewayEvents['rules'][0];
+      published.forClient = () => sse(name, { ...event, rule: ruleForClient(event.rule) });
+    } else if (name === 'tools') {
+      // Security: a change to one client's tool set names that client and its tools; other clients are told nothing
+      // of who else is here or what it may use.
+      const client = clientOfToolsReason((data as GatewayEvents['tools'][0]).reason);
+      if (client !== undefined) published.audience = client;
+    } else if (name === 'output') published.about = this.clientOfCall((data as GatewayEvents['output'][0]).call_id) ?? null;
     else if (name === 'notify') published.about = (data as GatewayEvents['notify'][0]).client;
     this.#batch.push(published);
     this.#batchBytes += chunk.length;
@@ -294,22 +337,29 @@ const sse = (name: string, payload: unknown) => Buffer.from(`event: ${name}\ndat
  * Which bytes of a batch each viewer gets: the shared chunk, unless the batch holds an event the viewer may not read
  * whole. A viewer limited to its own calls gets the batch without the events about other clients' calls (Security:
  * their previews, approvals and live output show what those clients sent and got back); one limited to its own
- * memories gets other clients' memory calls in their hidden form. Each such form of the batch is built once, for
- * every viewer with the same view.
+ * memories gets other clients' memory calls in their hidden form. A client gets no event meant for the owner or for
+ * another client (`audience`), and the client's form of the events that have one (`forClient`). The owner gets
+ * everything whole. Each such form of the batch is built once, for every viewer with the same view.
  */
 function chunksFor(batch: readonly Published[], shared: Buffer): (viewer: Viewer) => Buffer {
-  if (!batch.some((p) => p.about !== undefined)) return () => shared;
+  if (!batch.some((p) => p.about !== undefined || p.audience !== undefined || p.forClient !== undefined)) return () => shared;
+  const forClients = batch.some((p) => p.audience !== undefined || p.forClient !== undefined);
+  // Only then does a client's form of the batch depend on its name, not on its view of calls alone.
+  const personal = batch.some((p) => typeof p.audience === 'string' || p.forClient !== undefined);
   const forms = new Map<string, Buffer>();
   return (viewer) => {
+    const { client } = viewer;
+    if (client === undefined) return shared;
     const view = viewer.view();
-    if (view.calls === undefined && view.memories === undefined) return shared;
-    const kept = (p: Published) => p.about === undefined || view.calls === undefined || p.about === view.calls;
+    if (!forClients && view.calls === undefined && view.memories === undefined) return shared;
+    const kept = (p: Published) =>
+      (p.about === undefined || view.calls === undefined || p.about === view.calls) && (p.audience === undefined || p.audience === client);
     const hidden = (p: Published) => p.hiddenMemory !== undefined && view.memories !== undefined && p.about !== view.memories;
-    if (batch.every((p) => kept(p) && !hidden(p))) return shared;
-    const key = `${view.calls ?? ''}\n${view.memories ?? ''}`;
+    if (batch.every((p) => kept(p) && !hidden(p) && p.forClient === undefined)) return shared;
+    const key = `${personal ? client : ''}\n${view.calls ?? ''}\n${view.memories ?? ''}`;
     let chunk = forms.get(key);
     if (!chunk) {
-      chunk = Buffer.concat(batch.filter(kept).map((p) => (hidden(p) ? p.hiddenMemory! : p.chunk)));
+      chunk = Buffer.concat(batch.filter(kept).map((p) => (hidden(p) ? p.hiddenMemory! : p.forClient ? p.forClient(client) : p.chunk)));
       forms.set(key, chunk);
     }
     return chunk;

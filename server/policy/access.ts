@@ -5,6 +5,18 @@ import { SEARCH_TOOLS } from '../tools/builtin/search-tools.js';
 import type { RegisteredTool, ToolRegistry } from '../tools/registry.js';
 
 const PAUSED = 'paused';
+
+/**
+ * The `tools` event's reason for a change to one client's tool set (a set, a budget, a token issued or revoked).
+ * The event streams read the client back from it: such an event reaches only the owner and that client.
+ */
+export const clientToolsReason = (client: string): string => `client:${client}`;
+
+/** The client a `tools` event is about, or undefined when it is about every caller's tools. */
+export function clientOfToolsReason(reason: string): string | undefined {
+  return reason.startsWith('client:') ? reason.slice('client:'.length) : undefined;
+}
+
 /** How long a tool search_tools found stays in its client's lists, and how many are kept per client. */
 const FOUND_TTL_MS = 60 * 60_000;
 const FOUND_MAX = 64;
@@ -39,7 +51,7 @@ export class ClientAccess {
   }
 
   #announce(profile: ClientProfile): void {
-    this.events?.emit('tools', { reason: `client:${profile.name}`, names: profile.tools ?? [] });
+    this.events?.emit('tools', { reason: clientToolsReason(profile.name), names: profile.tools ?? [] });
   }
 
   get paused(): boolean {

@@ -8,11 +8,21 @@ import { RULE_EFFECTS, RULE_SCOPES, type Rule, type RuleEffect, type RuleScope, 
 import { allow, ask, deny, type PolicyDecision, type Provenance, type Subject } from '../decision.js';
 
 /**
- * A rule as it is shown to anyone who reads rules (GET /rules, the event stream). Security: an exact rule's pattern
- * is the approved call's real arguments, secrets included; matching uses the rule book's own copy.
+ * A rule as the owner reads it (GET /rules, the `rules` event; no client reads rules). Security: an exact rule's
+ * pattern is the approved call's real arguments, secrets included; matching uses the rule book's own copy.
  */
 export function shownRule(rule: Rule, redactor: Redactor): Rule {
   return { ...rule, pattern: rule.pattern === null ? null : redactor.text(rule.pattern), note: rule.note === null ? null : redactor.text(rule.note) };
+}
+
+/**
+ * A rule as a client reads the ledger: what it decides for which tool, without its pattern or note. Security: an
+ * "always allow" of one client's call makes an exact rule holding that call's arguments (secrets show redacted, the
+ * rest stays, and the rule still matches the real value); a prefix, folder or host tells what another client ran
+ * and where. Those are the owner's to read.
+ */
+export function ruleForClient(rule: Rule): Rule {
+  return { ...rule, pattern: null, note: null };
 }
 
 import type { RuleChange, RuleDraft } from '../contract/rules.js';
@@ -213,6 +223,17 @@ function matches(rule: Rule, tool: string, args: Record<string, unknown>, subjec
 function writtenSince(rule: Rule, subject: Subject | undefined): Provenance | undefined {
   const made = Date.parse(rule.created_at);
   return subject?.provenance?.find((p) => Date.parse(p.at) > made);
+}
+
+/** How describe() names a rule inside a reason: `Your rule "<what>" (r_…)`. */
+const NAMED_RULE = /Your rule ".*?" \(r_[0-9a-f-]+\)/g;
+
+/**
+ * A reason as a client reads it: the owner's rules it names left unnamed. Security: a rule's id and pattern (another
+ * client's command, folder or host) are the owner's; a client learns only that one of the owner's rules decided.
+ */
+export function withoutRuleNames(reason: string): string {
+  return reason.replace(NAMED_RULE, "One of the owner's rules").replaceAll('after you made the rule', 'after that rule was made');
 }
 
 function describe(rule: Rule): string {

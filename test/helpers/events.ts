@@ -29,6 +29,12 @@ export class EventStream {
     return stream;
   }
 
+  /** GET /events as the signed-in owner (the dashboard's session cookie, no token), as the dashboard reads it. */
+  static async openAsOwner(tg: TestGateway): Promise<EventStream> {
+    const { cookie } = await tg.ownerHeaders();
+    return EventStream.open({ ...tg, api: (path, init = {}) => fetch(`${tg.url}${path}`, { ...init, headers: { ...(init.headers as object), cookie: cookie! } }) });
+  }
+
   async #pump(): Promise<void> {
     const reader = this.response.body!.getReader();
     const decoder = new TextDecoder();

@@ -3,7 +3,7 @@ import { CLIENT_NAME_PATTERN, ClientNameError, DEFAULT_CLIENT, type Credentials 
 import { refuse } from '../../errors.js';
 import type { EventBus } from '../../events/bus.js';
 import type { ClientBudget, ClientHistoryScope, ClientList, ClientMemoryScope, ClientToolSet, DefaultToken, IssuedToken } from '../../contract/clients.js';
-import type { ClientAccess } from '../../policy/access.js';
+import { clientToolsReason, type ClientAccess } from '../../policy/access.js';
 import { HISTORY_SCOPES, MEMORY_SCOPES, type HistoryScope, type MemoryScope, type Store } from '../../store/index.js';
 import type { ToolRegistry } from '../../tools/registry.js';
 import { requireOwner } from '../identity.js';
@@ -68,7 +68,7 @@ function createClient(deps: ClientRouteDeps, req: Request, res: Response): void 
     throw error;
   }
   // Nothing secret in the event: only the name.
-  events.emit('tools', { reason: `client:${issued.name}`, names: [] });
+  events.emit('tools', { reason: clientToolsReason(issued.name), names: [] });
   res.status(201).json(issued satisfies IssuedToken);
 }
 
@@ -85,7 +85,7 @@ function revokeClient(deps: ClientRouteDeps, req: Request, res: Response): void 
     );
   }
   if (!CLIENT_NAME_PATTERN.test(name) || !credentials.revokeClient(name)) throw refuse.notFound(`An active client named "${name}"`);
-  events.emit('tools', { reason: `client:${name}`, names: [] });
+  events.emit('tools', { reason: clientToolsReason(name), names: [] });
   res.json({ name, revoked: true });
 }
 

@@ -27,6 +27,13 @@ describe('pincer owner commands', () => {
     return { status: response.status, json: await response.json() };
   }
 
+  /** The rules as the owner reads them (`pincer rules list --json`): a client token reads them without patterns. */
+  async function ownerRules(): Promise<any[]> {
+    const listed = await pincer('rules', 'list', '--json');
+    expect(listed.code, listed.stderr).toBe(0);
+    return JSON.parse(listed.stdout).rules;
+  }
+
   /** Starts a call that has to wait for the owner; answers its approval and call ids at once. */
   async function askingCall(tool: string, args: unknown): Promise<{ approval_id: string; call_id: string }> {
     const { status, json } = await client('POST', `/tools/${tool}/execute`, args, { prefer: 'respond-async' });
@@ -72,7 +79,9 @@ describe('pincer owner commands', () => {
     const added = await pincer('rules', 'add', 'allow', 'run_shell', '--scope', 'prefix', '--pattern', 'git push', '--note', 'deploys');
     expect(added.code).toBe(0);
     expect(added.stdout).toMatch(/^Added rule r_\S+: allow run_shell \(prefix git push\)/);
-    const { json } = await client('GET', '/rules');
+    // A client token reads the ledger without patterns and notes; the owner's command reads it whole.
+    expect((await client('GET', '/rules')).json.rules).toEqual([expect.objectContaining({ scope: 'prefix', pattern: null, note: null })]);
+    const json = { rules: await ownerRules() };
     expect(json.rules).toEqual([expect.objectContaining({ effect: 'allow', tool: 'run_shell', scope: 'prefix', pattern: 'git push', note: 'deploys', created_by: 'owner' })]);
     const id = json.rules[0].id as string;
 
@@ -87,7 +96,7 @@ describe('pincer owner commands', () => {
     expect((await client('POST', '/policy/check', { name: 'calculate', arguments: { expression: '6*7' } })).json).toMatchObject({ decision: 'deny' });
 
     expect((await pincer('rules', 'rm', id)).code).toBe(0);
-    expect((await client('GET', '/rules')).json.rules.map((r: { id: string }) => r.id)).not.toContain(id);
+    expect((await ownerRules()).map((r: { id: string }) => r.id)).not.toContain(id);
     const again = await pincer('rules', 'rm', id);
     expect(again.code).toBe(1);
     expect(again.stderr).toMatch(/^pincer: NOT_FOUND: /);
@@ -149,14 +158,14 @@ describe('pincer owner commands', () => {
     expect((await pincer('approvals', 'allow', once.approval_id)).code).toBe(0);
     expect(await callRecord(once.call_id)).toMatchObject({ status: 'succeeded' });
     expect(existsSync(join(workspace, 'once.txt'))).toBe(false);
-    expect((await client('GET', '/rules')).json.rules).toEqual([]);
+    expect(await ownerRules()).toEqual([]);
 
     writeFileSync(join(workspace, 'always.txt'), 'x');
     const always = await askingCall('file_delete', { path: join(workspace, 'always.txt') });
     const allowed = await pincer('approvals', 'allow', always.approval_id, '--always', '--scope', 'tool');
     expect(allowed.code).toBe(0);
     expect(await callRecord(always.call_id)).toMatchObject({ status: 'succeeded' });
-    expect((await client('GET', '/rules')).json.rules).toEqual([expect.objectContaining({ effect: 'allow', tool: 'file_delete', scope: 'tool' })]);
+    expect(await ownerRules()).toEqual([expect.objectContaining({ effect: 'allow', tool: 'file_delete', scope: 'tool' })]);
     expect((await client('POST', '/policy/check', { name: 'file_delete', arguments: { path: join(workspace, 'other.txt') } })).json).toMatchObject({
       decision: 'allow',
     });
@@ -223,7 +232,7 @@ describe('pincer owner commands', () => {
     expect((await pincer('pause')).code).toBe(0);
     // The running gateway, started afterwards, reads what the in-process one stored.
     await start();
-    expect((await client('GET', '/rules')).json.rules).toEqual([expect.objectContaining({ effect: 'deny', tool: 'run_python', note: 'offline' })]);
+    expect(await ownerRules()).toEqual([expect.objectContaining({ effect: 'deny', tool: 'run_python', note: 'offline' })]);
     expect((await client('POST', '/tools/calculate/execute', { expression: '1+1' })).status).toBe(409);
   });
 });

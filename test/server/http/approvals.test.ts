@@ -82,8 +82,9 @@ async function callRecord(tg: TestGateway, id: string): Promise<Json> {
   return read(await tg.api(`/calls/${id}`));
 }
 
+/** The owner's dry run: the whole verdict, the deciding rule's id included (a client's names no rule). */
 async function check(tg: TestGateway, name: string, args: Json): Promise<Json> {
-  const res = await tg.api('/policy/check', { method: 'POST', json: { name, arguments: args } });
+  const res = await tg.asOwner('/policy/check', { json: { name, arguments: args } });
   expect(res.status).toBe(200);
   return read(res);
 }
@@ -105,7 +106,8 @@ let events: EventStream;
 beforeAll(async () => {
   // Nobody forgets to answer here: questions stay open long enough for every test to decide them.
   tg = await startGateway({ approvalTimeoutS: 60 }, { extraTools: EXTRA_TOOLS });
-  events = await EventStream.open(tg);
+  // The owner's stream, as the dashboard reads it: rules and every client's tool-set changes reach only the owner.
+  events = await EventStream.openAsOwner(tg);
 });
 afterAll(async () => {
   await events?.close();
@@ -293,7 +295,7 @@ describe('allow_always scopes', () => {
     expect(decided).toMatchObject({ status: 'allowed', decision: 'allow_always' });
     expect(decided.granted_rule).toMatch(/^r_/);
     expect((await first).status).toBe(200);
-    const rule = (await read(await tg.api('/rules'))).rules.find((r: Json) => r.id === decided.granted_rule);
+    const rule = (await read(await tg.asOwner('/rules'))).rules.find((r: Json) => r.id === decided.granted_rule);
     expect(rule).toMatchObject({ effect: 'allow', tool: 'danger_exact', scope: 'exact', created_by: 'owner' });
     expect(await callRecord(tg, approval.call_id)).toMatchObject({ rule: `rule:${decided.granted_rule}` });
 
@@ -335,7 +337,7 @@ describe('allow_always scopes', () => {
     expect((await callRecord(tg, pending.call_id)).status).toBe('pending');
     const decided = await read(await decide(tg, pending.approval_id, { decision: 'allow_always', scope: 'prefix', pattern: 'touch' }));
     const ruleId = decided.granted_rule;
-    const rule = (await read(await tg.api('/rules'))).rules.find((r: Json) => r.id === ruleId);
+    const rule = (await read(await tg.asOwner('/rules'))).rules.find((r: Json) => r.id === ruleId);
     expect(rule).toMatchObject({ scope: 'prefix', pattern: 'touch', tool: 'run_shell' });
     await until(async () => existsSync(join(tg.workspace, 'a.txt')), 'a.txt');
 
@@ -435,7 +437,7 @@ describe('allow rules never widen past a deny', () => {
     expect(runs.danger_rules).toBe(before);
     expect(await callRecord(tg, body.call_id)).toMatchObject({ decision: 'deny', rule: `rule:${denyRule.id}` });
     // The deny rule did its job on a real call: it is counted, the allow rule is not.
-    const ledger = (await read(await tg.api('/rules'))).rules as Json[];
+    const ledger = (await read(await tg.asOwner('/rules'))).rules as Json[];
     expect(ledger.find((r) => r.id === denyRule.id)).toMatchObject({ uses: 1 });
     expect(ledger.find((r) => r.id === allowRule.id)).toMatchObject({ uses: 0 });
     await tg.asOwner(`/rules/${allowRule.id}`, { method: 'DELETE' });
@@ -486,11 +488,11 @@ describe('the grants ledger', () => {
     const rule = await read(created);
     expect(rule).toMatchObject({ effect: 'allow', tool: 'danger_rules', scope: 'tool', pattern: null, note: 'for the test', created_by: 'owner', uses: 0, last_used_at: null, expires_at: null });
     expect(rule.created_at).toBeTruthy();
-    expect((await read(await tg.api('/rules'))).rules.map((r: Json) => r.id)).toContain(rule.id);
+    expect((await read(await tg.asOwner('/rules'))).rules.map((r: Json) => r.id)).toContain(rule.id);
 
     // A dry run does not count as a use.
     expect(await check(tg, 'danger_rules', {})).toMatchObject({ decision: 'allow', rule: `rule:${rule.id}` });
-    expect((await read(await tg.api('/rules'))).rules.find((r: Json) => r.id === rule.id)).toMatchObject({ uses: 0, last_used_at: null });
+    expect((await read(await tg.asOwner('/rules'))).rules.find((r: Json) => r.id === rule.id)).toMatchObject({ uses: 0, last_used_at: null });
 
     // Real calls do.
     const before = runs.danger_rules!;
@@ -499,12 +501,12 @@ describe('the grants ledger', () => {
       expect(res.status).toBe(200);
     }
     expect(runs.danger_rules).toBe(before + 2);
-    const used = (await read(await tg.api('/rules'))).rules.find((r: Json) => r.id === rule.id);
+    const used = (await read(await tg.asOwner('/rules'))).rules.find((r: Json) => r.id === rule.id);
     expect(used.uses).toBe(2);
     expect(Date.parse(used.last_used_at)).not.toBeNaN();
 
     expect((await tg.asOwner(`/rules/${rule.id}`, { method: 'DELETE' })).status).toBe(200);
-    expect((await read(await tg.api('/rules'))).rules.map((r: Json) => r.id)).not.toContain(rule.id);
+    expect((await read(await tg.asOwner('/rules'))).rules.map((r: Json) => r.id)).not.toContain(rule.id);
     expect((await check(tg, 'danger_rules', {})).decision).toBe('ask');
     expect((await tg.asOwner(`/rules/${rule.id}`, { method: 'DELETE' })).status).toBe(404);
   });
@@ -544,7 +546,7 @@ describe('the owner alone decides', () => {
     expect(runs.danger_count).toBe(before);
     expect((await callRecord(tg, pending.call_id)).status).toBe('pending');
     expect((await read(await tg.asOwner(`/approvals/${pending.approval_id}`))).status).toBe('pending');
-    expect((await read(await tg.api('/rules'))).rules.some((r: Json) => r.tool === 'danger_count')).toBe(false);
+    expect((await read(await tg.asOwner('/rules'))).rules.some((r: Json) => r.tool === 'danger_count')).toBe(false);
     await decide(tg, pending.approval_id, { decision: 'deny' });
   });
 
@@ -806,12 +808,12 @@ describe('restart', () => {
       expect((await read(await second.api(`/calls/${asyncPending.call_id}`))).status).toBe('cancelled');
       expect(runs.danger_restart).toBe(0);
 
-      const rules = (await read(await second.api('/rules'))).rules as Json[];
+      const rules = (await read(await second.asOwner('/rules'))).rules as Json[];
       expect(rules.find((r) => r.id === rule.id)).toMatchObject({ effect: 'allow', tool: 'danger_restart', scope: 'exact' });
       const kept = await second.api('/tools/danger_restart/execute', { method: 'POST', json: { note: 'kept' } });
       expect(kept.status).toBe(200);
       expect(runs.danger_restart).toBe(1);
-      expect((await read(await second.api('/rules'))).rules.find((r: Json) => r.id === rule.id).uses).toBe(1);
+      expect((await read(await second.asOwner('/rules'))).rules.find((r: Json) => r.id === rule.id).uses).toBe(1);
 
       // Pause survives a restart too.
       await second.asOwner('/settings', { method: 'PATCH', json: { paused: true } });

@@ -136,13 +136,17 @@ const json = (res: Response): Promise<Json> => res.json();
 describe('client tokens over HTTP (owner only)', () => {
   let gw: TestGateway;
   let events: EventStream;
+  /** The owner's stream: a client's creation and revocation are announced to the owner (and that client) only. */
+  let ownerEvents: EventStream;
 
   beforeAll(async () => {
     gw = await startGateway();
     events = await EventStream.open(gw);
+    ownerEvents = await EventStream.openAsOwner(gw);
   });
   afterAll(async () => {
     await events.close();
+    await ownerEvents.close();
     await gw.close();
   });
 
@@ -225,9 +229,10 @@ describe('client tokens over HTTP (owner only)', () => {
     const spies = (['log', 'info', 'warn', 'error', 'debug'] as const).map((level) => vi.spyOn(console, level));
     try {
       const { token } = await json(await create('quiet'));
-      await events.next((e) => e.event === 'tools' && e.data.reason === 'client:quiet');
+      await ownerEvents.next((e) => e.event === 'tools' && e.data.reason === 'client:quiet');
       await revoke('quiet');
-      await vi.waitFor(() => expect(events.events.filter((e) => e.data?.reason === 'client:quiet')).toHaveLength(2));
+      await vi.waitFor(() => expect(ownerEvents.events.filter((e) => e.data?.reason === 'client:quiet')).toHaveLength(2));
+      expect(JSON.stringify(ownerEvents.events)).not.toContain(token);
       expect(JSON.stringify(events.events)).not.toContain(token);
       for (const spy of spies) expect(JSON.stringify(spy.mock.calls)).not.toContain(token);
     } finally {

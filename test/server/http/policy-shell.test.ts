@@ -293,6 +293,13 @@ async function check(command: string, cwd?: string): Promise<{ decision: Verdict
   return readJson(res);
 }
 
+/** The owner's dry run: the same decision, with the deciding rule named (a client's names none of the owner's rules). */
+async function ownerCheck(command: string, cwd?: string): Promise<{ decision: Verdict; rule: string; reason: string }> {
+  const res = await gw.asOwner('/policy/check', { json: { name: 'run_shell', arguments: { command, ...(cwd && { cwd }) } } });
+  expect(res.status).toBe(200);
+  return readJson(res);
+}
+
 /** A real call that never waits for the owner: an ask answers 202 at once instead of hanging the test. */
 async function run(command: string, cwd?: string): Promise<{ status: number; text: string; body: Json }> {
   const res = await gw.api('/tools/run_shell/execute', { method: 'POST', json: { command, ...(cwd && { cwd }) }, headers: ASYNC });
@@ -535,7 +542,7 @@ describe('real calls that ask wait for the owner and run nothing until then', ()
 describe('always allow with the folder scope, for a folder outside the roots', () => {
   it('lets later read-only commands read in that folder, never writes or scripts there, nor reads elsewhere', async () => {
     const notes = `${f.outside}/notes.txt`;
-    expect(await check(`cat ${notes}`)).toMatchObject({ decision: 'ask', rule: 'shell:outside-roots' });
+    expect(await ownerCheck(`cat ${notes}`)).toMatchObject({ decision: 'ask', rule: 'shell:outside-roots' });
 
     // The first call asks; the approval offers the outside folder (its real path) as the folder scope.
     const first = await run(`cat ${notes}`);
@@ -550,7 +557,7 @@ describe('always allow with the folder scope, for a folder outside the roots', (
     expect(decided).toMatchObject({ status: 'allowed', decision: 'allow_always' });
     const ruleId = decided.granted_rule as string;
     expect(ruleId).toMatch(/^r_/);
-    const rule = ((await readJson(await gw.api('/rules'))).rules as Json[]).find((r) => r.id === ruleId);
+    const rule = ((await readJson(await gw.asOwner('/rules'))).rules as Json[]).find((r) => r.id === ruleId);
     expect(rule).toMatchObject({ effect: 'allow', tool: 'run_shell', scope: 'folder', pattern: f.outside });
 
     // The approved call runs and answers the note.
@@ -560,17 +567,17 @@ describe('always allow with the folder scope, for a folder outside the roots', (
 
     try {
       // Another file in the folder: straight through, recorded under the grant.
-      expect(await check(`cat ${f.outside}/other.txt`)).toMatchObject({ decision: 'allow', rule: `rule:${ruleId}` });
+      expect(await ownerCheck(`cat ${f.outside}/other.txt`)).toMatchObject({ decision: 'allow', rule: `rule:${ruleId}` });
       const second = await run(`cat ${f.outside}/other.txt`);
       expect(second.status, second.text).toBe(200);
       expect(second.body.result.output).toContain(OTHER);
       expect((await callRecord(second.body.call_id)).record).toMatchObject({ decision: 'allow', rule: `rule:${ruleId}`, status: 'succeeded' });
       // The same folder reached through the link inside the root is the same folder.
-      expect(await check('cat docs-link/other.txt', f.project)).toMatchObject({ decision: 'allow', rule: `rule:${ruleId}` });
+      expect(await ownerCheck('cat docs-link/other.txt', f.project)).toMatchObject({ decision: 'allow', rule: `rule:${ruleId}` });
 
       // A write riding on the read still asks, and nothing is written while it waits or after a deny.
       const write = `cat ${notes} > copy.txt`;
-      const writeVerdict = await check(write);
+      const writeVerdict = await ownerCheck(write);
       expect(writeVerdict.decision).toBe('ask');
       expect(writeVerdict.rule).not.toBe(`rule:${ruleId}`);
       const writing = await run(write);
@@ -581,7 +588,7 @@ describe('always allow with the folder scope, for a folder outside the roots', (
 
       // Scripts and other programs on files in the folder still ask.
       for (const command of [`sh -c 'cat ${notes}'`, `cat ${notes} | sh`, `cp ${notes} .`, `bash ${notes}`]) {
-        const verdict = await check(command);
+        const verdict = await ownerCheck(command);
         expect(verdict.decision, command).not.toBe('allow');
         expect(verdict.rule, command).not.toBe(`rule:${ruleId}`);
       }
@@ -597,18 +604,18 @@ describe('always allow with the folder scope, for a folder outside the roots', (
         [`cat /etc/passwd ${notes}`, '/etc/passwd'],
         ['cat /etc/passwd', '/etc/passwd'],
       ] as const) {
-        const verdict = await check(command);
+        const verdict = await ownerCheck(command);
         expect(verdict, command).toMatchObject({ decision: 'ask', rule: 'shell:outside-roots' });
         expect(verdict.reason, command).toContain(named);
       }
       // The system locations that were allowed stay allowed under their own rule.
-      expect(await check('cat /etc/hostname')).toMatchObject({ decision: 'allow', rule: 'shell:read-only' });
+      expect(await ownerCheck('cat /etc/hostname')).toMatchObject({ decision: 'allow', rule: 'shell:read-only' });
       // The data folder stays refused whatever is granted.
-      expect(await check(`cat ${notes} ${f.dataDir}/token`)).toMatchObject({ decision: 'deny', rule: 'shell:pincer-data' });
+      expect(await ownerCheck(`cat ${notes} ${f.dataDir}/token`)).toMatchObject({ decision: 'deny', rule: 'shell:pincer-data' });
     } finally {
       expect((await gw.asOwner(`/rules/${ruleId}`, { method: 'DELETE' })).status).toBe(200);
     }
     // Revoked: the folder asks again.
-    expect(await check(`cat ${f.outside}/other.txt`)).toMatchObject({ decision: 'ask', rule: 'shell:outside-roots' });
+    expect(await ownerCheck(`cat ${f.outside}/other.txt`)).toMatchObject({ decision: 'ask', rule: 'shell:outside-roots' });
   });
 });

@@ -29,7 +29,8 @@ beforeAll(async () => {
     expect(res.status).toBe(201);
     tokens[name] = (await readJson(res)).token;
   }
-  events = await EventStream.open(tg);
+  // The owner's stream, as the dashboard and the popup read it: the card whole (a client's names no other client).
+  events = await EventStream.openAsOwner(tg);
 });
 afterAll(async () => {
   await events?.close();
@@ -252,9 +253,15 @@ describe('a command that runs a client-written file is never allowed unasked', (
     await tg.asOwner('/rules', { json: { effect: 'allow', tool: 'run_shell', scope: 'tool' } });
     await write('claude', join(dir, 'Makefile'), `all:\n\ttouch ${join(dir, 'ran')}\n`);
     try {
-      const check = await readJson(await as('cursor', '/policy/check', { name: 'run_shell', arguments: { command: 'make', cwd: dir } }));
+      const dryRun = { name: 'run_shell', arguments: { command: 'make', cwd: dir } };
+      const owners = await readJson(await tg.asOwner('/policy/check', { json: dryRun }));
+      expect(owners).toMatchObject({ decision: 'ask', rule: 'provenance:client-written' });
+      expect(owners.reason).toContain('"claude"');
+      // Another client's dry run keeps the fact that someone else wrote it, not who.
+      const check = await readJson(await as('cursor', '/policy/check', dryRun));
       expect(check).toMatchObject({ decision: 'ask', rule: 'provenance:client-written' });
-      expect(check.reason).toContain('"claude"');
+      expect(check.reason).toContain('another client');
+      expect(check.reason).not.toContain('claude');
       await card('cursor', 'make', dir);
       expect(existsSync(join(dir, 'ran'))).toBe(false);
     } finally {

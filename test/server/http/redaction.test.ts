@@ -268,11 +268,18 @@ describe('approval cards', () => {
       expect(decided.status).toBe(200);
       await stream.next((e) => e.event === 'call' && e.data.call.id === pending.call_id && ['succeeded', 'failed'].includes(e.data.phase));
       // The rule was built from the real arguments: the same call is now allowed by it, without asking.
-      const again = await readJson(await tg.api('/policy/check', { method: 'POST', json: { name: 'run_shell', arguments: { command } } }));
+      const again = await readJson(await tg.asOwner('/policy/check', { json: { name: 'run_shell', arguments: { command } } }));
       expect(again).toMatchObject({ decision: 'allow' });
       expect(again.rule).toMatch(/^rule:/);
-      // Anyone may read the rules: the exact rule's pattern (the real arguments) is shown redacted.
-      const rules = await readJson(await tg.api('/rules'));
+      // A client may not dry-run arguments holding a secret (the answer would confirm a guess of it), and reads the
+      // rules without their patterns.
+      const guessed = await tg.api('/policy/check', { method: 'POST', json: { name: 'run_shell', arguments: { command } } });
+      expect(guessed.status).toBe(403);
+      expectNoSecret(await guessed.text(), 'a refused dry run', { openaiKey });
+      const asClient = await readJson(await tg.api('/rules'));
+      expect(asClient.rules.find((r: Json) => `rule:${r.id}` === again.rule)).toMatchObject({ pattern: null, note: null });
+      // The owner reads the rules: the exact rule's pattern (the real arguments) is shown redacted.
+      const rules = await readJson(await tg.asOwner('/rules'));
       expect(rules.rules.find((r: Json) => `rule:${r.id}` === again.rule).pattern).toContain('OPENAI_API_KEY=[REDACTED]');
       expectNoSecret(JSON.stringify(rules), 'GET /rules', { openaiKey });
       expectNoSecret(JSON.stringify(await readJson(await tg.api(`/calls/${pending.call_id}`))), 'the call', { openaiKey });

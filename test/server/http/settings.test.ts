@@ -129,7 +129,8 @@ describe('PATCH /settings', () => {
 
   beforeAll(async () => {
     tg = await startGateway();
-    events = await EventStream.open(tg);
+    // The dashboard's stream: the marks below are client tool-set changes, which reach only the owner and that client.
+    events = await EventStream.openAsOwner(tg);
   });
   afterAll(async () => {
     await events.close();
