@@ -4,6 +4,7 @@
  * ledger.
  */
 export { DEFAULT_INHERITED, DESKTOP_SESSION, scrubbedEnvironment, type EnvironmentOptions, type InheritedVariable } from './environment.js';
+export { stoppedByMemoryLimit, withLimits, type ProcessLimits } from './limits.js';
 export { describeLeftover, ProcessLedger, type LedgerRecord, type Leftover } from './ledger.js';
 export { OutputBuffer, type KeepPolicy } from './output-buffer.js';
 export {

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import type { Readable, Writable } from 'node:stream';
 import { scrubbedEnvironment } from './environment.js';
+import { withLimits, type ProcessLimits } from './limits.js';
 import type { LedgerEntry, LedgerRecord, Leftover, ProcessLedger } from './ledger.js';
 import { OutputBuffer, type KeepPolicy } from './output-buffer.js';
 import { processStartTime } from './proc.js';
@@ -35,6 +36,8 @@ export interface LaunchOptions {
   /** Re-read the process tree while it runs, to keep track of jobs that leave the group (Linux). */
   watch?: boolean;
   sandbox?: SandboxWrapper;
+  /** Memory limits of the process and of everything it starts, with or without the sandbox (see limits.ts). */
+  limits?: ProcessLimits;
 }
 
 export interface RunOptions extends LaunchOptions {
@@ -314,7 +317,8 @@ export class ProcessRunner {
     const tag = options.tag ? `${TAG_VARIABLE}=${randomBytes(12).toString('base64url')}` : undefined;
     const env = { ...(options.env ?? scrubbedEnvironment()) };
     if (tag) env[TAG_VARIABLE] = tag.slice(TAG_VARIABLE.length + 1);
-    let argv: readonly string[] = [options.command, ...(options.args ?? [])];
+    // Inside the sandbox: the limits are set by the sandbox's first program and bind the command and its children.
+    let argv: readonly string[] = withLimits([options.command, ...(options.args ?? [])], options.limits);
     if (options.sandbox) argv = options.sandbox(argv, { cwd, ...(options.scratch && { scratch: options.scratch }) });
 
     // Recorded before it starts: should the gateway die in between, the tag or the folder still find the process.

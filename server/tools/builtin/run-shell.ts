@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
+import { totalmem } from 'node:os';
 import { ToolError } from '../../errors.js';
-import { defaultRunner, scrubbedEnvironment, type ProcessRunner, type SandboxWrapper } from '../../process/index.js';
+import { defaultRunner, scrubbedEnvironment, stoppedByMemoryLimit, type ProcessRunner, type SandboxWrapper } from '../../process/index.js';
 import { plainText } from '../shell/plain-text.js';
 import { defineTool, type SandboxGrant, type ToolContext } from '../types.js';
 
@@ -11,6 +12,11 @@ export interface RunShellOptions {
   maxOutputBytes?: number;
   /** The shell that runs the command with `-c`; default bash. */
   shell?: string;
+  /**
+   * Memory each program the command starts may allocate (RLIMIT_DATA), in MiB; default
+   * DEFAULT_SHELL_MEMORY_LIMIT_MB. Past it an allocation fails and the program stops; the result's `note` says so.
+   */
+  memoryLimitMb?: number;
   /** Starts the command; default a runner of its own (a gateway passes the one that records and stops its runs). */
   runner?: ProcessRunner;
   /**
@@ -37,12 +43,25 @@ export interface RunShellResult {
   timed_out: boolean;
   truncated: boolean;
   duration_ms: number;
+  /** Present when the memory limit is what stopped the command: a sentence saying so. */
+  note?: string;
 }
 
 export const MAX_COMMAND_LENGTH = 10_000;
 export const MAX_TIMEOUT_MS = 600_000;
 const DEFAULT_TIMEOUT_MS = 30_000;
 const DEFAULT_MAX_OUTPUT = 256 * 1024;
+
+/**
+ * Security: the memory each program a command starts may allocate, so one allowed command (`tail /dev/zero` grows by
+ * hundreds of MB a second) cannot run the machine into the OOM killer, which may pick the gateway itself. Half the
+ * machine's memory, so a single runaway leaves room for everything else, and at most 4 GiB, which builds and test
+ * runs (node, tsc, rustc, the JVM) fit in; at least 512 MiB on a very small machine. It is RLIMIT_DATA, not the
+ * RLIMIT_AS run_python uses (1 GiB): the JVM and Node reserve gigabytes of address space they never use (Java fails
+ * to start under a 2 GiB RLIMIT_AS, a WebAssembly memory under 4 GiB), and only what is really allocated counts here.
+ * The limit is per process (see server/process/limits.ts).
+ */
+export const DEFAULT_SHELL_MEMORY_LIMIT_MB = Math.max(512, Math.min(4096, Math.floor(totalmem() / 2 / 2 ** 20)));
 
 /**
  * Fixed variables of every command. Pagers are `cat`, so `git log` or `man` cannot stop and wait (or offer `!sh`)
@@ -56,17 +75,22 @@ const SHELL_VARIABLES: Record<string, string> = {
   SYSTEMD_PAGER: '',
   GIT_TERMINAL_PROMPT: '0',
   LESSSECURE: '1',
-  // Security: a repository's own `core.fsmonitor` runs a program on every `git status`; settings given this way
-  // beat every config file. (The policy also asks before git runs in a repository with such settings.)
-  GIT_CONFIG_COUNT: '1',
+  // Security: a repository's own `core.fsmonitor` runs a program on every `git status`, and its hooks run unasked
+  // when a "read-only" `git status` rewrites the index (`post-index-change`); settings given this way beat every
+  // config file, and hooks looked for in /dev/null are never found. No hook runs from any command run_shell runs (an
+  // approved `git commit` too). (The policy also asks before git runs in a repository with such settings.)
+  GIT_CONFIG_COUNT: '2',
   GIT_CONFIG_KEY_0: 'core.fsmonitor',
   GIT_CONFIG_VALUE_0: 'false',
+  GIT_CONFIG_KEY_1: 'core.hooksPath',
+  GIT_CONFIG_VALUE_1: '/dev/null',
 };
 
 export function createRunShellTool(options: RunShellOptions) {
   const maxOutputBytes = options.maxOutputBytes ?? DEFAULT_MAX_OUTPUT;
   const shell = options.shell ?? (existsSync('/bin/bash') ? '/bin/bash' : 'bash');
   const runner = options.runner ?? defaultRunner();
+  const memoryLimitMb = options.memoryLimitMb ?? DEFAULT_SHELL_MEMORY_LIMIT_MB;
   return defineTool<RunShellArgs, RunShellResult>({
     name: 'run_shell',
     description: [
@@ -75,11 +99,13 @@ export function createRunShellTool(options: RunShellOptions) {
       'changes files, runs code, uses the network or cannot be checked waits for the owner to approve it, and a few',
       'destructive commands are always refused. Prefer one plain command over scripts, substitutions and pipes into',
       'interpreters. Standard input is empty; the environment is minimal (no credentials); pagers are disabled;',
-      'TMPDIR is a private folder deleted when the command ends.',
+      'TMPDIR is a private folder deleted when the command ends; git runs no repository hooks.',
+      `Each program the command starts may use up to ${memoryLimitMb} MiB of memory; past it, it is stopped (note says so).`,
       `The command runs in "cwd" (inside an allowed folder). It is stopped with everything it started after timeout_ms;`,
       'the result then has timed_out: true. Long output keeps its start and end (truncated: true).',
       'Result: output (as the terminal showed it), output_plain (without colour codes, when different), exit_code,',
-      'signal (when one ended it), timed_out, truncated, duration_ms. A non-zero exit_code is a result, not an error.',
+      'signal (when one ended it), timed_out, truncated, duration_ms, note (when the memory limit stopped it).',
+      'A non-zero exit_code is a result, not an error.',
     ].join(' '),
     parameters: {
       type: 'object',
@@ -107,6 +133,7 @@ export function createRunShellTool(options: RunShellOptions) {
         timed_out: { type: 'boolean' },
         truncated: { type: 'boolean' },
         duration_ms: { type: 'number' },
+        note: { type: 'string' },
       },
       required: ['output', 'exit_code', 'timed_out', 'truncated', 'duration_ms'],
     },
@@ -118,14 +145,14 @@ export function createRunShellTool(options: RunShellOptions) {
     // Output and output_plain each hold at most maxOutputBytes; JSON escaping of control bytes can grow them.
     maxOutputBytes: maxOutputBytes * 8 + 64 * 1024,
     sandboxed: true,
-    handler: (args, ctx) => runCommand(options, { shell, runner, maxOutputBytes }, args, ctx),
+    handler: (args, ctx) => runCommand(options, { shell, runner, maxOutputBytes, memoryLimitMb }, args, ctx),
   });
 }
 
 /** One run_shell call: the folder checked, the command run in a terminal under the sandbox, its output read. */
 async function runCommand(
   options: RunShellOptions,
-  { shell, runner, maxOutputBytes }: { shell: string; runner: ProcessRunner; maxOutputBytes: number },
+  { shell, runner, maxOutputBytes, memoryLimitMb }: { shell: string; runner: ProcessRunner; maxOutputBytes: number; memoryLimitMb: number },
   { command, cwd, timeout_ms }: RunShellArgs,
   ctx: ToolContext,
 ): Promise<RunShellResult> {
@@ -162,6 +189,8 @@ async function runCommand(
       tag: true,
       watch: true,
       ...(wrapper ? { sandbox: wrapper } : {}),
+      // Security: the shell and everything it starts, sandboxed or not (bubblewrap may be missing).
+      limits: { dataBytes: memoryLimitMb * 2 ** 20 },
     }).catch((error: Error) => {
       throw new ToolError('SPAWN_FAILED', `The shell could not be started: ${error.message}`);
     }),
@@ -177,5 +206,8 @@ async function runCommand(
     timed_out: run.timedOut,
     truncated: run.truncated,
     duration_ms: run.durationMs,
+    ...(stoppedByMemoryLimit(run, plain) && {
+      note: `The command used more than ${memoryLimitMb} MiB of memory and was stopped (run_shell's limit for each program it starts).`,
+    }),
   };
 }
