@@ -1,4 +1,5 @@
 import type { Approval, Provenance } from '../contract/approvals.js';
+import { GatewayError } from '../errors.js';
 
 /** What a client reads in place of another client's name. */
 export const ANOTHER_CLIENT = 'another client';
@@ -17,15 +18,26 @@ export type ClientApproval = Omit<Approval, 'provenance'> & { provenance: (Prove
  */
 export function approvalForClient(approval: Approval, viewer: string): ClientApproval {
   if (!approval.provenance.some((p) => p.client !== viewer)) return approval;
-  return {
-    ...approval,
-    reason: reasonForClient(approval.reason, viewer),
-    provenance: approval.provenance.map((p) => {
-      if (p.client === viewer) return p;
-      const { client: _client, call_id: _callId, ...rest } = p;
-      return { ...rest, client: ANOTHER_CLIENT };
-    }),
-  };
+  return { ...approval, reason: reasonForClient(approval.reason, viewer), provenance: provenanceForClient(approval.provenance, viewer) };
+}
+
+/** Who wrote which file, as the client `viewer` may read it: another client's writes without its name and call. */
+function provenanceForClient(provenance: readonly Provenance[], viewer: string): (Provenance | OtherClientWrite)[] {
+  return provenance.map((p) => {
+    if (p.client === viewer) return p;
+    const { client: _client, call_id: _callId, ...rest } = p;
+    return { ...rest, client: ANOTHER_CLIENT };
+  });
+}
+
+/**
+ * A refusal that names who wrote the files a command runs (FILES_CHANGED) as the calling client `viewer` may read
+ * it, in its message and its details, as on its approval card.
+ */
+export function refusalForClient(refusal: GatewayError, viewer: string): GatewayError {
+  const provenance = refusal.details.provenance as Provenance[] | undefined;
+  const details = provenance ? { ...refusal.details, provenance: provenanceForClient(provenance, viewer) } : refusal.details;
+  return new GatewayError(refusal.errorName, reasonForClient(refusal.message, viewer), details);
 }
 
 /**

@@ -39,8 +39,11 @@ export class CallLog {
     return { callId: record.id, status: record.status, httpStatus: record.http_status, envelope };
   }
 
-  /** Refused before running: recorded like any other call so the log shows every attempt. */
-  async refuse(record: CallRecord, t0: number, refusal: GatewayError, status: CallStatus = 'failed'): Promise<CallOutcome> {
+  /**
+   * Refused before running: recorded like any other call so the log shows every attempt. `told` is the refusal as
+   * the caller may read it, when that is less than what history keeps for the owner.
+   */
+  async refuse(record: CallRecord, t0: number, refusal: GatewayError, status: CallStatus = 'failed', told: GatewayError = refusal): Promise<CallOutcome> {
     record.status = status;
     record.http_status = refusal.status;
     record.error = { name: refusal.errorName, message: refusal.message };
@@ -51,7 +54,7 @@ export class CallLog {
       callId: record.id,
       status,
       httpStatus: refusal.status,
-      envelope: { success: false, error: refusal.toBody(), call_id: record.id },
+      envelope: { success: false, error: told.toBody(), call_id: record.id },
     };
   }
 

@@ -10,6 +10,7 @@ import type { RuleBook } from '../policy/rules.js';
 import type { FileProvenance } from '../policy/provenance.js';
 import { Redactor } from '../util/redact.js';
 import { callKey } from '../util/call-key.js';
+import { refusalForClient } from '../approvals/client-view.js';
 import { askOwner } from './ask-owner.js';
 import { ResultCache } from './cache.js';
 import { newRecord, type CallOutcome, type CallRequest } from './call.js';
@@ -113,7 +114,7 @@ export class Executor {
     }
     // Security: a client wrote a file this command runs after it was judged (while the owner read the card).
     const changed = this.options.provenance?.changedSince(decision.subject);
-    if (changed) return this.#log.refuse(record, t0, changed, 'denied');
+    if (changed) return this.#log.refuse(record, t0, changed, 'denied', request.owner ? changed : refusalForClient(changed, request.client));
     // The owner or a standing rule said yes to what this call reaches: the sandbox is widened to exactly that.
     const widened = decision.decision === 'ask' || decision.rule.startsWith('rule:');
     const grant = tool.definition.sandboxed && widened ? grantFor(decision.subject) : undefined;

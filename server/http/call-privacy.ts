@@ -1,3 +1,4 @@
+import { reasonForClient } from '../approvals/client-view.js';
 import { DEFAULT_CLIENT } from '../auth/credentials.js';
 import type { CallRecord, HistoryScope, MemoryScope } from '../store/index.js';
 import type { Identity } from './identity.js';
@@ -54,7 +55,18 @@ export function hidesMemoryCall(call: Pick<CallRecord, 'tool' | 'client'>, view:
  */
 export function shownCall(view: CallView, call: CallRecord): (CallRecord & { hidden?: string }) | undefined {
   if (!seesCallOf(view, call.client)) return undefined;
-  return hidesMemoryCall(call, view) ? { ...call, arguments: null, result: null, hidden: HIDDEN_MEMORY_CALL } : call;
+  if (hidesMemoryCall(call, view)) return { ...call, arguments: null, result: null, hidden: HIDDEN_MEMORY_CALL };
+  // Security: a call's reason (and a FILES_CHANGED refusal) names the clients that wrote files it runs; a client that
+  // reads only its own calls reads them as "another client", as on its approval card.
+  if (view.calls !== undefined && (call.reason?.includes('client "') || call.error?.message.includes('client "'))) {
+    const viewer = view.calls;
+    return {
+      ...call,
+      reason: call.reason === null ? null : reasonForClient(call.reason, viewer),
+      error: call.error && { ...call.error, message: reasonForClient(call.error.message, viewer) },
+    };
+  }
+  return call;
 }
 
 /**

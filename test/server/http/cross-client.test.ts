@@ -275,3 +275,56 @@ describe("a client's approval card and files other clients wrote", () => {
     expect(row.data.call.reason).toContain(`client "${BOB}" wrote`);
   });
 });
+
+describe("a client's own history and refusals, where other clients wrote the files a command runs", () => {
+  let dir: string;
+  let makeRule: string;
+
+  const write = async (client: string, content: string): Promise<string> => {
+    const body = await readJson(await as(client, '/tools/file_write/execute', { json: { path: join(dir, 'Makefile'), content } }));
+    expect(body.success, JSON.stringify(body)).toBe(true);
+    return body.call_id;
+  };
+
+  beforeAll(async () => {
+    dir = join(realpathSync(tg.workspace), 'history');
+    mkdirSync(dir);
+    makeRule = (await readJson(await tg.asOwner('/rules', { json: { effect: 'allow', tool: 'run_shell', scope: 'prefix', pattern: 'make' } }))).id;
+  });
+  afterAll(async () => {
+    await tg.asOwner(`/rules/${makeRule}`, { method: 'DELETE' });
+  });
+
+  it('her call in the history reads "another client"; the owner reads the name', async () => {
+    const bobsWrite = await write(BOB, 'all:\n\ttrue\n');
+    const asked = await readJson(await as(ALICE, '/tools/run_shell/execute', { json: { command: 'make', cwd: dir }, headers: { prefer: 'respond-async' } }));
+    await tg.asOwner(`/approvals/${asked.approval_id}`, { json: { decision: 'deny' } });
+    const hers = await readJson(await as(ALICE, `/calls/${asked.call_id}`));
+    expect(hers.reason).toContain(`another client wrote ${join(dir, 'Makefile')}`);
+    expect(JSON.stringify(hers)).not.toContain(BOB);
+    expect(JSON.stringify(hers)).not.toContain(bobsWrite);
+    const listed = ((await readJson(await as(ALICE, '/calls?tool=run_shell'))).calls as Json[]).find((c) => c.id === asked.call_id);
+    expect(JSON.stringify(listed)).not.toContain(BOB);
+    expect((await readJson(await tg.asOwner(`/calls/${asked.call_id}`))).reason).toContain(`client "${BOB}" wrote`);
+  });
+
+  it('a FILES_CHANGED refusal answers her without the other client, in its message, its details and her history', async () => {
+    // A folder of its own: the card waited for is this call's, not the one above.
+    dir = join(realpathSync(tg.workspace), 'changed');
+    mkdirSync(dir);
+    await write(BOB, 'all:\n\ttrue\n');
+    const pending = as(ALICE, '/tools/run_shell/execute', { json: { command: 'make', cwd: dir } });
+    const card = await streams.owner.next((e) => e.event === 'approval' && e.data.phase === 'requested' && JSON.stringify(e.data.approval).includes(dir));
+    const bobsRewrite = await write(BOB, 'all:\n\techo changed\n');
+    await tg.asOwner(`/approvals/${card.data.approval.id}`, { json: { decision: 'allow_once' } });
+    const answer = await readJson(await pending);
+    expect(answer.error.name).toBe('FILES_CHANGED');
+    expect(answer.error.message).toContain('another client');
+    expect(JSON.stringify(answer)).not.toContain(BOB);
+    expect(JSON.stringify(answer)).not.toContain(bobsRewrite);
+    const hers = await readJson(await as(ALICE, `/calls/${answer.call_id}`));
+    expect(hers.error).toMatchObject({ name: 'FILES_CHANGED' });
+    expect(JSON.stringify(hers)).not.toContain(BOB);
+    expect((await readJson(await tg.asOwner(`/calls/${answer.call_id}`))).error.message).toContain(`client "${BOB}"`);
+  });
+});

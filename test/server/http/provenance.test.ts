@@ -286,11 +286,13 @@ describe('a command that runs a client-written file is never allowed unasked', (
     const body = await readJson(res);
     expect(res.status).toBe(409);
     expect(body.error).toMatchObject({ name: 'FILES_CHANGED', code: 670 });
-    expect(body.error.message).toContain('"claude"');
-    expect(body.error.details.provenance).toMatchObject([{ path: join(dir, 'Makefile'), call_id: callId }]);
+    // The caller reads who wrote it as another client, without that client's call; the owner's history names both.
+    expect(body.error.message).toContain('another client');
+    expect(body.error.details.provenance).toEqual([expect.objectContaining({ path: join(dir, 'Makefile'), client: 'another client' })]);
+    expect(JSON.stringify(body)).not.toContain(callId);
     expect(existsSync(join(dir, 'ran'))).toBe(false);
     // The history says why it did not run.
-    const record = await readJson(await tg.api(`/calls/${body.call_id}`));
-    expect(record).toMatchObject({ status: 'denied', error: { name: 'FILES_CHANGED' } });
+    const record = await readJson(await tg.asOwner(`/calls/${body.call_id}`));
+    expect(record).toMatchObject({ status: 'denied', error: { name: 'FILES_CHANGED', message: expect.stringContaining('"claude"') } });
   });
 });
