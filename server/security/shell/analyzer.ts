@@ -20,6 +20,8 @@ export interface ShellAnalyzerOptions {
   roots: string[];
   /** The home folder `~` and `$HOME` stand for (default: this user's). */
   home?: string;
+  /** Most entries a recursive read may visit looking for secrets before it asks (default: SECRET_SCAN_LIMIT). */
+  scanLimit?: number;
 }
 
 /**
@@ -38,6 +40,7 @@ export class ShellAnalyzer {
       roots: withRealPaths(options.roots),
       protectedPaths: withRealPaths(options.protectedPaths),
       readOnlyPaths: withRealPaths(options.readOnlyPaths ?? []),
+      ...(options.scanLimit !== undefined && { scanLimit: options.scanLimit }),
     };
   }
 

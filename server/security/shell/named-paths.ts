@@ -1,4 +1,5 @@
 import { posix } from 'node:path';
+import { secretFileMatch } from '../sensitive-files.js';
 import { isWithin } from '../within.js';
 import { globToRegExp, hasGlob, type Word } from './words.js';
 
@@ -17,6 +18,8 @@ export interface ShellPaths {
   protectedPaths: readonly string[];
   /** Pincer's own code and bundled plugins: commands may read there, never write. */
   readOnlyPaths: readonly string[];
+  /** Most entries a recursive read's folders may hold before it is too large to check for secrets (secret-walk.ts). */
+  scanLimit?: number;
 }
 
 /** `/a//b/./c/` → `/a/b/c`; `/` stays `/`. */
@@ -112,7 +115,8 @@ export function holdsProtectedPath(word: Word, paths: ShellPaths, cwdGuesses: re
 // ---------------------------------------------------------------------------------------------------------------
 // Secrets
 
-const SECRET_PATHS: ReadonlyArray<[RegExp, string]> = [
+/** Matched case-insensitively, as file_read matches (sensitive-files.ts): `.ENV` is `.env` on a case-insensitive disk. */
+const SECRET_PATHS: ReadonlyArray<[RegExp, string]> = ([
   [/(?:^|\/)id_(?:rsa|dsa|ecdsa|ed25519)(?:_sk)?$/, 'an SSH private key'],
   [/(?:^|\/)\.ssh(?:\/(?!.*\.pub$)|$)/, 'SSH keys and settings'],
   [/(?:^|\/)\.aws(?:\/|$)/, 'AWS credentials'],
@@ -135,7 +139,7 @@ const SECRET_PATHS: ReadonlyArray<[RegExp, string]> = [
   [/(?:^|\/)\.(?:bash|zsh|python|mysql|psql|node_repl|sqlite)_history$/, 'shell history'],
   [/(?:^|\/)(?:Library\/Keychains|\.local\/share\/keyrings)(?:\/|$)/, 'the keychain'],
   [/(?:^|\/)(?:logins\.json|key[34]\.db|cookies\.sqlite|Login Data|Cookies)$/, 'saved browser passwords or cookies'],
-];
+] as Array<[RegExp, string]>).map(([pattern, what]) => [new RegExp(pattern.source, 'i'), what]);
 
 /** Where secrets usually live, to test globs against (`cat ~/.ss*\/id*`). */
 function secretSamples(home: string): string[] {
@@ -188,6 +192,16 @@ export function secretIn(word: Word, paths: ShellPaths, cwdGuesses: readonly str
     }
   }
   return undefined;
+}
+
+/**
+ * What secret a file is, by its real path: the shell's own list and the one file_read uses (sensitive-files.ts), so a
+ * command reads no file the file tools would ask about. For files a command reads without naming them (a recursive
+ * read); a named operand also goes through secretIn, which reads the word's spelling.
+ */
+export function secretFile(real: string): string | undefined {
+  for (const [pattern, what] of SECRET_PATHS) if (pattern.test(real)) return what;
+  return secretFileMatch(real)?.what;
 }
 
 /** Secrets mentioned anywhere inside a piece of text (a script given to an interpreter). */

@@ -1,4 +1,4 @@
-import { scanOptions } from './options.js';
+import { scanOptions, type ScannedOption } from './options.js';
 import { literalWord, type Word } from './words.js';
 
 /**
@@ -14,6 +14,8 @@ export interface Operands {
   recursive: Word[];
   /** Whether that recursion follows symbolic links found inside (`grep -R`, `find -L`, `rg -L`). */
   followsLinks: boolean;
+  /** The options as scanned, for checks that look at more than paths (which files a recursive read takes). */
+  options?: ScannedOption[];
 }
 
 interface Spec {
@@ -213,7 +215,11 @@ export function operandsOf(program: string, args: readonly Word[]): Operands {
   if (spec.pattern && !patternGiven) files = files.slice(1);
   if (spec === AWK) files = files.filter((w) => !/^[A-Za-z_]\w*=/.test(w.value ?? ''));
   out.paths.push(...files);
-  const recursive = spec.recursive === true || (spec.recursive !== undefined && values.some((v) => (spec.recursive as RegExp).test(v)));
+  out.options = options;
+  // `grep -d recurse` (two words) is `grep -r`.
+  const recurseOption = spec === GREP && options.some((o) => (o.flag === '-d' || o.flag === '--directories') && o.value?.value === 'recurse');
+  const recursive =
+    spec.recursive === true || recurseOption || (spec.recursive !== undefined && values.some((v) => (spec.recursive as RegExp).test(v)));
   if (recursive) {
     out.recursive = files.length > 0 ? files : [literalWord('.')];
     out.followsLinks = spec.follows !== undefined && values.some((v) => spec.follows!.test(v));

@@ -9,8 +9,9 @@ import { hostileGitSetting } from './git-config.js';
 import { gitDirectories, operandsOf } from './operands.js';
 import { absoluteFrom, isFolder, judgeWord, linksOut, lookalikeEscape, placeOf, realPath, type Judged } from './operand-places.js';
 import { isWithin } from '../within.js';
-import { namesProtectedPath, normalizeAbsolute, secretIn, trustFile, trustFileGlob } from './named-paths.js';
+import { namesProtectedPath, normalizeAbsolute, secretFile, secretIn, trustFile, trustFileGlob } from './named-paths.js';
 import { short } from './programs/check.js';
+import { METADATA_ONLY } from './programs/readers.js';
 import { askRule, denyLookalike, denyPincerCode, denyPincerData, denyRule } from './rules.js';
 import { hasGlob, literalWord, type Word } from './words.js';
 import { destroyedBy, howSwept, treeHoldsData } from './sweeps.js';
@@ -98,12 +99,22 @@ export function operand(script: Script, word: Word, access: 'read' | 'write', pr
     const shown = word.value === real ? real : `${short(word.text, 50)} (${real})`;
     if (place === 'protected') script.push(denyPincerData(`${program} would ${access} ${shown}, inside Pincer's data folder`));
     else if (place === 'outside') outsidePath(script, real, access, `${program} would ${access} ${shown}`);
-    // A glob or a link can lead to a secret its spelling does not show (`/et[c]/shadow`, `notes -> ~/.ssh/id_rsa`).
-    if (access === 'read' && real !== word.value) {
-      const secret = secretIn(literalWord(real), script.paths);
-      if (secret) script.push(askRule('secret-read', `${program} would read ${secret} (${shown})`));
+    // A glob or a link can lead to a secret its spelling does not show (`/et[c]/shadow`, `notes -> ~/.ssh/id_rsa`),
+    // and a file the command opens is judged as file_read judges it (`cat .ENV`, `cat proj/credentials`).
+    if (access === 'read') {
+      const secret =
+        (real !== word.value ? secretIn(literalWord(real), script.paths) : undefined) ??
+        (METADATA_ONLY.has(program) ? undefined : secretFile(real));
+      if (secret) script.push(askRule('secret-read', `${program} would read ${secret} (${secretShown(script, word, real)})`));
     }
   }
+}
+
+/** A secret an operand leads to, as a reason shows it: as written, and where it leads when that is another name. */
+function secretShown(script: Script, word: Word, real: string): string {
+  const cwd = script.reader.cwd;
+  const path = isWithin(real, cwd) ? posix.relative(cwd, real) : real;
+  return word.value === path || word.value === real ? path : `${short(word.text, 40)}, which is ${path}`;
 }
 
 /** Notes a path outside the roots for the approval card and folder grants; reading it asks. */

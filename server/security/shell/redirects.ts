@@ -8,6 +8,7 @@ import { merge, noFacts, type Facts, type Stdin } from './facts.js';
 import { isBlockDevice, namesProtectedPath, normalizeAbsolute, secretIn, secretInText } from './named-paths.js';
 import { short } from './programs/check.js';
 import { codeWrite, lookalike, mentioned, namesFromListing, noteWrites, operand, pincerData, trustWrite } from './reach.js';
+import { listedSecrets } from './recursive-reads.js';
 import { askRule, denyPincerData, denyRule } from './rules.js';
 import { evaluateWord, literalWord, type Word } from './words.js';
 
@@ -37,6 +38,9 @@ function stages(script: Script, nodes: Node[], lastStdin?: Stdin, firstFacts?: F
     const before = all.slice(0, j);
     const secret = before.find((f) => f.readsSecret)?.readsSecret;
     if (secret) script.push(askRule('secret-read', `The command opens files named by a command that lists ${secret}`));
+    // Names from a listing (`ls -a | xargs cat`): unless the text says what they are, any file under it may be one.
+    const listing = all[j - 1]!;
+    if (!secret && (listing.lists?.length || listing.output === undefined)) listedSecrets(script, listing.lists);
     if (before.some((f) => f.mentionsProtected)) {
       script.push(askRule('pincer-data-within', "The command opens files named by a command that lists Pincer's data folder"));
     }

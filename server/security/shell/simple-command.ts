@@ -16,7 +16,9 @@ import { NETWORK, RAW_SOCKET } from './programs/network.js';
 import { METADATA_ONLY, readsRecursively } from './programs/readers.js';
 import { MODIFIES_FILES } from './programs/writers.js';
 import { codeNamed, gitConfig, lookalike, mentioned, pincerData, readsOutside, sweptData, trustWrites } from './reach.js';
+import { gitDirectories } from './operands.js';
 import { noteRuns } from './runs/index.js';
+import { recursiveSecrets } from './recursive-reads.js';
 import { output } from './redirects.js';
 import { askRule, denyRule, readOnly } from './rules.js';
 import { literalWord, type Word } from './words.js';
@@ -73,7 +75,8 @@ export function classifyWords(script: Script, words: Word[], stdin: Stdin | unde
     }
   }
   if (readsRecursively(program, args)) {
-    const targets = args.filter((w) => !w.value?.startsWith('-'));
+    // git's other words are a subcommand, patterns and pathspecs (`:/`): where it reads is where `-C` moves it.
+    const targets = program === 'git' ? gitDirectories(args) : args.filter((w) => !w.value?.startsWith('-'));
     const folders = targets.length <= 1 ? [literalWord('.'), ...targets] : targets;
     if (folders.some((w) => holdsProtectedPath(w, script.paths, script.cwdGuesses))) {
       script.push(askRule('pincer-data-within', `${program} would read through Pincer's data folder`));
@@ -83,6 +86,9 @@ export function classifyWords(script: Script, words: Word[], stdin: Stdin | unde
       script.push(askRule('secret-read', `${program} would read through a home or system folder, where keys and credentials live`));
     }
   }
+  // Secrets inside the roots: a `.env` or a key under the folders a recursive read goes through.
+  const inTree = recursiveSecrets(script, program, args);
+  if (inTree) facts.readsSecret ??= inTree;
   if (NETWORK.has(program)) facts.network = true;
   if (RAW_SOCKET.has(program)) facts.rawSocket = true;
   if (program === 'mkfifo' || program === 'mknod') facts.fifo = true;

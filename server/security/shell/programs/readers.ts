@@ -118,7 +118,10 @@ export const METADATA_ONLY = new Set([
   'lsattr', 'getfacl', 'namei', 'pathchk', 'cd', 'pushd', 'which', 'type', 'echo', 'printf',
 ]);
 
-/** Recursive readers: pointed at a folder holding Pincer's data, they read it. */
+/**
+ * Recursive readers: pointed at a folder holding Pincer's data, they read it. Which files under their folders they
+ * read (hidden ones, ignored ones, tracked ones) is recursive-reads.ts.
+ */
 export function readsRecursively(program: string, args: Word[]): boolean {
   const values = args.map((w) => w.value ?? '');
   switch (program) {
@@ -126,9 +129,19 @@ export function readsRecursively(program: string, args: Word[]): boolean {
     case 'egrep':
     case 'fgrep':
     case 'zgrep':
-      return values.some((v) => /^-[^-]*[rR]/.test(v) || /^--(?:recursive|dereference-recursive|directories=recurse)$/.test(v));
+      return values.some(
+        (v, i) =>
+          /^-[^-]*[rR]/.test(v) ||
+          /^--(?:recursive|dereference-recursive|directories=recurse)$/.test(v) ||
+          ((v === '-d' || v === '--directories') && values[i + 1] === 'recurse'),
+      );
     case 'rg':
       return true;
+    case 'git': {
+      // `git grep` reads the work tree; `git diff --no-index` compares two folders file by file.
+      const sub = gitSubcommand(values);
+      return sub === 'grep' || (sub === 'diff' && values.includes('--no-index'));
+    }
     case 'diff':
       return values.some((v) => /^-[^-]*r/.test(v) || v === '--recursive');
     case 'cat':
@@ -143,4 +156,20 @@ export function readsRecursively(program: string, args: Word[]): boolean {
     default:
       return false;
   }
+}
+
+/** The subcommand of a git command line: the first word after the global options (`-C DIR`, `-c KEY=VALUE`). */
+export function gitSubcommand(values: readonly string[]): string | undefined {
+  const at = gitSubcommandAt(values);
+  return at === -1 ? undefined : values[at];
+}
+
+/** Where the subcommand of a git command line is, or -1. */
+export function gitSubcommandAt(values: readonly string[]): number {
+  for (let i = 0; i < values.length; i++) {
+    const v = values[i]!;
+    if (v === '-C' || v === '-c') i++;
+    else if (!v.startsWith('-')) return i;
+  }
+  return -1;
 }
