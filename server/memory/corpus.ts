@@ -1,8 +1,20 @@
 import { ftsPhrase, type IndexedMemory, type MemoryFilter, type MemoryStatistics, type MemoryStore } from '../store/memories.js';
+import type { Steps } from './steps.js';
 
 /** BM25 parameters: the values FTS5's bm25() uses. */
 export const K1 = 1.2;
 export const B = 0.75;
+
+/**
+ * Security: denial of service. How many index entries (memories holding a term, summed over the terms) one index
+ * query may read: FTS5 reads and ranks every entry of every term it is given, about half a microsecond each, in one
+ * statement that nothing interrupts. 32 words each held by every one of 10,000 memories, or a part held by 200 common
+ * terms, made one query of a second or more. Past this, the commonest terms are left out of the index query (they
+ * weigh least in a ranking; the scoring still counts them where it reads a memory's terms). An entry holds a term's
+ * places in its memory: in memories longer than ENTRY_TERMS terms on average, it counts for as many entries more.
+ */
+const MATCH_POSTINGS = 100_000;
+const ENTRY_TERMS = 400;
 
 /**
  * How many of one writer's matches are read and scored when ranking for a reader limited to that writer's memories:
@@ -10,6 +22,12 @@ export const B = 0.75;
  * costs about what FTS5's ranking of the same query costs the owner.
  */
 const WRITER_POOL = 1000;
+
+/**
+ * Memories read (and their terms parsed) in one step: up to a few hundred thousand terms at the content limit, a few
+ * milliseconds (see steps.ts).
+ */
+const READ_SLICE = 50;
 
 /**
  * The memories one search ranks over, with their statistics: every memory (a reader who sees them all), or one
@@ -39,32 +57,36 @@ export class Corpus {
 
   /**
    * Memories matching the FTS5 query, best first by BM25 over `phrases` (the query's terms, one per phrase of
-   * `match`, as FTS5 counts them), with the score (larger is better).
+   * `match`, as FTS5 counts them), with the score (larger is better). In steps: the memories are read a slice at a
+   * time.
    */
-  ranked(match: string, phrases: readonly string[], filter: MemoryFilter, limit: number): Array<IndexedMemory & { score: number }> {
-    if (this.writer === undefined) return this.store.search(match, filter, limit, 'rank');
+  *ranked(match: string, phrases: readonly string[], filter: MemoryFilter, limit: number): Steps<Array<IndexedMemory & { score: number }>> {
+    if (this.writer === undefined) return yield* this.#read(this.store.searchIds(match, filter, limit, 'rank'));
     const unique = [...new Set(phrases)];
     const df = this.statistics.documentFrequencies(unique);
-    const found = this.#candidates(match, unique, df, this.#own(filter));
+    const found = yield* this.#candidates(match, unique, df, this.#own(filter));
     if (found.length === 0) return [];
     const { docs, tokens } = this.statistics.corpus();
     const idf = new Map(unique.map((term) => [term, bm25Idf(docs, df.get(term) ?? 0)]));
     const averageLength = docs > 0 ? tokens / docs : 1;
-    const best = found
-      .map(({ id, terms }) => ({ id, score: bm25(terms, phrases, idf, averageLength) }))
+    const scored: Array<{ id: number; score: number }> = [];
+    for (let at = 0; at < found.length; at += READ_SLICE) {
+      yield;
+      for (const { id, terms } of this.store.termsOf(found.slice(at, at + READ_SLICE))) scored.push({ id, score: bm25(terms, phrases, idf, averageLength) });
+    }
+    const best = scored
       // Ties in the index's order, as FTS5 gives them.
       .sort((a, b) => b.score - a.score || a.id - b.id)
       .slice(0, limit);
-    const scores = new Map(best.map((b) => [b.id, b.score]));
-    return this.store.indexed(best.map((b) => b.id)).map((memory) => ({ ...memory, score: scores.get(memory.id)! }));
+    return yield* this.#read(best);
   }
 
   /**
-   * What is scored, at most WRITER_POOL matches: every match when there are no more; else the matches holding the
-   * query's rarest phrases (as many phrases as half the pool holds: BM25's best nearly always hold one), then the
+   * What is scored, at most WRITER_POOL matches' ids: every match when there are no more; else the matches holding
+   * the query's rarest phrases (as many phrases as half the pool holds: BM25's best nearly always hold one), then the
    * newest of the rest. Each step reads the writer's own counts and memories only.
    */
-  #candidates(match: string, phrases: readonly string[], df: Map<string, number>, filter: MemoryFilter): Array<{ id: number; terms: string[] }> {
+  *#candidates(match: string, phrases: readonly string[], df: Map<string, number>, filter: MemoryFilter): Steps<number[]> {
     const rarest = phrases.filter((term) => df.has(term)).sort((a, b) => df.get(a)! - df.get(b)!);
     const picked: string[] = [];
     let holding = 0;
@@ -73,16 +95,36 @@ export class Corpus {
       picked.push(term);
       holding += df.get(term)!;
     }
-    if (picked.length === 0 || picked.length === rarest.length) return this.store.searchTerms(match, filter, WRITER_POOL);
-    const rare = this.store.searchTerms(`(${match}) AND (${picked.map(ftsPhrase).join(' OR ')})`, filter, WRITER_POOL);
-    const seen = new Set(rare.map((memory) => memory.id));
-    const newest = this.store.searchTerms(match, filter, WRITER_POOL).filter((memory) => !seen.has(memory.id));
+    const newestIds = (query: string) => this.store.searchIds(query, filter, WRITER_POOL, 'newest').map((row) => row.id);
+    if (picked.length === 0 || picked.length === rarest.length) return newestIds(match);
+    const rare = newestIds(`(${match}) AND (${picked.map(ftsPhrase).join(' OR ')})`);
+    yield;
+    const seen = new Set(rare);
+    const newest = newestIds(match).filter((id) => !seen.has(id));
     return [...rare, ...newest.slice(0, WRITER_POOL - rare.length)];
   }
 
   /** Up to `limit` memories matching, in no particular order (the index's first matches), scored 0. */
-  any(match: string, filter: MemoryFilter, limit: number): Array<IndexedMemory & { score: number }> {
-    return this.store.search(match, this.#own(filter), limit, 'any');
+  *any(match: string, filter: MemoryFilter, limit: number): Steps<Array<IndexedMemory & { score: number }>> {
+    return yield* this.#read(this.store.searchIds(match, this.#own(filter), limit, 'any'));
+  }
+
+  /** The memories found, in the order given, with their scores: a slice at a time. */
+  *#read(found: ReadonlyArray<{ id: number; score: number }>): Steps<Array<IndexedMemory & { score: number }>> {
+    const memories: Array<IndexedMemory & { score: number }> = [];
+    for (let at = 0; at < found.length; at += READ_SLICE) {
+      yield;
+      const slice = found.slice(at, at + READ_SLICE);
+      const scores = new Map(slice.map((row) => [row.id, row.score]));
+      for (const memory of this.store.indexed(slice.map((row) => row.id))) memories.push({ ...memory, score: scores.get(memory.id)! });
+    }
+    return memories;
+  }
+
+  /** How many index entries one index query over this corpus may read (see MATCH_POSTINGS). */
+  matchPostings(): number {
+    const { docs, tokens } = this.statistics.corpus();
+    return MATCH_POSTINGS / Math.max(1, docs > 0 ? tokens / docs / ENTRY_TERMS : 1);
   }
 
   /** Security: whatever the caller's filter, a writer's corpus holds only that writer's memories. */

@@ -1,7 +1,9 @@
 import type { MemoryFilter } from '../store/memories.js';
+import { GRAM_ROWS, type GramBudget } from '../store/memory-statistics.js';
 import { ftsPhrase } from '../store/memories.js';
 import type { Corpus } from './corpus.js';
 import type { Ranked, TermMatch } from './ranking.js';
+import type { Steps } from './steps.js';
 import { isCjk } from './tokenize.js';
 
 /**
@@ -18,13 +20,18 @@ const COMMON_WORD = 0.05;
  * A Latin or numeric query term of three characters or more is looked up in the vocabulary's trigram table; a
  * two-character one, and a CJK one (its bigrams are already parts of the text), as itself or the start of a term;
  * a single character and a common word as itself only. Counts and vocabulary come from `corpus` (see corpus.ts).
+ * The terms holding a query term share the index entries one query may read with the other query terms' (corpus.ts):
+ * past its share, the commonest of them are left out.
  */
-export function keywordSearch(corpus: Corpus, terms: readonly string[], filter: MemoryFilter, limit: number): Ranked[] {
+export function* keywordSearch(corpus: Corpus, terms: readonly string[], filter: MemoryFilter, limit: number): Steps<Ranked[]> {
   const store = corpus.statistics;
   const holders = new Map<string, Set<string>>();
   const df = store.documentFrequencies(terms);
   const { docs } = store.corpus();
+  const share = corpus.matchPostings() / terms.length;
+  const budget: GramBudget = { gramRows: GRAM_ROWS };
   for (const term of terms) {
+    yield;
     const found = new Set([term]);
     // A word in more than a twentieth of the memories ("the") was typed as that word: the memories holding it as
     // part of another ("other", "then") would only make the index rank most of the corpus. A single character
@@ -34,13 +41,20 @@ export function keywordSearch(corpus: Corpus, terms: readonly string[], filter: 
       continue;
     }
     const long = [...term].length >= 3 && !isCjk(term);
-    for (const holder of long ? store.termsContaining(term, HOLDERS) : store.termsWithPrefix(term, HOLDERS)) found.add(holder.term);
+    let postings = 0;
+    for (const holder of long ? store.termsContaining(term, HOLDERS, budget) : store.termsWithPrefix(term, HOLDERS)) {
+      if (holder.term === term || postings + holder.docs > share) continue;
+      found.add(holder.term);
+      postings += holder.docs;
+    }
     holders.set(term, found);
   }
+  yield;
   const match = [...holders.values()].map((found) => `(${[...found].map(ftsPhrase).join(' OR ')})`).join(' AND ');
   // Each alternative is a phrase of its own, as FTS5's bm25() counts them.
   const phrases = [...holders.values()].flatMap((found) => [...found]);
-  return corpus.ranked(match, phrases, filter, limit).map((memory) => {
+  const found = yield* corpus.ranked(match, phrases, filter, limit);
+  return found.map((memory) => {
     const present = new Set(memory.terms);
     const matched: TermMatch[] = [];
     const missing: string[] = [];

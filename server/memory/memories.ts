@@ -8,6 +8,7 @@ import { Corpus } from './corpus.js';
 import { flagOf, type MemoryFlag } from './flags.js';
 import { keywordSearch } from './keyword.js';
 import { rankedSearch, type TermMatch } from './ranking.js';
+import { runSteps, runStepsYielding, Turns, type Steps } from './steps.js';
 import { normalize, queryTerms, tokenize } from './tokenize.js';
 
 export type { MemoryFilter } from '../store/memories.js';
@@ -44,7 +45,21 @@ export interface SearchOptions extends MemoryFilter {
   limit?: number;
 }
 
-export const MEMORY_LIMITS = { content: 100_000, tags: 32, tag: 64, category: 64, limit: 100 } as const;
+/**
+ * Security: denial of service. Any client may remember and recall without approval, on the gateway's only thread:
+ * a memory's text is at most `content` bytes of UTF-8, 32 KiB (indexing costs in proportion to its terms, a Chinese
+ * character's bigram included: 100,000 characters took from 0.2 s to seconds; at the limit, under 100 ms; and every
+ * search that scores a memory reads all its terms), and a search matches at most the first `queryTerms` distinct
+ * terms of its query (each costs index and vocabulary lookups; a pasted page of text is no better a query than its
+ * start).
+ */
+export const MEMORY_LIMITS = { content: 32_768, tags: 32, tag: 64, category: 64, limit: 100, queryTerms: 32 } as const;
+
+/** The distinct terms of a query a search matches, in order, and how many past MEMORY_LIMITS.queryTerms it leaves out. */
+export function searchedTerms(query: string): { terms: string[]; dropped: number } {
+  const terms = queryTerms(query);
+  return { terms: terms.slice(0, MEMORY_LIMITS.queryTerms), dropped: Math.max(0, terms.length - MEMORY_LIMITS.queryTerms) };
+}
 
 /** A page of the newest memories (`GET /memory` without words). */
 export interface MemoryPage {
@@ -98,6 +113,9 @@ export class MemoryInputError extends Error {
  * matches never depend on memories it cannot see.
  */
 export class Memories {
+  /** Searches run in steps take turns (see searchInSteps). */
+  readonly #turns = new Turns();
+
   /**
    * `scopeOf` says which memories a caller sees (a client limited to its own memories, or every one); a method
    * given no `reader` acts for the owner and sees every memory.
@@ -225,10 +243,24 @@ export class Memories {
     return report;
   }
 
+  /** Searches at once: the caller's thread is held until it is done (the work is bounded by MEMORY_LIMITS and the search's caps). */
   search(options: SearchOptions & { reader?: string }): SearchResult[] {
+    return runSteps(this.#search(options));
+  }
+
+  /**
+   * Searches in steps, letting the event loop run between them, one search at a time (see steps.ts): what a client
+   * may call without approval (`recall`) runs this way, so no search holds the gateway's thread for long, however
+   * many arrive at once. Stops once `signal` aborts.
+   */
+  searchInSteps(options: SearchOptions & { reader?: string }, signal?: AbortSignal): Promise<SearchResult[]> {
+    return this.#turns.run(() => runStepsYielding(this.#search(options), signal), signal);
+  }
+
+  *#search(options: SearchOptions & { reader?: string }): Steps<SearchResult[]> {
     const method = options.method ?? 'hybrid';
     const limit = options.limit ?? 10;
-    const terms = queryTerms(options.query);
+    const { terms } = searchedTerms(options.query);
     if (terms.length === 0) return [];
     const filter = this.#scoped(
       {
@@ -240,15 +272,44 @@ export class Memories {
     );
     if (!filter) return [];
     const corpus = new Corpus(this.store, this.limitedTo(options.reader));
-    if (method === 'keyword') {
-      return keywordSearch(corpus, terms, filter, limit).map((r) => result(r.memory, r.score, { method, terms: r.terms, missing: r.missing }));
-    }
     if (method === 'tfidf') {
-      return corpus.ranked(terms.map(ftsPhrase).join(' OR '), terms, filter, limit).map((row) => result(row, row.score, explainExact(method, terms, row.terms)));
+      const ranked = tfidfTerms(corpus, terms);
+      yield;
+      const rows = yield* corpus.ranked(ranked.map(ftsPhrase).join(' OR '), ranked, filter, limit);
+      const results: SearchResult[] = [];
+      for (const row of rows) {
+        yield;
+        results.push(result(row, row.score, explainExact(method, terms, row.terms)));
+      }
+      return results;
     }
-    // Fuzzy and hybrid (ranking.ts): every memory holding a variant of a query term, scored from its own terms.
-    return rankedSearch(corpus, method, options.query, terms, filter, limit).map((r) => result(r.memory, r.score, { method, terms: r.terms, missing: r.missing }));
+    // Keyword (keyword.ts); fuzzy and hybrid (ranking.ts): every memory holding a variant of a query term, scored
+    // from its own terms.
+    const found = method === 'keyword' ? yield* keywordSearch(corpus, terms, filter, limit) : yield* rankedSearch(corpus, method, options.query, terms, filter, limit);
+    const results: SearchResult[] = [];
+    for (const r of found) {
+      yield;
+      results.push(result(r.memory, r.score, { method, terms: r.terms, missing: r.missing }));
+    }
+    return results;
   }
+}
+
+/**
+ * The terms tfidf asks the index for: every query term, unless together they are held more often than one index
+ * query may read (Corpus.matchPostings); then the rarest up to that, the commonest (which weigh least) left out.
+ */
+function tfidfTerms(corpus: Corpus, terms: readonly string[]): string[] {
+  const df = corpus.statistics.documentFrequencies(terms);
+  const budget = corpus.matchPostings();
+  let postings = 0;
+  const kept = new Set<string>();
+  for (const term of [...terms].sort((a, b) => (df.get(a) ?? 0) - (df.get(b) ?? 0))) {
+    postings += df.get(term) ?? 0;
+    if (kept.size > 0 && postings > budget) break;
+    kept.add(term);
+  }
+  return terms.filter((term) => kept.has(term));
 }
 
 export interface ImportReport {
@@ -322,7 +383,11 @@ function explainExact(method: SearchMethod, terms: readonly string[], memoryTerm
 
 function checkContent(value: unknown): string {
   if (typeof value !== 'string' || value.trim() === '') throw new MemoryInputError('content', 'content must be a non-empty string.');
-  if (value.length > MEMORY_LIMITS.content) throw new MemoryInputError('content', `content is longer than ${MEMORY_LIMITS.content} characters.`);
+  const bytes = Buffer.byteLength(value, 'utf8');
+  if (bytes > MEMORY_LIMITS.content) {
+    const [size, limit] = [bytes, MEMORY_LIMITS.content].map((n) => n.toLocaleString('en-US'));
+    throw new MemoryInputError('content', `content is ${size} bytes of UTF-8; a memory holds at most ${limit} (32 KiB): split it into several.`);
+  }
   return value;
 }
 

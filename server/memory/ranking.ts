@@ -1,7 +1,9 @@
 import type { IndexedMemory, MemoryFilter, MemoryStatistics } from '../store/memories.js';
+import { GRAM_HOLDERS, GRAM_ROWS, type GramBudget } from '../store/memory-statistics.js';
 import { ftsPhrase } from '../store/memories.js';
 import { B, K1, type Corpus } from './corpus.js';
 import { allowedDistance, editDistance, trigrams } from './distance.js';
+import type { Steps } from './steps.js';
 import { cjkRuns, isCjk, normalize, queryTerms } from './tokenize.js';
 
 /**
@@ -62,6 +64,8 @@ const PREFIX_BASE = 0.45;
 /** A CJK run of the query found as it was typed (or with one character wrong) in a memory: its words belong together. */
 const RUN_EXACT = 0.6;
 const RUN_NEAR = 0.35;
+/** Places of a memory looked at for a CJK run with one character wrong (see holdsWithOneWrong). */
+const RUN_PLACES = 2000;
 
 interface Variant {
   distance: number;
@@ -78,38 +82,40 @@ interface Variant {
  *   for a CJK run of the query found whole in the memory.
  * Every count and vocabulary term comes from `corpus`: the reader's own memories' when it sees only those.
  */
-export function rankedSearch(
+export function* rankedSearch(
   corpus: Corpus,
   method: 'fuzzy' | 'hybrid',
   query: string,
   terms: readonly string[],
   filter: MemoryFilter,
   limit: number,
-): Ranked[] {
+): Steps<Ranked[]> {
   const store = corpus.statistics;
   const df = store.documentFrequencies(terms);
   const { docs, tokens } = store.corpus();
   const last = new Set(queryTerms(normalize(query).trim().split(/\s+/).at(-1) ?? ''));
   const variants = new Map<string, Map<string, Variant>>(); // query term → vocabulary term → how it matches
   const partial = new Set<string>(); // query terms that may be typed in part: any term they start matches
+  const budget: GramBudget = { gramRows: GRAM_ROWS };
   for (const term of terms) {
     const found = new Map<string, Variant>();
     if (df.has(term)) found.set(term, { distance: 0, prefix: false });
     // Hybrid: a word several memories hold as typed was most likely meant as typed; its near variants are looked
     // for only when it is rare or unknown (a typo is). Fuzzy looks for them always.
-    if (method === 'fuzzy' || (df.get(term) ?? 0) < KNOWN_WORD) nearTerms(store, term, found, df);
+    if (method === 'fuzzy' || (df.get(term) ?? 0) < KNOWN_WORD) nearTerms(store, term, found, df, budget);
     if (method === 'hybrid' && mayBePartial(term, df, last, docs)) {
       completions(store, term, found, df);
       partial.add(term);
     }
     variants.set(term, found);
+    yield;
   }
-  const runs = method === 'hybrid' ? cjkRuns(query).filter((run) => [...run].length >= 2) : [];
-  for (const run of runs) repairRun(store, run, variants, df);
+  const runs = method === 'hybrid' ? searchedRuns(query, terms) : [];
+  for (const run of runs) yield* repairRun(store, run, variants, df);
 
-  const pool = candidates(corpus, variants, partial, runPhrases(runs, df), df, docs * COMMON_SHARE, filter, Math.max(MIN_POOL, limit * 10));
+  const pool = yield* candidates(corpus, variants, partial, runPhrases(runs, df), df, docs * COMMON_SHARE, filter, Math.max(MIN_POOL, limit * 10));
   if (pool.length === 0) return [];
-  if (partial.size > 0) completionsIn(store, pool, variants, partial, df);
+  if (partial.size > 0) yield* completionsIn(store, pool, variants, partial, df);
   const averageLength = docs > 0 ? tokens / docs : 1;
   const idf = (term: string) => {
     const n = df.get(term) ?? 0;
@@ -118,7 +124,9 @@ export function rankedSearch(
   const queryWeight = new Map(terms.map((term) => [term, idf(term)]));
   const totalWeight = [...queryWeight.values()].reduce((sum, w) => sum + w, 0);
 
-  const scored = pool.map((memory): Ranked => {
+  const scored: Ranked[] = [];
+  for (const memory of pool) {
+    yield;
     const counts = new Map<string, number>();
     for (const term of memory.terms) counts.set(term, (counts.get(term) ?? 0) + 1);
     const lengthNorm = K1 * (1 - B + (B * memory.terms.length) / averageLength);
@@ -153,8 +161,8 @@ export function rankedSearch(
       if (runs.length > 0) score += runBonus(normalize(memory.content), runs, idf);
       if (totalWeight > 0) score *= (covered / totalWeight) ** COVERAGE_POWER;
     }
-    return { memory, score, terms: matched, missing };
-  });
+    scored.push({ memory, score, terms: matched, missing });
+  }
   return scored
     .sort((a, b) => b.score - a.score || b.memory.created_at.localeCompare(a.memory.created_at) || b.memory.id - a.memory.id)
     .slice(0, limit);
@@ -167,7 +175,7 @@ export function rankedSearch(
  * when the query has rarer ones (OR-ing it in would have the index rank most of the corpus). A query of common
  * words alone ("of the") takes any memories holding them, unranked: every one of them scores alike.
  */
-function candidates(
+function* candidates(
   corpus: Corpus,
   variants: Map<string, Map<string, Variant>>,
   partial: Set<string>,
@@ -176,7 +184,7 @@ function candidates(
   common: number,
   filter: MemoryFilter,
   size: number,
-): IndexedMemory[] {
+): Steps<IndexedMemory[]> {
   // Each query term as FTS5 alternatives: its variants, and for a word typed in part the FTS5 prefix query
   // (`"envir"*`) standing for every term it starts, counted as holding as many memories as its commonest
   // completions together.
@@ -201,11 +209,23 @@ function candidates(
   // A CJK run is asked for as a phrase, its bigrams in a row: memories holding the same bigrams apart are not what
   // was typed.
   const covered = new Set(runs.flatMap((run) => run.covers));
-  const clauses = [...narrowing.filter((group) => !covered.has(group.query)).map((group) => `(${any(group.terms)})`), ...runs.map((run) => run.phrase)];
+  // Each term's alternatives share the index entries one query may read (Corpus.matchPostings): past its share, a
+  // term is asked for by its first (itself, or its nearest variant) only.
+  const share = corpus.matchPostings() / Math.max(1, narrowing.length);
+  const within = (terms: readonly string[]) => {
+    let postings = 0;
+    return terms.filter((term, i) => {
+      if (i > 0 && postings + df.get(term)! > share) return false;
+      postings += df.get(term)!;
+      return true;
+    });
+  };
+  const clauses = [...narrowing.filter((group) => !covered.has(group.query)).map((group) => `(${any(within(group.terms))})`), ...runs.map((run) => run.phrase)];
   // What the index ranks by (over the reader's own statistics when it sees only its own memories): every variant.
   const scoring = [...new Set([...variants.values()].flatMap((found) => [...found.keys()]))];
-  const every = clauses.length > 1 || runs.length > 0 ? corpus.ranked(clauses.join(' AND '), scoring, filter, size) : [];
+  const every = clauses.length > 1 || runs.length > 0 ? yield* corpus.ranked(clauses.join(' AND '), scoring, filter, size) : [];
   if (every.length >= PAGE) return every;
+  yield;
   // With memories holding every term found, the rest only fill the page: fewer index entries and memories will do.
   const budget = every.length > 0 ? POOL_POSTINGS / 4 : POOL_POSTINGS;
   const fill = every.length > 0 ? PAGE * 3 : size;
@@ -220,9 +240,25 @@ function candidates(
     picking.push(term);
     postings += df.get(term)!;
   }
-  const some = picking.length > 0 ? corpus.ranked(any(picking), picking, filter, fill) : corpus.any(any(all), filter, fill);
+  const some = picking.length > 0 ? yield* corpus.ranked(any(picking), picking, filter, fill) : yield* corpus.any(any(all), filter, fill);
   const seen = new Set(every.map((memory) => memory.id));
   return [...every, ...some.filter((memory) => !seen.has(memory.id))];
+}
+
+/**
+ * The query's CJK runs of two characters or more, as far as their bigrams are among the terms searched for (a query
+ * past MEMORY_LIMITS.queryTerms distinct terms is matched by its first ones only, runs included).
+ */
+function searchedRuns(query: string, terms: readonly string[]): string[] {
+  const searched = new Set(terms);
+  const runs: string[] = [];
+  for (const run of cjkRuns(query)) {
+    const chars = [...run];
+    let end = 1;
+    while (end < chars.length && searched.has(chars[end - 1]! + chars[end]!)) end++;
+    if (end >= 2) runs.push(chars.slice(0, end).join(''));
+  }
+  return runs;
 }
 
 /**
@@ -256,17 +292,27 @@ function similarity(query: string, term: string, variant: Variant): number {
   return 1 - variant.distance / Math.max(queryLength, termLength);
 }
 
-/** Vocabulary terms within the query term's edit distance, found through the trigram index. */
-function nearTerms(store: MemoryStatistics, term: string, found: Map<string, Variant>, df: Map<string, number>): void {
+/**
+ * Vocabulary terms within the query term's edit distance, found through the trigram index. A trigram held by more
+ * than GRAM_HOLDERS terms is left out, and the share a near term must hold lowered by as many (the filter still
+ * lets every near term through); the rows read count against the search's `budget`, and a term whose trigrams
+ * would overrun it gets no near terms (its exact and partial matches still count).
+ */
+function nearTerms(store: MemoryStatistics, term: string, found: Map<string, Variant>, df: Map<string, number>, budget: GramBudget): void {
   const cjk = isCjk(term);
   const max = allowedDistance(term, cjk);
   if (max === 0) return;
   let near = 0;
   const cap = cjk ? CJK_VARIANTS : FUZZY_CANDIDATES;
-  const grams = new Set(trigrams(term));
-  // An edit changes at most three trigrams (a swap of two letters four): a term sharing fewer cannot be near.
+  const holders = store.gramHolders(trigrams(term), budget);
+  const grams = [...holders].filter(([, n]) => n <= GRAM_HOLDERS).map(([gram]) => gram);
+  budget.gramRows -= grams.reduce((sum, gram) => sum + holders.get(gram)!, 0);
+  if (grams.length === 0 || budget.gramRows < 0) return;
+  // An edit changes at most three trigrams (a swap of two letters four): a term sharing fewer cannot be near. Of
+  // the trigrams read, it shares all but those and the ones left out.
+  const least = grams.length - 4 * max;
   const length = [...term].length;
-  for (const candidate of store.termsSharingGrams([...grams], grams.size - 4 * max, [length - max, length + max], FUZZY_CANDIDATES)) {
+  for (const candidate of store.termsSharingGrams(grams, least, [length - max, length + max], FUZZY_CANDIDATES)) {
     if (candidate.term === term) continue;
     const distance = editDistance(term, candidate.term, max);
     if (distance > max) continue;
@@ -280,26 +326,41 @@ function nearTerms(store: MemoryStatistics, term: string, found: Map<string, Var
  * The completions of words typed in part that the candidates hold beyond the commonest ones looked up first (the
  * index found them through the prefix query): added as variants, with how many memories hold them.
  */
-function completionsIn(
+function* completionsIn(
   store: MemoryStatistics,
   pool: readonly IndexedMemory[],
   variants: Map<string, Map<string, Variant>>,
   partial: Set<string>,
   df: Map<string, number>,
-): void {
-  const added: string[] = [];
+): Steps<void> {
+  const added = new Set<string>();
+  // Each distinct term of the pool once, each word typed in part looked up by its length: a pass over every term
+  // for every such word cost their product (32 words over a pool of long memories: millions of comparisons).
+  const byStart = new Map<number, Map<string, number>>(); // length in code units → word typed in part → its characters
   for (const query of partial) {
-    const found = variants.get(query)!;
-    const length = [...query].length;
-    for (const memory of pool) {
-      for (const term of memory.terms) {
-        if (found.has(term) || !term.startsWith(query) || term === query) continue;
-        found.set(term, { distance: [...term].length - length, prefix: true });
-        if (!df.has(term)) added.push(term);
+    let words = byStart.get(query.length);
+    if (!words) byStart.set(query.length, (words = new Map()));
+    words.set(query, [...query].length);
+  }
+  const seen = new Set<string>();
+  for (const memory of pool) {
+    yield;
+    for (const term of memory.terms) {
+      if (seen.has(term)) continue;
+      seen.add(term);
+      for (const [length, words] of byStart) {
+        if (term.length <= length) continue;
+        const query = term.slice(0, length);
+        const characters = words.get(query);
+        if (characters === undefined) continue;
+        const found = variants.get(query)!;
+        if (found.has(term)) continue;
+        found.set(term, { distance: [...term].length - characters, prefix: true });
+        if (!df.has(term)) added.add(term);
       }
     }
   }
-  for (const [term, n] of store.documentFrequencies(added)) df.set(term, n);
+  for (const [term, n] of store.documentFrequencies([...added])) df.set(term, n);
 }
 
 /**
@@ -328,9 +389,10 @@ function completions(store: MemoryStatistics, term: string, found: Map<string, V
  * characters that fit both neighbours do: those X for which the vocabulary holds both `left X` and `X right`. Each
  * repaired bigram becomes a near variant (distance 1) of the broken one.
  */
-function repairRun(store: MemoryStatistics, run: string, variants: Map<string, Map<string, Variant>>, df: Map<string, number>): void {
+function* repairRun(store: MemoryStatistics, run: string, variants: Map<string, Map<string, Variant>>, df: Map<string, number>): Steps<void> {
   const chars = [...run];
   for (let i = 1; i + 1 < chars.length; i++) {
+    yield;
     const left = chars[i - 1]! + chars[i]!;
     const right = chars[i]! + chars[i + 1]!;
     if (df.has(left) || df.has(right)) continue;
@@ -364,13 +426,19 @@ function runBonus(content: string, runs: readonly string[], idf: (term: string) 
   return bonus;
 }
 
-/** Whether `text` holds the characters in a row with one of them replaced by another CJK character. */
+/**
+ * Whether `text` holds the characters in a row with one of them replaced by another CJK character. Security: denial
+ * of service. At most RUN_PLACES places holding part of the run are looked at per memory: a memory repeating one
+ * character thousands of times would otherwise be looked at in every place for every character of the run.
+ */
 function holdsWithOneWrong(text: string, chars: readonly string[]): boolean {
+  let places = 0;
   for (let i = 0; i < chars.length; i++) {
     const before = chars.slice(0, i).join('');
     const after = chars.slice(i + 1).join('');
     const anchor = before || after;
     for (let at = text.indexOf(anchor); at >= 0; at = text.indexOf(anchor, at + 1)) {
+      if (++places > RUN_PLACES) return false;
       if (before) {
         const wrong = String.fromCodePoint(text.codePointAt(at + before.length) ?? 0x20);
         if (isCjk(wrong) && text.startsWith(after, at + before.length + wrong.length)) return true;

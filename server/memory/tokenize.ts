@@ -22,6 +22,8 @@ const CJK_CHAR = new RegExp(`[${CJK}]`, 'v');
 const CJK_RUN = new RegExp(`[${CJK}]+`, 'gv');
 
 const segmenter = new Intl.Segmenter('zh', { granularity: 'word' });
+/** The longest piece of a CJK run given to the segmenter at once (see cjkTerms). */
+const SEGMENTED_RUN = 256;
 
 /** NFKC and case folding. */
 export function normalize(text: string): string {
@@ -74,5 +76,11 @@ function cjkTerms(run: string, out: string[]): void {
   }
   for (let i = 0; i + 1 < chars.length; i++) out.push(chars[i]! + chars[i + 1]!);
   if (chars.length < 3) return;
-  for (const { segment } of segmenter.segment(run)) if ([...segment].length >= 3) out.push(segment);
+  // Security: denial of service. The segmenter's time grows with the square of a run's length (a run of 32,000
+  // characters without punctuation took 200 ms, of 100,000 seconds): a long run is segmented a piece at a time.
+  // Text has punctuation long before; only a word across two pieces is missed.
+  for (let at = 0; at < chars.length; at += SEGMENTED_RUN) {
+    const piece = at === 0 && chars.length <= SEGMENTED_RUN ? run : chars.slice(at, at + SEGMENTED_RUN).join('');
+    for (const { segment } of segmenter.segment(piece)) if ([...segment].length >= 3) out.push(segment);
+  }
 }

@@ -1,9 +1,9 @@
 import type { Statement } from 'better-sqlite3';
 import type { Db } from './db.js';
 import type { Memory as WireMemory } from '../contract/memory.js';
-import { CorpusStatistics, type MemoryStatistics } from './memory-statistics.js';
+import { CorpusStatistics, type GramBudget, type MemoryStatistics } from './memory-statistics.js';
 
-export type { MemoryStatistics } from './memory-statistics.js';
+export type { GramBudget, MemoryStatistics } from './memory-statistics.js';
 
 /** A stored memory: the wire's memory before it is read for instructions (`flagged` is worked out on the way out). */
 export type Memory = Omit<WireMemory, 'flagged'>;
@@ -220,31 +220,30 @@ export class MemoryStore implements MemoryStatistics {
   }
 
   /**
-   * FTS5 search: `match` is an FTS5 query over the terms column. Ranked (`rank`), by FTS5's bm25() (k1 = 1.2,
-   * b = 0.75, fixed in SQLite, over the statistics of every memory), best first; `score` is bm25 negated, so larger is
-   * better. Unranked (`any`), the index stops at `limit` matches instead of scoring every one (for queries of only
-   * common words); `newest` takes the newest `limit` matches. Unranked rows score 0.
+   * FTS5 search: `match` is an FTS5 query over the terms column; the ids of what it finds (the memories themselves
+   * are read with indexed() or termsOf(), a few at a time). Ranked (`rank`), by FTS5's bm25() (k1 = 1.2, b = 0.75,
+   * fixed in SQLite, over the statistics of every memory), best first; `score` is bm25 negated, so larger is better.
+   * Unranked (`any`), the index stops at `limit` matches instead of scoring every one (for queries of only common
+   * words); `newest` takes the newest `limit` matches. Unranked rows score 0.
    */
-  search(match: string, filter: MemoryFilter, limit: number, order: SearchOrder = 'rank'): Array<IndexedMemory & { score: number }> {
+  searchIds(match: string, filter: MemoryFilter, limit: number, order: SearchOrder = 'rank'): Array<{ id: number; score: number }> {
     const where = filterSql(filter, 'm');
     const orderBy = order === 'rank' ? 'ORDER BY f.rank' : order === 'newest' ? 'ORDER BY f.rowid DESC' : '';
-    return this.#prepare<unknown[], MemoryRow & { score: number }>(
-      `SELECT m.*, ${order === 'rank' ? '-f.rank' : '0'} AS score FROM memory_fts f JOIN memories m ON m.id = f.rowid
+    return this.#prepare<unknown[], { id: number; score: number }>(
+      `SELECT m.id, ${order === 'rank' ? '-f.rank' : '0'} AS score FROM memory_fts f JOIN memories m ON m.id = f.rowid
        WHERE memory_fts MATCH ? AND ${where.sql} ${orderBy} LIMIT ?`,
-    )
-      .all(match, ...where.params, limit)
-      .map((row) => ({ ...toIndexed(row), score: row.score }));
+    ).all(match, ...where.params, limit);
   }
 
-  /** The newest `limit` matches' ids and terms only, newest first: for scoring many without reading their text. */
-  searchTerms(match: string, filter: MemoryFilter, limit: number): Array<{ id: number; terms: string[] }> {
-    const where = filterSql(filter, 'm');
-    return this.#prepare<unknown[], { id: number; terms: string }>(
-      `SELECT m.id, m.terms FROM memory_fts f JOIN memories m ON m.id = f.rowid WHERE memory_fts MATCH ? AND ${where.sql}
-       ORDER BY f.rowid DESC LIMIT ?`,
-    )
-      .all(match, ...where.params, limit)
-      .map((row) => ({ id: row.id, terms: JSON.parse(row.terms) as string[] }));
+  /** These memories' terms only, in the order of `ids`: for scoring many without reading their text. */
+  termsOf(ids: readonly number[]): Array<{ id: number; terms: string[] }> {
+    if (ids.length === 0) return [];
+    const rows = this.#prepare<[string], { id: number; terms: string }>('SELECT id, terms FROM memories WHERE id IN (SELECT value FROM json_each(?))').all(JSON.stringify(ids));
+    const byId = new Map(rows.map((row) => [row.id, row.terms]));
+    return ids.flatMap((id) => {
+      const terms = byId.get(id);
+      return terms === undefined ? [] : [{ id, terms: JSON.parse(terms) as string[] }];
+    });
   }
 
   /** These memories with their terms, in the order of `ids` (ids not found are left out). */
@@ -270,12 +269,16 @@ export class MemoryStore implements MemoryStatistics {
     return this.#all.termsWithPrefix(prefix, limit, length);
   }
 
-  termsContaining(part: string, limit: number): Array<{ term: string; docs: number }> {
-    return this.#all.termsContaining(part, limit);
+  termsContaining(part: string, limit: number, budget?: GramBudget): Array<{ term: string; docs: number }> {
+    return this.#all.termsContaining(part, limit, budget);
   }
 
   termsSharingGrams(grams: readonly string[], least: number, length: [number, number], limit: number): Array<{ term: string; docs: number }> {
     return this.#all.termsSharingGrams(grams, least, length, limit);
+  }
+
+  gramHolders(grams: readonly string[], budget?: GramBudget): Map<string, number> {
+    return this.#all.gramHolders(grams, budget);
   }
 
   /**

@@ -19,14 +19,22 @@ export interface MemoryStatistics {
   corpus(): { docs: number; tokens: number };
   /**
    * Vocabulary terms that start with `prefix` (longer than it), the most frequent first: a range of the term index,
-   * so only the terms with that prefix are read. `length` keeps only terms of that many characters.
+   * so only the terms with that prefix are read. `length` keeps only terms of that many characters. A prefix that
+   * starts more than PREFIX_RANGE terms answers none: it completes to too much to mean anything.
    */
   termsWithPrefix(prefix: string, limit: number, length?: number): Array<{ term: string; docs: number }>;
   /**
    * Vocabulary terms holding `part` (three characters or more) anywhere, the most frequent first: those holding
-   * every trigram of it (the trigram table narrows them down), then checked whole.
+   * every trigram of it that at most GRAM_HOLDERS terms hold (the trigram table narrows them down), then checked
+   * whole. None when every trigram of it is that common.
    */
-  termsContaining(part: string, limit: number): Array<{ term: string; docs: number }>;
+  termsContaining(part: string, limit: number, budget?: GramBudget): Array<{ term: string; docs: number }>;
+  /**
+   * How many vocabulary terms hold each gram, counted up to GRAM_HOLDERS + 1 (more than GRAM_HOLDERS: that many +
+   * 1), the rows read taken from `budget` (a search's; a fresh one if none); once it is spent, the grams not yet counted answer GRAM_HOLDERS + 1 too.
+   * Of the whole vocabulary, also for a writer: the trigram table is shared.
+   */
+  gramHolders(grams: readonly string[], budget?: GramBudget): Map<string, number>;
   /**
    * Vocabulary terms of `length[0]` to `length[1]` characters sharing at least `least` of `grams` (each 3
    * characters, from the padded query term), those sharing the most first, then the most frequent: the candidate
@@ -38,6 +46,27 @@ export interface MemoryStatistics {
 
 /** Sorts after every string that starts with what it follows (U+10FFFF is the last code point). */
 const PAST_EVERY_CHARACTER = '\u{10FFFF}';
+
+/**
+ * Security: denial of service through the vocabulary. Any client may write memories, and so shape the vocabulary:
+ * a gram or a prefix held by hundreds of thousands of terms would make every lookup of it read them all, on the
+ * gateway's only thread. A trigram held by more terms than this narrows nothing down and is not read (the searches
+ * leave it out of what they count); a prefix starting more terms than PREFIX_RANGE completes to nothing. The
+ * benchmark's 100,000 memories (25,000 terms) hold no gram in more than 1,900 terms and no prefix in more than 900.
+ */
+export const GRAM_HOLDERS = 4000;
+export const PREFIX_RANGE = 4000;
+
+/**
+ * Rows of the trigram table one search may still read (counting trigrams' holders, and reading them): a query of
+ * 32 terms, each of 30 letters sharing its trigrams with the whole vocabulary, would otherwise read millions.
+ */
+export interface GramBudget {
+  gramRows: number;
+}
+
+/** A search's GramBudget: an ordinary query reads a few thousand rows; this is about 25 ms of reading. */
+export const GRAM_ROWS = 400_000;
 
 /** The statistics of every memory (`writer` null) or of one writer's memories only (see MemoryStore.ofWriter). */
 export class CorpusStatistics implements MemoryStatistics {
@@ -73,16 +102,39 @@ export class CorpusStatistics implements MemoryStatistics {
 
   termsWithPrefix(prefix: string, limit: number, length?: number): Array<{ term: string; docs: number }> {
     const writer = this.#writer;
-    const params = { prefix, past: `${prefix}${PAST_EVERY_CHARACTER}`, length: length ?? null, limit, writer };
-    return this.#prepare<[typeof params], { term: string; docs: number }>(
+    // At most PREFIX_RANGE + 1 terms of the range are read, whatever their length: the range is what costs.
+    const params = { prefix, past: `${prefix}${PAST_EVERY_CHARACTER}`, scan: PREFIX_RANGE + 1, writer };
+    const range = this.#prepare<[typeof params], { term: string; docs: number }>(
       `SELECT term, docs FROM ${writer === null ? 'memory_terms WHERE' : 'memory_writer_terms WHERE writer = @writer AND'}
-       term > @prefix AND term < @past AND (@length IS NULL OR length(term) = @length) ORDER BY docs DESC LIMIT @limit`,
+       term > @prefix AND term < @past LIMIT @scan`,
     ).all(params);
+    if (range.length > PREFIX_RANGE) return [];
+    return range
+      .filter((row) => length === undefined || [...row.term].length === length)
+      // Stable: ties keep the index's order, as ORDER BY docs did.
+      .sort((a, b) => b.docs - a.docs)
+      .slice(0, limit);
   }
 
-  termsContaining(part: string, limit: number): Array<{ term: string; docs: number }> {
+  gramHolders(grams: readonly string[], budget: GramBudget = { gramRows: GRAM_ROWS }): Map<string, number> {
+    const count = this.#prepare<[string, number], { n: number }>('SELECT count(*) AS n FROM (SELECT 1 FROM memory_term_grams WHERE gram = ? LIMIT ?)');
+    const holders = new Map<string, number>();
+    for (const gram of grams) {
+      if (holders.has(gram)) continue;
+      const n = budget.gramRows > 0 ? count.get(gram, GRAM_HOLDERS + 1)!.n : GRAM_HOLDERS + 1;
+      if (budget.gramRows > 0) budget.gramRows -= n;
+      holders.set(gram, n);
+    }
+    return holders;
+  }
+
+  termsContaining(part: string, limit: number, budget: GramBudget = { gramRows: GRAM_ROWS }): Array<{ term: string; docs: number }> {
     const writer = this.#writer;
-    const grams = [...new Set(trigramsOf(part))];
+    // The trigrams common beyond GRAM_HOLDERS are left out: the others still narrow down, and instr() checks whole.
+    const holders = this.gramHolders(trigramsOf(part), budget);
+    const grams = [...holders].filter(([, n]) => n <= GRAM_HOLDERS).map(([gram]) => gram);
+    budget.gramRows -= grams.reduce((sum, gram) => sum + holders.get(gram)!, 0);
+    if (grams.length === 0 || budget.gramRows < 0) return [];
     const params = { grams: JSON.stringify(grams), count: grams.length, part, limit, writer };
     return this.#prepare<[typeof params], { term: string; docs: number }>(
       `SELECT t.term, ${writer === null ? 't.docs' : 'w.docs'} AS docs FROM (

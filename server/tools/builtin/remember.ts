@@ -18,7 +18,9 @@ export function createRememberTool(memories: Memories) {
     parameters: {
       type: 'object',
       properties: {
-        content: { type: 'string', description: 'What to remember.', minLength: 1, maxLength: MEMORY_LIMITS.content },
+        // Security: denial of service. Indexing costs in proportion to the text: at most 32 KiB of UTF-8 (MEMORY_LIMITS),
+        // checked in bytes by Memories.add; the schema's characters can only be fewer.
+        content: { type: 'string', description: 'What to remember, at most 32 KiB (UTF-8).', minLength: 1, maxLength: MEMORY_LIMITS.content },
         tags: {
           type: 'array',
           items: { type: 'string', minLength: 1, maxLength: MEMORY_LIMITS.tag },
