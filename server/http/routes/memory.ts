@@ -1,4 +1,4 @@
-import { Router, type Request, type RequestHandler } from 'express';
+import { Router, type Request, type RequestHandler, type Response } from 'express';
 import { refuse } from '../../errors.js';
 import { MEMORY_LIMITS, MemoryCursorError, MemoryInputError, parseTagList, SEARCH_METHODS, type Memories, type SearchMethod } from '../../memory/memories.js';
 import { GatewayError } from '../../errors.js';
@@ -10,7 +10,7 @@ import { badQuery, queryKeyProblems } from '../query.js';
 const SEARCH_KEYS = ['q', 'method', 'limit', 'tags', 'category', 'client', 'cursor'] as const;
 const WRITE_FIELDS = ['content', 'tags', 'category'];
 const JSONL_TYPE = /^application\/(?:x-ndjson|jsonl|x-jsonlines)\s*(?:;|$)/i;
-/** A memory's content is at most 100,000 characters; escaped in JSON, up to six bytes each. */
+/** A memory's content is at most 32 KiB of UTF-8 (MEMORY_LIMITS); a line of an import holds it escaped in JSON, and more. */
 const MAX_IMPORT_LINE_BYTES = 1 << 20;
 
 /**
@@ -41,7 +41,7 @@ export function memoryRoutes(memories: Memories): Router {
     res.status(201).json(checked(() => memories.add({ content: body.content, tags: body.tags, category: body.category, client: identityOf(res).name })) satisfies Memory);
   });
 
-  router.get('/memory', (req, res) => {
+  router.get('/memory', async (req, res) => {
     const query = searchQuery(req.query as Record<string, unknown>);
     const reader = identityOf(res).name;
     if (query.q === undefined) {
@@ -54,7 +54,9 @@ export function memoryRoutes(memories: Memories): Router {
       return;
     }
     if (query.cursor !== undefined) throw badQuery(['"cursor" pages the newest memories (without "q"); a search answers its best matches in one page']);
-    res.json({ results: memories.search({ query: query.q, method: query.method, limit: query.limit, ...query.filter, reader }) } satisfies MemoryResults);
+    // In steps, taking turns with other searches: a long query over large memories never holds the gateway.
+    const results = await memories.searchInSteps({ query: query.q, method: query.method, limit: query.limit, ...query.filter, reader }, callerGone(res));
+    res.json({ results } satisfies MemoryResults);
   });
 
   // Registered before /memory/:id, which would otherwise refuse "export" as an id.
@@ -80,11 +82,12 @@ export function memoryRoutes(memories: Memories): Router {
   });
 
   // Lobster's search: {query, results: [{id, content, score}]}, hybrid.
-  router.get('/search', (req, res) => {
+  router.get('/search', async (req, res) => {
     const query = searchQuery(req.query as Record<string, unknown>);
     if (query.q === undefined) throw badQuery(['"q" is required (the text to search for)']);
     if (query.cursor !== undefined) throw badQuery(['"cursor" pages the newest memories (GET /memory without "q"); a search answers one page']);
-    const results = memories.search({ query: query.q, method: query.method, limit: query.limit, ...query.filter, reader: identityOf(res).name });
+    const search = { query: query.q, method: query.method, limit: query.limit, ...query.filter, reader: identityOf(res).name };
+    const results = await memories.searchInSteps(search, callerGone(res));
     res.json({ query: query.q, results: results.map(({ id, content, score, flagged }) => ({ id, content, score, ...(flagged && { flagged }) })) });
   });
 
@@ -174,4 +177,14 @@ function searchQuery(raw: Record<string, unknown>) {
   };
   const cursor = query.cursor === undefined || query.cursor === '' ? undefined : query.cursor;
   return { q, method, limit, filter, cursor };
+}
+
+/** Aborts when the caller hangs up before its answer: the search it asked for stops at its next step. */
+function callerGone(res: Response): AbortSignal {
+  const controller = new AbortController();
+  res.once('close', () => {
+    // A refusal, not a DOMException: nobody is left to read it, and the error handler logs only the unexpected.
+    if (!res.writableFinished) controller.abort(refuse.callCancelled('The caller went away before the search finished.'));
+  });
+  return controller.signal;
 }
