@@ -202,6 +202,13 @@ describe('`tools` events about one client', () => {
   });
 });
 
+/** `client` writes `dir`/Makefile through file_write; answers the call's id. */
+async function writeMakefile(client: string, dir: string, content: string): Promise<string> {
+  const body = await readJson(await as(client, '/tools/file_write/execute', { json: { path: join(dir, 'Makefile'), content } }));
+  expect(body.success, JSON.stringify(body)).toBe(true);
+  return body.call_id;
+}
+
 describe("a client's approval card and files other clients wrote", () => {
   let dir: string;
   let bobsWrite: string;
@@ -209,11 +216,7 @@ describe("a client's approval card and files other clients wrote", () => {
   let approvalId: string;
   let makeRule: string;
 
-  const write = async (client: string, content: string): Promise<string> => {
-    const body = await readJson(await as(client, '/tools/file_write/execute', { json: { path: join(dir, 'Makefile'), content } }));
-    expect(body.success, JSON.stringify(body)).toBe(true);
-    return body.call_id;
-  };
+  const write = (client: string, content: string) => writeMakefile(client, dir, content);
 
   beforeAll(async () => {
     dir = join(realpathSync(tg.workspace), 'cards');
@@ -280,11 +283,7 @@ describe("a client's own history and refusals, where other clients wrote the fil
   let dir: string;
   let makeRule: string;
 
-  const write = async (client: string, content: string): Promise<string> => {
-    const body = await readJson(await as(client, '/tools/file_write/execute', { json: { path: join(dir, 'Makefile'), content } }));
-    expect(body.success, JSON.stringify(body)).toBe(true);
-    return body.call_id;
-  };
+  const write = (client: string, content: string) => writeMakefile(client, dir, content);
 
   beforeAll(async () => {
     dir = join(realpathSync(tg.workspace), 'history');

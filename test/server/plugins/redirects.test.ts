@@ -1,6 +1,5 @@
-import { createServer, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { RouteStub, redirect } from '../../helpers/route-stub.js';
 import { startGateway, type TestGateway } from '../../helpers/gateway.js';
 import { pluginSteps, toolPlugin } from './helpers.js';
 
@@ -10,45 +9,8 @@ import { pluginSteps, toolPlugin } from './helpers.js';
  * internal service would be). A real gateway, a real plugin process and real stubs, on 127.0.0.x only.
  */
 
-type Route = (res: ServerResponse) => void;
-
-class Stub {
-  readonly seen: string[] = [];
-  server!: Server;
-  port = 0;
-  constructor(
-    readonly host: string,
-    readonly routes: Record<string, Route>,
-  ) {}
-
-  get origin(): string {
-    return `http://${this.host}:${this.port}`;
-  }
-
-  async listen(): Promise<void> {
-    this.server = createServer((req, res) => {
-      this.seen.push(req.url ?? '');
-      const route = this.routes[(req.url ?? '/').split('?')[0]!];
-      if (route) route(res);
-      else res.writeHead(404).end('not here');
-    });
-    await new Promise<void>((resolve, reject) => {
-      this.server.once('error', reject);
-      this.server.listen(0, this.host, () => resolve());
-    });
-    this.port = (this.server.address() as AddressInfo).port;
-  }
-
-  async close(): Promise<void> {
-    this.server.closeAllConnections();
-    await new Promise<void>((resolve) => this.server.close(() => resolve()));
-  }
-}
-
-const redirect = (location: () => string): Route => (res) => res.writeHead(302, { location: location() }).end();
-
 // 127.0.0.2 and 127.0.0.4 are declared by the plugin; 127.0.0.3 is not, though http_allow opens it.
-const declared: Stub = new Stub('127.0.0.2', {
+const declared: RouteStub = new RouteStub('127.0.0.2', {
   '/to-undeclared': redirect(() => `${undeclared.origin}/secret`),
   '/to-path': redirect(() => '/landed'),
   '/landed': (res) => res.end('landed on another path'),
@@ -56,11 +18,11 @@ const declared: Stub = new Stub('127.0.0.2', {
   '/end': (res) => res.end('chain ended on a declared host'),
   '/chain-out': redirect(() => `${second.origin}/out`),
 });
-const second: Stub = new Stub('127.0.0.4', {
+const second: RouteStub = new RouteStub('127.0.0.4', {
   '/hop': redirect(() => `${declared.origin}/end`),
   '/out': redirect(() => `${undeclared.origin}/secret`),
 });
-const undeclared: Stub = new Stub('127.0.0.3', { '/secret': (res) => res.end('UNDECLARED-SECRET') });
+const undeclared: RouteStub = new RouteStub('127.0.0.3', { '/secret': (res) => res.end('UNDECLARED-SECRET') });
 
 let tg: TestGateway;
 let steps: ReturnType<typeof pluginSteps>;

@@ -1,6 +1,5 @@
-import { createServer, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { RouteStub, redirect } from '../../helpers/route-stub.js';
 import { ToolError } from '../../../server/errors.js';
 import { NetGuard, type FetchInit, type HopCheck, type Resolver } from '../../../server/security/net.js';
 
@@ -10,51 +9,14 @@ import { NetGuard, type FetchInit, type HopCheck, type Resolver } from '../../..
  * through an injected table. Nothing here sends a packet anywhere but 127.0.0.x.
  */
 
-type Route = (res: ServerResponse) => void;
-
-class Stub {
-  readonly seen: string[] = [];
-  server!: Server;
-  port = 0;
-  constructor(
-    readonly host: string,
-    readonly routes: Record<string, Route>,
-  ) {}
-
-  get origin(): string {
-    return `http://${this.host}:${this.port}`;
-  }
-
-  async listen(): Promise<void> {
-    this.server = createServer((req, res) => {
-      this.seen.push(req.url ?? '');
-      const route = this.routes[req.url ?? '/'];
-      if (route) route(res);
-      else res.writeHead(404).end('not here');
-    });
-    await new Promise<void>((resolve, reject) => {
-      this.server.once('error', reject);
-      this.server.listen(0, this.host, () => resolve());
-    });
-    this.port = (this.server.address() as AddressInfo).port;
-  }
-
-  async close(): Promise<void> {
-    this.server.closeAllConnections();
-    await new Promise<void>((resolve) => this.server.close(() => resolve()));
-  }
-}
-
-const redirect = (location: () => string): Route => (res) => res.writeHead(302, { location: location() }).end();
-
-const home: Stub = new Stub('127.0.0.2', {
+const home: RouteStub = new RouteStub('127.0.0.2', {
   '/to-other': redirect(() => `${other.origin}/secret`),
   '/to-other-name': redirect(() => `http://other.test:${other.port}/secret`),
   '/to-loopback': redirect(() => `http://127.0.0.1:${home.port}/`),
   '/to-path': redirect(() => '/landed'),
   '/landed': (res) => res.end('landed'),
 });
-const other: Stub = new Stub('127.0.0.3', { '/secret': (res) => res.end('OTHER-SECRET') });
+const other: RouteStub = new RouteStub('127.0.0.3', { '/secret': (res) => res.end('OTHER-SECRET') });
 
 const lookups: string[] = [];
 const resolver: Resolver = async (host) => {
