@@ -213,14 +213,8 @@ export async function* lines(upstream: UpstreamResponse): AsyncGenerator<string>
   let total = 0;
   try {
     for (;;) {
-      let read: Awaited<ReturnType<typeof reader.read>>;
-      try {
-        read = await reader.read();
-      } catch (error) {
-        throw upstream.timeoutError() ?? new GatewayError('LLM_UNAVAILABLE', `The LLM server's answer broke off: ${(error as Error).message}`);
-      }
-      if (read.done) break;
-      const chunk = read.value;
+      const chunk = await nextChunk(reader, upstream, (message) => new GatewayError('LLM_UNAVAILABLE', `The LLM server's answer broke off: ${message}`));
+      if (!chunk) break;
       upstream.touch();
       total += chunk.byteLength;
       if (total > upstream.limits.stream) throw refuseOversized(upstream, reader, upstream.limits.stream, 'answer');
@@ -264,24 +258,38 @@ export async function jsonBody(upstream: UpstreamResponse): Promise<unknown> {
     if (body) {
       const reader = body.getReader();
       for (;;) {
-        let read: Awaited<ReturnType<typeof reader.read>>;
-        try {
-          read = await reader.read();
-        } catch (error) {
-          throw upstream.timeoutError() ?? new GatewayError('LLM_BAD_RESPONSE', `The LLM server's answer is not JSON: ${(error as Error).message}`);
-        }
-        if (read.done) break;
-        size += read.value.byteLength;
+        const chunk = await nextChunk(reader, upstream, notJson);
+        if (!chunk) break;
+        size += chunk.byteLength;
         if (size > limit) throw refuseOversized(upstream, reader, limit, 'answer');
-        chunks.push(read.value);
+        chunks.push(chunk);
       }
     }
     try {
       return JSON.parse(new TextDecoder().decode(Buffer.concat(chunks)));
     } catch (error) {
-      throw new GatewayError('LLM_BAD_RESPONSE', `The LLM server's answer is not JSON: ${(error as Error).message}`);
+      throw notJson((error as Error).message);
     }
   } finally {
     upstream.done();
+  }
+}
+
+const notJson = (message: string) => new GatewayError('LLM_BAD_RESPONSE', `The LLM server's answer is not JSON: ${message}`);
+
+/**
+ * The next chunk of an answer's body, or undefined at its end. A read that fails is the timeout or cancellation that
+ * aborted it, or else `broken` with the failure's message.
+ */
+async function nextChunk(
+  reader: ReadableStreamDefaultReader<Uint8Array>,
+  upstream: UpstreamResponse,
+  broken: (message: string) => GatewayError,
+): Promise<Uint8Array | undefined> {
+  try {
+    const read = await reader.read();
+    return read.done ? undefined : read.value;
+  } catch (error) {
+    throw upstream.timeoutError() ?? broken((error as Error).message);
   }
 }
