@@ -6,10 +6,17 @@ import type { Decision, PolicyDecision } from '../../decision.js';
 import { loadBashParser } from './parser.js';
 import { isWithin } from '../within.js';
 import { normalizeAbsolute, type ShellPaths } from './named-paths.js';
+import { FolderWalks } from './folder-walks.js';
 import { Reader } from './reader.js';
 import { realPath } from './operand-places.js';
 import { uniqueRuns } from './runs/found.js';
 import { askRule, denyPincerCode } from './rules.js';
+
+/**
+ * Readings of one line at most: a walk's answer can lead to another walk (git grep's index unreadable: the work tree is
+ * walked), so a second round is common; more means the folders keep changing under the check.
+ */
+const MAX_WALK_ROUNDS = 4;
 
 export interface ShellAnalyzerOptions {
   /** Pincer's data folder (and anything else no command may name). */
@@ -57,8 +64,19 @@ export class ShellAnalyzer {
       return askRule('unparseable', `The shell parser could not be loaded (${(error as Error).message}), so the command cannot be checked`);
     }
     const start = cwd ?? this.#paths.roots[0] ?? '/';
-    const reader = new Reader(parser, this.#paths, start);
+    // Read in rounds, the folder walks a round lacks done in between (folder-walks.ts: they keep the thread free).
+    const walks = new FolderWalks(this.#paths);
+    let reader = new Reader(parser, this.#paths, start, walks);
     let verdict = reader.script(command, 0).decision;
+    for (let round = 1; !walks.complete; round++) {
+      if (round > MAX_WALK_ROUNDS) {
+        verdict = askRule('too-complex', 'The folders the command reads changed while they were checked for keys and credentials');
+        break;
+      }
+      await walks.fetchMissing();
+      reader = new Reader(parser, this.#paths, start, walks);
+      verdict = reader.script(command, 0).decision;
+    }
     // Security: an approved command whose reach cannot be told from its text runs outside the sandbox, so nothing
     // would keep it out of Pincer's code if it works there (starts there, or names it): such a command never runs.
     if (verdict.decision !== 'deny' && reader.unknownReach && (reader.namesCode || inCode(start, this.#paths))) {

@@ -6,6 +6,7 @@
 import type { Node } from 'web-tree-sitter';
 import type { OutsidePath, PolicyDecision, RunFile } from '../../decision.js';
 import type { Facts, Result, Stdin } from './facts.js';
+import type { FolderWalks } from './folder-walks.js';
 import type { ShellPaths } from './named-paths.js';
 import type { Word, WordScope } from './words.js';
 
@@ -30,6 +31,8 @@ export interface LineReader {
   readonly runs: RunFile[];
   /** Files it writes (real paths), as far as its text says. */
   readonly writes: Set<string>;
+  /** The folder walks of recursive reads, answered from the walks done before this reading (folder-walks.ts). */
+  readonly walks: FolderWalks;
   /** Analyzes a script nested `depth` levels deep; `positional` are its `$0`, `$1`… (`sh -c SCRIPT NAME ARGS…`). */
   script(source: string, depth: number, positional?: readonly Word[]): Result;
 }

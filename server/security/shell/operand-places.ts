@@ -36,9 +36,8 @@ const SYSTEM_FILES = new Set([
   '/dev/null', '/dev/zero', '/dev/random', '/dev/urandom', '/dev/stdin', '/dev/stdout', '/dev/stderr', '/dev/tty',
 ]);
 
-/** Most entries a glob may expand to, or a recursive link scan may visit, before the command is judged too large. */
+/** Most entries a glob may expand to before the command is judged too large. */
 const GLOB_LIMIT = 512;
-const SCAN_LIMIT = 50_000;
 
 /** Resolves an absolute path like the kernel: symlinks followed for the part that exists, the missing tail kept. */
 export function realPath(absolute: string): string {
@@ -149,38 +148,6 @@ function expandGlob(absolute: string): string[] | 'too-many' {
       return false;
     }
   });
-}
-
-/**
- * Every symbolic link under a folder that leads out of the roots (or into the data folder), for commands that follow
- * links while they recurse (`grep -R`, `find -L`) or open names a listing printed. 'too-many' when the folder is too
- * large to check.
- */
-export function linksOut(folder: string, paths: ShellPaths): Judged[] | 'too-many' {
-  const queue = [folder];
-  const found: Judged[] = [];
-  let seen = 0;
-  while (queue.length > 0) {
-    const dir = queue.pop()!;
-    let entries;
-    try {
-      entries = readdirSync(dir, { withFileTypes: true });
-    } catch {
-      continue;
-    }
-    for (const entry of entries) {
-      if (++seen > SCAN_LIMIT) return 'too-many';
-      const full = posix.join(dir, entry.name);
-      if (entry.isSymbolicLink()) {
-        const real = realPath(full);
-        const place = placeOf(real, paths);
-        if (place === 'outside' || place === 'protected') found.push({ real, place });
-      } else if (entry.isDirectory()) {
-        queue.push(full);
-      }
-    }
-  }
-  return found;
 }
 
 /** Whether a real path is a folder (for choosing what an "always allow this folder" grant covers). */

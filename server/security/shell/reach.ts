@@ -7,7 +7,7 @@ import { posix } from 'node:path';
 import type { Script } from './context.js';
 import { hostileGitSetting } from './git-config.js';
 import { gitDirectories, operandsOf } from './operands.js';
-import { absoluteFrom, isFolder, judgeWord, linksOut, lookalikeEscape, placeOf, realPath, type Judged } from './operand-places.js';
+import { absoluteFrom, isFolder, judgeWord, lookalikeEscape, placeOf, realPath, type Judged } from './operand-places.js';
 import { isWithin } from '../within.js';
 import { namesProtectedPath, normalizeAbsolute, secretFile, secretIn, trustFile, trustFileGlob } from './named-paths.js';
 import { short } from './programs/check.js';
@@ -77,7 +77,7 @@ export function namesFromListing(script: Script): void {
 
 /** Judges every link under a folder that leads out of the roots: into the data folder refused, elsewhere asks. */
 function linksUnder(script: Script, folder: string, what: string): void {
-  const out = linksOut(folder, script.paths);
+  const out = script.reader.walks.linksOut(folder);
   if (out === 'too-many') {
     script.push(askRule('too-complex', `${what}s through ${short(folder, 40)}, a folder too large to check where each link leads`));
     return;

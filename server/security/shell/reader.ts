@@ -2,6 +2,7 @@ import type { Node, Parser } from 'web-tree-sitter';
 import { strictest, type OutsidePath, type RunFile } from '../../decision.js';
 import type { LineReader } from './context.js';
 import { merge, noFacts, type Result } from './facts.js';
+import type { FolderWalks } from './folder-walks.js';
 import { joinLineContinuations } from './parser.js';
 import type { ShellPaths } from './named-paths.js';
 import { short } from './programs/check.js';
@@ -29,6 +30,7 @@ export class Reader implements LineReader {
     readonly paths: ShellPaths,
     /** The real folder the command starts in. */
     readonly cwd: string,
+    readonly walks: FolderWalks,
   ) {}
 
   /** Analyzes a script; continuation lines are read both as the grammar reads them and as bash joins them. */

@@ -9,7 +9,7 @@ import { short } from './programs/check.js';
 import { readOnlyCheck } from './programs/index.js';
 import { gitSubcommand, gitSubcommandAt, METADATA_ONLY } from './programs/readers.js';
 import { askRule } from './rules.js';
-import { secretUnder, trackedSecret, workTreeTop, type WalkResult, type WalkSpec } from './secret-walk.js';
+import { workTreeTop, type WalkResult, type WalkSpec } from './secret-walk.js';
 import { hasGlob, literalWord, type Sweep, type Word } from './words.js';
 
 /**
@@ -191,7 +191,7 @@ function judgeTrees(script: Script, label: string, read: TreeRead, how: (tree: W
     if (judged === 'too-many') continue; // asked for where the operand is judged
     for (const { real, place } of judged) {
       if (place !== 'inside') continue; // outside the roots asks, the data folder is refused, elsewhere
-      const result = secretUnder(real, { ...read.spec }, script.paths);
+      const result = script.reader.walks.secretUnder(real, read.spec);
       if (reported(script, label, result, how(tree))) return result === 'too-many' ? undefined : result!.what;
     }
   }
@@ -299,7 +299,7 @@ function gitGrepSecrets(script: Script, args: Word[]): string | undefined {
         : specs.map((s) => (hasGlob(s) ? here : realPath(posix.resolve(here, s))));
     const label = 'git grep';
     if (!revision && top !== undefined && folders.every((f) => isWithin(f, top))) {
-      const result = trackedSecret(top, folders.map((f) => posix.relative(top, f)), script.paths);
+      const result = script.reader.walks.trackedSecret(top, folders.map((f) => posix.relative(top, f)));
       if (result !== 'unknown') {
         const how = whole
           ? 'it reads the files git tracks in the whole repository'
@@ -312,7 +312,7 @@ function gitGrepSecrets(script: Script, args: Word[]): string | undefined {
     }
     for (const folder of folders) {
       if (placeOf(folder, script.paths) !== 'inside') continue;
-      const result = secretUnder(folder, { hidden: true, followsLinks: false, skipGitDirs: true }, script.paths);
+      const result = script.reader.walks.secretUnder(folder, { hidden: true, followsLinks: false, skipGitDirs: true });
       if (reported(script, label, result, `it reads every file under ${folderShown(script, folder)}`)) {
         return result === 'too-many' ? undefined : result!.what;
       }

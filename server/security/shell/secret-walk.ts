@@ -1,8 +1,9 @@
-import { lstatSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { lstatSync } from 'node:fs';
+import { lstat, readdir, readFile, stat } from 'node:fs/promises';
 import { posix } from 'node:path';
 import { isWithin } from '../within.js';
 import { secretFile, type ShellPaths } from './named-paths.js';
-import { placeOf, realPath } from './operand-places.js';
+import { placeOf, realPath, type Judged } from './operand-places.js';
 
 /**
  * Security: a recursive read (`grep -r`, `rg -uu`, `git grep`, `diff -r`) reads every file under its folders, so it
@@ -10,6 +11,7 @@ import { placeOf, realPath } from './operand-places.js';
  * walks them (hidden files or not, links followed or not) for a file `secretFile` names, with a cap on the entries
  * visited: a walk that cannot finish cannot say there is no secret. Links that lead out of the roots are never
  * followed here (where they lead is judged by linksOut); Pincer's data folder is not walked (it is refused elsewhere).
+ * The walks are asynchronous, the folders read off the gateway's thread: folder-walks.ts runs them for the analysis.
  */
 
 /** Most entries one walk (or one git index) may hold before the read is judged too large to check. */
@@ -45,29 +47,29 @@ export interface SecretFound {
 export type WalkResult = SecretFound | 'too-many' | undefined;
 
 /** The first secret file under a real folder (or the file itself), as the program would walk it. */
-export function secretUnder(start: string, spec: WalkSpec, paths: ShellPaths): WalkResult {
+export async function secretUnder(start: string, spec: WalkSpec, paths: ShellPaths): Promise<WalkResult> {
   const limit = paths.scanLimit ?? SECRET_SCAN_LIMIT;
   const plain: WalkSpec = { ...spec, hidden: true, ignoreFiles: false };
-  if (!spec.ignoreFiles) return walk(start, spec, paths, limit) as WalkResult;
+  if (!spec.ignoreFiles) return (await walk(start, spec, paths, limit)) as WalkResult;
   const top = workTreeTop(start);
-  const above = ancestorIgnores(start, top);
-  if (above === 'whitelist') return walk(start, plain, paths, limit) as WalkResult;
-  const first = walk(start, spec, paths, limit, top, above);
-  return (first === 'whitelist' ? walk(start, plain, paths, limit) : first) as WalkResult;
+  const above = await ancestorIgnores(start, top);
+  if (above === 'whitelist') return (await walk(start, plain, paths, limit)) as WalkResult;
+  const first = await walk(start, spec, paths, limit, top, above);
+  return (first === 'whitelist' ? await walk(start, plain, paths, limit) : first) as WalkResult;
 }
 
-function walk(
+async function walk(
   start: string,
   spec: WalkSpec,
   paths: ShellPaths,
   limit: number,
   top?: string,
   inheritedAtStart: ReadonlySet<string> = new Set(),
-): WalkResult | 'whitelist' {
+): Promise<WalkResult | 'whitelist'> {
   const protectedDir = (dir: string) => paths.protectedPaths.some((p) => isWithin(dir, p, true));
   let startStat;
   try {
-    startStat = statSync(start);
+    startStat = await stat(start);
   } catch {
     return undefined; // nothing there to read
   }
@@ -80,14 +82,15 @@ function walk(
     const { dir, inherited: above } = queue.pop()!;
     let entries;
     try {
-      entries = readdirSync(dir, { withFileTypes: true });
+      entries = await readdir(dir, { withFileTypes: true });
     } catch {
       continue;
     }
     let inherited = above;
     let here: ReadonlySet<string> = new Set();
     if (spec.ignoreFiles) {
-      const own = ignoresIn(dir, top !== undefined && isWithin(dir, top));
+      const files = new Set(entries.filter((e) => IGNORE_FILES.has(e.name)).map((e) => e.name));
+      const own = await ignoresIn(dir, top !== undefined && isWithin(dir, top), files);
       if (own === 'whitelist') return 'whitelist';
       inherited = own.anywhere.size > 0 ? new Set([...above, ...own.anywhere]) : above;
       here = own.here;
@@ -109,7 +112,7 @@ function walk(
         if (placeOf(real, paths) !== 'inside') continue;
         let isDir: boolean;
         try {
-          isDir = statSync(real).isDirectory();
+          isDir = (await stat(real)).isDirectory();
         } catch {
           continue;
         }
@@ -133,6 +136,41 @@ function walk(
   return undefined;
 }
 
+/** Most entries a walk for links leading out may visit before the folder is judged too large to check. */
+const LINK_SCAN_LIMIT = 50_000;
+
+/**
+ * Every symbolic link under a folder that leads out of the roots (or into the data folder), for commands that follow
+ * links while they recurse (`grep -R`, `find -L`) or open names a listing printed. 'too-many' when the folder is too
+ * large to check.
+ */
+export async function linksOut(folder: string, paths: ShellPaths): Promise<Judged[] | 'too-many'> {
+  const queue = [folder];
+  const out: Judged[] = [];
+  let seen = 0;
+  while (queue.length > 0) {
+    const dir = queue.pop()!;
+    let entries;
+    try {
+      entries = await readdir(dir, { withFileTypes: true });
+    } catch {
+      continue;
+    }
+    for (const entry of entries) {
+      if (++seen > LINK_SCAN_LIMIT) return 'too-many';
+      const full = posix.join(dir, entry.name);
+      if (entry.isSymbolicLink()) {
+        const real = realPath(full);
+        const place = placeOf(real, paths);
+        if (place === 'outside' || place === 'protected') out.push({ real, place });
+      } else if (entry.isDirectory()) {
+        queue.push(full);
+      }
+    }
+  }
+  return out;
+}
+
 function found(shown: string, real: string): SecretFound | undefined {
   const what = secretFile(real);
   return what === undefined ? undefined : { path: shown, what };
@@ -140,6 +178,9 @@ function found(shown: string, real: string): SecretFound | undefined {
 
 // ---------------------------------------------------------------------------------------------------------------
 // rg's ignore files: a folder they name is not searched; `!name` whitelists a file, searched even when hidden.
+
+/** The names whose presence in a folder ignoresIn looks for: its ignore files, and `.git` (for `.git/info/exclude`). */
+const IGNORE_FILES = new Set(['.gitignore', '.ignore', '.rgignore', '.git']);
 
 /** Folder names an ignore file leaves out: `here` only directly in its folder (`/dist`), `anywhere` at any depth. */
 interface Ignored {
@@ -152,10 +193,11 @@ interface Ignored {
  * 'whitelist' when a line starts with `!`. Only plain names count (`node_modules`, `/dist/`): a pattern with a glob,
  * a `/` inside or a backslash is not followed here, which only means the walk reads more than rg would.
  */
-function ignoresIn(dir: string, inRepo: boolean): Ignored | 'whitelist' {
+async function ignoresIn(dir: string, inRepo: boolean, present?: ReadonlySet<string>): Promise<Ignored | 'whitelist'> {
   const out: Ignored = { here: new Set(), anywhere: new Set() };
   for (const name of inRepo ? ['.gitignore', '.ignore', '.rgignore'] : ['.ignore', '.rgignore']) {
-    const text = readSmall(posix.join(dir, name));
+    if (present && !present.has(name)) continue; // the folder's listing, when read already, says which are there
+    const text = await readSmall(posix.join(dir, name));
     if (text === undefined) continue;
     for (const raw of text.split('\n')) {
       const line = raw.replace(/\r$/, '').replace(/ +$/, '');
@@ -167,32 +209,32 @@ function ignoresIn(dir: string, inRepo: boolean): Ignored | 'whitelist' {
       (anchored ? out.here : out.anywhere).add(bare);
     }
   }
-  if (inRepo && hasNegation(posix.join(dir, '.git', 'info', 'exclude'))) return 'whitelist';
+  if (inRepo && (!present || present.has('.git')) && (await hasNegation(posix.join(dir, '.git', 'info', 'exclude')))) return 'whitelist';
   return out;
 }
 
 /** Names the ignore files of the folders above the start leave out anywhere below them, or 'whitelist'. */
-function ancestorIgnores(start: string, top: string | undefined): ReadonlySet<string> | 'whitelist' {
+async function ancestorIgnores(start: string, top: string | undefined): Promise<ReadonlySet<string> | 'whitelist'> {
   const names = new Set<string>();
   for (let dir = posix.dirname(start); ; dir = posix.dirname(dir)) {
-    const own = ignoresIn(dir, top !== undefined && isWithin(dir, top));
+    const own = await ignoresIn(dir, top !== undefined && isWithin(dir, top));
     if (own === 'whitelist') return 'whitelist';
     for (const name of own.anywhere) names.add(name);
     if (dir === '/') return names;
   }
 }
 
-function readSmall(file: string): string | undefined {
+async function readSmall(file: string): Promise<string | undefined> {
   try {
-    if (!lstatSync(file).isFile()) return undefined;
-    return readFileSync(file, 'utf8').slice(0, 1 << 20);
+    if (!(await lstat(file)).isFile()) return undefined;
+    return (await readFile(file, 'utf8')).slice(0, 1 << 20);
   } catch {
     return undefined;
   }
 }
 
-function hasNegation(file: string): boolean {
-  const text = readSmall(file);
+async function hasNegation(file: string): Promise<boolean> {
+  const text = await readSmall(file);
   return text !== undefined && text.split('\n').some((line) => line.startsWith('!'));
 }
 
@@ -204,23 +246,23 @@ function hasNegation(file: string): boolean {
  * is a secret, read from the index at `top/.git/index`. 'unknown' when the index cannot be read with certainty (a
  * `.git` file, a split or sparse index, a format this does not know): the caller then walks the work tree.
  */
-export function trackedSecret(top: string, prefixes: readonly string[], paths: ShellPaths): WalkResult | 'unknown' {
+export async function trackedSecret(top: string, prefixes: readonly string[], paths: ShellPaths): Promise<WalkResult | 'unknown'> {
   const limit = paths.scanLimit ?? SECRET_SCAN_LIMIT;
   const gitDir = posix.join(top, '.git');
   try {
-    if (!lstatSync(gitDir).isDirectory()) return 'unknown';
+    if (!(await lstat(gitDir)).isDirectory()) return 'unknown';
   } catch {
     return 'unknown';
   }
   let index: Buffer;
   try {
-    index = readFileSync(posix.join(gitDir, 'index'));
+    index = await readFile(posix.join(gitDir, 'index'));
   } catch (error) {
     return (error as NodeJS.ErrnoException).code === 'ENOENT' ? undefined : 'unknown'; // no index: nothing tracked
   }
   let config = '';
   try {
-    config = readFileSync(posix.join(gitDir, 'config'), 'utf8');
+    config = await readFile(posix.join(gitDir, 'config'), 'utf8');
   } catch {
     // no config: the default (SHA-1) object format
   }
