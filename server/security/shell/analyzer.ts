@@ -29,6 +29,8 @@ export interface ShellAnalyzerOptions {
   home?: string;
   /** Most entries a recursive read may visit looking for secrets before it asks (default: SECRET_SCAN_LIMIT). */
   scanLimit?: number;
+  /** Most names one command's globs may read from the disk before it asks (default: GLOB_NAMES_PER_LINE). */
+  globNamesLimit?: number;
 }
 
 /**
@@ -48,6 +50,7 @@ export class ShellAnalyzer {
       protectedPaths: withRealPaths(options.protectedPaths),
       readOnlyPaths: withRealPaths(options.readOnlyPaths ?? []),
       ...(options.scanLimit !== undefined && { scanLimit: options.scanLimit }),
+      ...(options.globNamesLimit !== undefined && { globNamesLimit: options.globNamesLimit }),
     };
   }
 

@@ -8,6 +8,7 @@ import type { OutsidePath, PolicyDecision, RunFile } from '../../decision.js';
 import type { Facts, Result, Stdin } from './facts.js';
 import type { FolderWalks } from './folder-walks.js';
 import type { ShellPaths } from './named-paths.js';
+import type { LineGlobs } from './operand-places.js';
 import type { Word, WordScope } from './words.js';
 
 /** One command line (and the scripts nested in it), for one `analyze` call. */
@@ -33,6 +34,8 @@ export interface LineReader {
   readonly writes: Set<string>;
   /** The folder walks of recursive reads, answered from the walks done before this reading (folder-walks.ts). */
   readonly walks: FolderWalks;
+  /** The line's globs, expanded against the disk within one budget of names read (operand-places.ts). */
+  readonly globs: LineGlobs;
   /** Analyzes a script nested `depth` levels deep; `positional` are its `$0`, `$1`… (`sh -c SCRIPT NAME ARGS…`). */
   script(source: string, depth: number, positional?: readonly Word[]): Result;
 }

@@ -20,6 +20,8 @@ export interface ShellPaths {
   readOnlyPaths: readonly string[];
   /** Most entries a recursive read's folders may hold before it is too large to check for secrets (secret-walk.ts). */
   scanLimit?: number;
+  /** Most names one line's globs may read from the disk (operand-places.ts, GLOB_NAMES_PER_LINE). */
+  globNamesLimit?: number;
 }
 
 /** `/a//b/./c/` → `/a/b/c`; `/` stays `/`. */

@@ -38,6 +38,69 @@ const SYSTEM_FILES = new Set([
 
 /** Most entries a glob may expand to before the command is judged too large. */
 const GLOB_LIMIT = 512;
+/** Most names the globs of one line may read from the disk in all (each folder a glob lists is read whole). */
+export const GLOB_NAMES_PER_LINE = 50_000;
+
+/**
+ * The globs of one command line, expanded against the disk. Security: each folder a glob segment lists is read whole,
+ * so an `ls` of `zz*` in each of 200 folders of 2,000 files read 400,000 names — 0.2 s on the gateway's thread — and
+ * a line can hold hundreds of such words, each judged more than once. A line reads at most GLOB_NAMES_PER_LINE names, each
+ * glob expanded once; past that it is too large to check.
+ */
+export class LineGlobs {
+  #namesLeft: number;
+  readonly #expanded = new Map<string, string[] | 'too-many'>();
+
+  constructor(namesLimit = GLOB_NAMES_PER_LINE) {
+    this.#namesLeft = namesLimit;
+  }
+
+  /** Whether the line's globs read more names than the check does: a word judged after that could not be checked. */
+  get exhausted(): boolean {
+    return this.#namesLeft < 0;
+  }
+
+  expand(absolute: string): string[] | 'too-many' {
+    let paths = this.#expanded.get(absolute);
+    if (paths === undefined) this.#expanded.set(absolute, (paths = this.#expandGlob(absolute)));
+    return paths;
+  }
+
+  /** Expands a glob path segment by segment against the disk; dot files only for a segment that starts with a dot. */
+  #expandGlob(absolute: string): string[] | 'too-many' {
+    let current = ['/'];
+    for (const segment of absolute.split('/').filter(Boolean)) {
+      const next: string[] = [];
+      if (!hasGlob(segment)) {
+        for (const dir of current) next.push(posix.join(dir, segment));
+      } else {
+        const re = globToRegExp(segment);
+        for (const dir of current) {
+          let names: string[];
+          try {
+            names = readdirSync(dir);
+          } catch {
+            continue;
+          }
+          this.#namesLeft -= names.length;
+          if (this.#namesLeft < 0) return 'too-many';
+          for (const name of names) if (re.test(name)) next.push(posix.join(dir, name));
+          if (next.length > GLOB_LIMIT) return 'too-many';
+        }
+      }
+      current = next;
+    }
+    // Like bash, only names that exist: `*/notes.txt` is the folders that hold a notes.txt.
+    return current.filter((path) => {
+      try {
+        lstatSync(path);
+        return true;
+      } catch {
+        return false;
+      }
+    });
+  }
+}
 
 /** Resolves an absolute path like the kernel: symlinks followed for the part that exists, the missing tail kept. */
 export function realPath(absolute: string): string {
@@ -74,13 +137,13 @@ export function absoluteFrom(text: string, home: string, bases: readonly string[
  * Every real path a word may stand for: each guess of its value, from each folder the command may run in, with a
  * glob expanded against the disk (as bash would) — a glob that matches nothing stays itself, as in bash.
  */
-export function judgeWord(word: Word, paths: ShellPaths, bases: readonly string[]): Judged[] | 'too-many' {
+export function judgeWord(word: Word, paths: ShellPaths, bases: readonly string[], globs: LineGlobs): Judged[] | 'too-many' {
   const out: Judged[] = [];
   const texts = word.value !== undefined ? [word.value] : word.guesses;
   for (const text of texts) {
     if (text === '' || text === '-') continue;
     for (const absolute of absoluteFrom(text, paths.home, bases)) {
-      const expanded = word.glob && hasGlob(absolute) ? expandGlob(absolute) : [absolute];
+      const expanded = word.glob && hasGlob(absolute) ? globs.expand(absolute) : [absolute];
       if (expanded === 'too-many') return 'too-many';
       // A glob that matched nothing is passed on as written: judge the folder it would have listed.
       const targets = expanded.length > 0 ? expanded : [staticPrefix(absolute)];
@@ -115,39 +178,6 @@ function staticPrefix(absolute: string): string {
   const segments = absolute.split('/');
   const at = segments.findIndex((s) => hasGlob(s));
   return at === -1 ? absolute : segments.slice(0, at).join('/') || '/';
-}
-
-/** Expands a glob path segment by segment against the disk; dot files only for a segment that starts with a dot. */
-function expandGlob(absolute: string): string[] | 'too-many' {
-  let current = ['/'];
-  for (const segment of absolute.split('/').filter(Boolean)) {
-    const next: string[] = [];
-    if (!hasGlob(segment)) {
-      for (const dir of current) next.push(posix.join(dir, segment));
-    } else {
-      const re = globToRegExp(segment);
-      for (const dir of current) {
-        let names: string[];
-        try {
-          names = readdirSync(dir);
-        } catch {
-          continue;
-        }
-        for (const name of names) if (re.test(name)) next.push(posix.join(dir, name));
-        if (next.length > GLOB_LIMIT) return 'too-many';
-      }
-    }
-    current = next;
-  }
-  // Like bash, only names that exist: `*/notes.txt` is the folders that hold a notes.txt.
-  return current.filter((path) => {
-    try {
-      lstatSync(path);
-      return true;
-    } catch {
-      return false;
-    }
-  });
 }
 
 /** Whether a real path is a folder (for choosing what an "always allow this folder" grant covers). */

@@ -57,7 +57,7 @@ export function readsOutside(script: Script, program: string, args: Word[]): voi
   for (const word of paths) operand(script, word, 'read', program);
   if (!followsLinks) return;
   for (const word of recursive) {
-    const judged = judgeWord(word, script.paths, script.bases);
+    const judged = judgeWord(word, script.paths, script.bases, script.reader.globs);
     if (judged === 'too-many') continue; // already asked for by operand()
     for (const { real, place } of judged) {
       if (place === 'inside') linksUnder(script, real, `${program} follows a symbolic link under ${short(word.text, 40)}`);
@@ -90,9 +90,9 @@ function linksUnder(script: Script, folder: string, what: string): void {
 
 /** Judges one path a command reads or writes: Pincer's data is refused, outside the roots is noted (and asks, for reads). */
 export function operand(script: Script, word: Word, access: 'read' | 'write', program: string): void {
-  const judged = judgeWord(word, script.paths, script.bases);
+  const judged = judgeWord(word, script.paths, script.bases, script.reader.globs);
   if (judged === 'too-many') {
-    script.push(askRule('too-complex', `${short(word.text, 40)} matches too many files to check where each one leads`));
+    script.push(askRule('too-complex', `${short(word.text, 40)} matches or lists too many files to check where each one leads`));
     return;
   }
   for (const { real, place } of judged) {
@@ -186,7 +186,7 @@ export function codeWrite(script: Script, program: string, target: Word, sourceN
   const locked = script.paths.readOnlyPaths;
   if (locked.length === 0) return false;
   const texts = target.value !== undefined ? [target.value] : target.guesses.filter(Boolean);
-  const judged = judgeWord(target, script.paths, script.bases);
+  const judged = judgeWord(target, script.paths, script.bases, script.reader.globs);
   const reals = [
     ...texts.flatMap((text) => absoluteFrom(text, script.paths.home, script.bases).map((p) => realPath(normalizeAbsolute(p)))),
     ...(judged === 'too-many' ? [] : judged.map((j) => j.real)),
@@ -224,7 +224,7 @@ export function noteWrites(script: Script, judged: Judged[] | 'too-many', source
  */
 export function trustWrite(script: Script, program: string, target: Word, sourceNames: readonly string[]): Judged[] | 'too-many' {
   const texts = target.value !== undefined ? [target.value] : target.guesses.filter(Boolean);
-  const judged = judgeWord(target, script.paths, script.bases);
+  const judged = judgeWord(target, script.paths, script.bases, script.reader.globs);
   // The spelling as written, and where it really leads: each name a glob matches (`/etc/hos*`), links followed.
   const reals = [
     ...texts.flatMap((text) => absoluteFrom(text, script.paths.home, script.bases).map(normalizeAbsolute)),

@@ -5,6 +5,7 @@ import { merge, noFacts, type Result } from './facts.js';
 import type { FolderWalks } from './folder-walks.js';
 import { joinLineContinuations } from './parser.js';
 import type { ShellPaths } from './named-paths.js';
+import { LineGlobs } from './operand-places.js';
 import { short } from './programs/check.js';
 import { askRule } from './rules.js';
 import { ScriptWalker } from './script.js';
@@ -24,6 +25,7 @@ export class Reader implements LineReader {
   namesCode = false;
   readonly runs: RunFile[] = [];
   readonly writes = new Set<string>();
+  readonly globs: LineGlobs;
 
   constructor(
     readonly parser: Parser,
@@ -31,7 +33,9 @@ export class Reader implements LineReader {
     /** The real folder the command starts in. */
     readonly cwd: string,
     readonly walks: FolderWalks,
-  ) {}
+  ) {
+    this.globs = new LineGlobs(paths.globNamesLimit);
+  }
 
   /** Analyzes a script; continuation lines are read both as the grammar reads them and as bash joins them. */
   script(source: string, depth: number, positional?: readonly Word[]): Result {
@@ -65,6 +69,9 @@ export class Reader implements LineReader {
       script.collectFunctions(root);
       const facts = script.walk(root);
       script.finish(facts);
+      if (this.globs.exhausted) {
+        script.push(askRule('too-complex', 'The command\'s globs list folders too large to check where each file they match leads'));
+      }
       return { decision: script.decision(), facts };
     } finally {
       tree.delete();

@@ -187,7 +187,7 @@ function orHere(word: Word): Word {
  */
 function judgeTrees(script: Script, label: string, read: TreeRead, how: (tree: Word) => string): string | undefined {
   for (const tree of read.trees) {
-    const judged = judgeWord(orHere(tree), script.paths, script.bases);
+    const judged = judgeWord(orHere(tree), script.paths, script.bases, script.reader.globs);
     if (judged === 'too-many') continue; // asked for where the operand is judged
     for (const { real, place } of judged) {
       if (place !== 'inside') continue; // outside the roots asks, the data folder is refused, elsewhere
@@ -275,7 +275,7 @@ function gitGrepSecrets(script: Script, args: Word[]): string | undefined {
   // Where git runs: the folder the command starts in, moved by each `git -C DIR`.
   const moved = gitDirectories(args).map((w) => w.value ?? '');
   const start = moved.reduce((at, dir) => (dir.startsWith('/') || dir.startsWith('~') ? dir : posix.join(at, dir)), '.');
-  const judged = judgeWord(literalWord(start === '' ? '.' : start), script.paths, script.bases);
+  const judged = judgeWord(literalWord(start === '' ? '.' : start), script.paths, script.bases, script.reader.globs);
   if (judged === 'too-many') return undefined;
   for (const { real: here, place } of judged) {
     if (place !== 'inside') continue;
