@@ -2,7 +2,7 @@ import { realpathSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { resolve } from 'node:path';
 import type { Parser } from 'web-tree-sitter';
-import type { Decision, PolicyDecision } from '../../decision.js';
+import { strictest, type Decision, type PolicyDecision } from '../../decision.js';
 import { loadBashParser } from './parser.js';
 import { isWithin } from '../within.js';
 import { normalizeAbsolute, type ShellPaths } from './named-paths.js';
@@ -73,7 +73,8 @@ export class ShellAnalyzer {
     let verdict = reader.script(command, 0).decision;
     for (let round = 1; !walks.complete; round++) {
       if (round > MAX_WALK_ROUNDS) {
-        verdict = askRule('too-complex', 'The folders the command reads changed while they were checked for keys and credentials');
+        const unfinished = askRule('too-complex', 'The folders the command reads changed while they were checked for keys and credentials');
+        verdict = strictest([verdict, unfinished]); // a refusal stays one
         break;
       }
       await walks.fetchMissing();
