@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import type { PincerConfig } from '../config/config.js';
-import { configFrom, failed, ownerRequest, parse, shorten, table, UsageError, type Out, type Parsed } from './common.js';
+import { configFrom, notAChoice, failed, ownerRequest, parse, shorten, table, UsageError, type Out, type Parsed } from './common.js';
 import { only, printJson, SCOPES, str } from './owner-options.js';
 import { contentFrom, describeForm } from './questions.js';
 
@@ -109,7 +109,7 @@ async function allowCall({ id, path, parsed, config, out }: ApprovalAnswer): Pro
   // The CLI runs on the gateway's machine: a folder may be given relative to where the command runs.
   const pattern = given !== undefined && scope === 'folder' ? resolve(given) : given;
   if (!values.always && (scope !== undefined || pattern !== undefined)) throw new UsageError('--scope and --pattern go with --always');
-  if (scope !== undefined && !(SCOPES as readonly string[]).includes(scope)) throw new UsageError(`--scope is one of ${SCOPES.join(', ')}`);
+  if (scope !== undefined && !(SCOPES as readonly string[]).includes(scope)) throw notAChoice('scope', scope, SCOPES);
   const body = values.always
     ? { decision: 'allow_always', ...(scope !== undefined && { scope }), ...(pattern !== undefined && { pattern }) }
     : { decision: 'allow_once' };

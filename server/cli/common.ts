@@ -6,6 +6,8 @@ import { ensurePrivateDir } from '../auth/secrets.js';
 import { ConfigError, loadConfig, type ConfigFlags, type PincerConfig } from '../config/config.js';
 import { createGateway } from '../index.js';
 import { DataDirInUseError, lockHolder, openStore, type LockOptions, type Store } from '../store/index.js';
+import { quotedChoice } from '../errors.js';
+import { closestNames } from '../util/closest.js';
 
 /** Helpers every CLI command shares: argument parsing, reaching the gateway, and plain-text output. */
 
@@ -21,11 +23,29 @@ export type OptionSpec = Record<string, { type: 'string' | 'boolean'; multiple?:
 export type Parsed = { values: Record<string, string | boolean | string[] | undefined>; positionals: string[] };
 
 export function parse(args: string[], options: OptionSpec): Parsed {
+  const known = { ...COMMON, ...options };
   try {
-    return parseArgs({ args, options: { ...COMMON, ...options }, allowPositionals: true, strict: true }) as never;
+    return parseArgs({ args, options: known, allowPositionals: true, strict: true }) as never;
   } catch (error) {
-    throw new UsageError((error as Error).message);
+    const unknown = (error as { code?: string }).code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' ? /'(-[^']*)'/.exec((error as Error).message)?.[1] : undefined;
+    if (unknown === undefined) throw new UsageError((error as Error).message);
+    throw new UsageError(unknownOption(unknown, Object.keys(known)));
   }
+}
+
+/** An option given a value it does not take: the values it does, and the closest to what was written. */
+export function notAChoice(option: string, written: string, choices: readonly string[]): UsageError {
+  const closest = closestNames(written, choices, 1);
+  const hint = closest.length > 0 ? `; did you mean ${quotedChoice(closest)}?` : '';
+  return new UsageError(`--${option} must be ${quotedChoice(choices)}, got "${written}"${hint}`);
+}
+
+/** `unknown option "--jsn"; did you mean "--json"?` — or the options there are, and how to pass a value that starts with "-". */
+function unknownOption(written: string, names: readonly string[]): string {
+  const closest = closestNames(written.replace(/^-+/, '').split('=')[0]!, names, 1).map((name) => `--${name}`);
+  if (closest.length > 0) return `unknown option "${written}"; did you mean ${quotedChoice(closest)}?`;
+  const listed = names.map((name) => `--${name}`).join(', ');
+  return `unknown option "${written}" (this command takes ${listed}). A value that starts with "-" goes after "--", as in: -- "${written}"`;
 }
 
 export function configFrom(values: Record<string, unknown>): PincerConfig {

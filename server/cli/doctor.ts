@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { urlHost, type PincerConfig } from '../config/config.js';
+import { ConfigError, urlHost, type PincerConfig } from '../config/config.js';
 import { DEFAULT_UPSTREAM } from '../llm/http.js';
 import { OllamaProvider } from '../llm/ollama.js';
 import { OpenAIProvider } from '../llm/openai.js';
@@ -32,7 +32,15 @@ const LLM_TIMEOUT_MS = 3_000;
 export async function doctor(args: string[], out: Out): Promise<number> {
   const { values, positionals } = parse(args, { json: { type: 'boolean' } });
   if (positionals.length > 0) throw new UsageError('usage: pincer doctor [--json] [--data-dir DIR] [--host H] [--port P]');
-  const config = configFrom(values);
+  let config: PincerConfig;
+  try {
+    config = configFrom(values);
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    // A config the gateway would refuse is the first thing to fix; the checks that need none still run.
+    const unreadable: Finding = { topic: 'config', level: 'fail', text: error.message, fix: 'correct the setting named above, then run "pincer doctor" again for the other checks' };
+    return report([unreadable, sandbox()], undefined, values.json === true, out);
+  }
   const held = lockHolder(config.dataDir, sqliteBinding() ? { nativeBinding: sqliteBinding()! } : {});
   const running = held?.holder?.url;
   const findings: Finding[] = [
@@ -42,18 +50,24 @@ export async function doctor(args: string[], out: Out): Promise<number> {
     held ? gatewayRunning(config, running, describeHolder(held.holder)) : await port(config),
     await roots(config, running),
   ];
+  return report(findings, config.dataDir, values.json === true, out);
+}
+
+/** Prints the findings (or their JSON); the exit code is 1 when any blocks a start. */
+function report(findings: Finding[], dataDir: string | undefined, json: boolean, out: Out): number {
   const blocking = findings.filter((f) => f.level === 'fail').length;
-  if (values.json) {
-    out.log(JSON.stringify({ data_dir: config.dataDir, ok: blocking === 0, checks: findings }, null, 2));
+  if (json) {
+    out.log(JSON.stringify({ data_dir: dataDir ?? null, ok: blocking === 0, checks: findings }, null, 2));
     return blocking ? 1 : 0;
   }
-  out.log(`Pincer doctor — data folder ${config.dataDir}`);
+  out.log(dataDir ? `Pincer doctor — data folder ${dataDir}` : 'Pincer doctor');
   const label = { ok: 'OK  ', warn: 'WARN', fail: 'FAIL' } as const;
   for (const f of findings) {
     out.log(`${label[f.level]}  ${f.topic.padEnd(9)} ${f.text}`);
     if (f.fix) out.log(`      ${''.padEnd(9)} → ${f.fix}`);
   }
-  out.log(blocking ? `${blocking} problem${blocking > 1 ? 's' : ''} above stop Pincer from starting as set up.` : 'Nothing stops Pincer from starting.');
+  const problems = blocking === 1 ? '1 problem above stops' : `${blocking} problems above stop`;
+  out.log(blocking ? `${problems} Pincer from starting as set up.` : 'Nothing stops Pincer from starting.');
   return blocking ? 1 : 0;
 }
 

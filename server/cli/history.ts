@@ -1,6 +1,6 @@
 import { closeSync, openSync, writeSync } from 'node:fs';
 import { CALL_STATUSES, type CallStatus } from '../store/index.js';
-import { configFrom, parse, UsageError, withCredentials, type Out } from './common.js';
+import { configFrom, notAChoice, parse, UsageError, withCredentials, type Out } from './common.js';
 
 const USAGE = 'usage: pincer calls export [--since ISO|epoch-ms] [--tool T] [--client C] [--status S] [--out FILE]';
 
@@ -24,7 +24,7 @@ export function calls(args: string[], out: Out): number {
     filter.since = since;
   }
   if (typeof values.status === 'string') {
-    if (!CALL_STATUSES.includes(values.status as CallStatus)) throw new UsageError(`--status must be one of ${CALL_STATUSES.join(', ')}`);
+    if (!CALL_STATUSES.includes(values.status as CallStatus)) throw notAChoice('status', values.status, CALL_STATUSES);
     filter.status = values.status as CallStatus;
   }
   if (typeof values.tool === 'string') filter.tool = values.tool;

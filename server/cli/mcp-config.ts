@@ -1,5 +1,5 @@
 import type { PincerConfig } from '../config/config.js';
-import { configFrom, parse, UsageError, type Out } from './common.js';
+import { configFrom, notAChoice, parse, UsageError, type Out } from './common.js';
 import { isDefaultDataDir, pincerLaunch } from '../config/pincer-command.js';
 
 const USAGE = 'pincer mcp config [--client claude|cursor|vscode] [--data-dir DIR] [--port P]';
@@ -21,9 +21,7 @@ export function mcpConfig(args: string[], out: Out): number {
   const { values, positionals } = parse(args, { client: { type: 'string' } });
   if (positionals.length > 0) throw new UsageError(`usage: ${USAGE}`);
   const client = values.client === undefined ? undefined : String(values.client);
-  if (client !== undefined && !(client in CLIENTS)) {
-    throw new UsageError(`--client must be claude, cursor or vscode, got "${client}"`);
-  }
+  if (client !== undefined && !(client in CLIENTS)) throw notAChoice('client', client, Object.keys(CLIENTS));
   const config = configFrom(values);
   const launch = pincerLaunch();
   const server = { command: launch.command, args: [...launch.args, 'mcp', ...addressArgs(config)] };

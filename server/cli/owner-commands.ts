@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import type { PincerConfig } from '../config/config.js';
-import { configFrom, failed, ownerRequest, parse, shorten, table, UsageError, type Out, type Parsed } from './common.js';
+import { configFrom, notAChoice, failed, ownerRequest, parse, shorten, table, UsageError, type Out, type Parsed } from './common.js';
 import { only, printJson, SCOPES, str } from './owner-options.js';
 
 /**
@@ -72,7 +72,7 @@ export async function rules(args: string[], out: Out): Promise<number> {
 function newRule(effect: string, tool: string, values: Parsed['values']): Record<string, unknown> {
   const rawArgs = str(values.args);
   const scope = str(values.scope) ?? (rawArgs !== undefined ? 'exact' : 'tool');
-  if (!(SCOPES as readonly string[]).includes(scope)) throw new UsageError(`--scope is one of ${SCOPES.join(', ')}, got "${scope}"`);
+  if (!(SCOPES as readonly string[]).includes(scope)) throw notAChoice('scope', scope, SCOPES);
   let pattern: unknown = str(values.pattern);
   if (scope === 'exact') {
     if (pattern !== undefined) throw new UsageError('an exact rule takes --args JSON (the arguments object), not --pattern');

@@ -81,7 +81,7 @@ export async function askOwner(
       return {
         error: new GatewayError(
           'APPROVAL_DENIED',
-          `The owner denied this call${resolution.message ? `: ${resolution.message}` : '.'} Do not retry it unchanged.`,
+          `The owner denied this call${resolution.message ? `: ${sentence(resolution.message)}` : '.'} Do not retry it unchanged.`,
           { approval_id: approvalId, rule: resolution.rule },
         ),
         status: 'denied',
@@ -96,4 +96,10 @@ export async function askOwner(
     case 'cancelled':
       return { error: refuse.callCancelled('The call was withdrawn before the owner answered (the caller left or the gateway stopped).'), status: 'cancelled' };
   }
+}
+
+/** The owner's words as a sentence of the refusal: a full stop added when they end without one. */
+function sentence(text: string): string {
+  const trimmed = text.trim();
+  return /[.!?…]$/.test(trimmed) ? trimmed : `${trimmed}.`;
 }

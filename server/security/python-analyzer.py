@@ -1,4 +1,4 @@
-"""Static safety check of run_python code, with Python's own parser (SPEC section 5).
+"""Static safety check of run_python code, with Python's own parser (docs/security.md, "The policy": Python).
 
 Usage: python3 -I -S python-analyzer.py '<JSON list of pure modules>' < code.py
 

@@ -8,9 +8,9 @@ import { describe, expect, it } from 'vitest';
  */
 const ROOT = join(import.meta.dirname, '../..');
 const SOURCES = ['server', 'electron', 'renderer/src', 'bench', 'scripts', 'bin', 'plugins', 'test'];
-const SOURCE_FILE = /\.(ts|mts|mjs|js|cjs|svelte)$/;
+const SOURCE_FILE = /\.(ts|mts|mjs|js|cjs|svelte|py)$/;
 /** Documents outside the repository that once guided the work. */
-const OUTSIDE = /\bSPEC(\.md|\s*§)|\bSTYLE\.md\b|\bTOOLCHAIN(\.md)?\b/;
+const OUTSIDE = /\bSPEC\b(\.md|\s*(§|section))|\bSTYLE\.md\b|\bTOOLCHAIN(\.md)?\b/;
 const DOC_LINK = /\bdocs\/[\w./-]+\.md\b/g;
 
 function files(dir: string): string[] {

@@ -181,6 +181,13 @@ describe('pincer CLI', () => {
     expect(unknown.stderr).toMatch(/unknown command "frobnicate"/);
     const option = await pincer(['tools', '--colour', '--data-dir', dataDir]);
     expect(option.code).toBe(2);
+    expect(option.stderr).toBe('pincer: unknown option "--colour" (this command takes --data-dir, --host, --port, --json). A value that starts with "-" goes after "--", as in: -- "--colour"\n');
+    const misspelt = await pincer(['tools', '--jsn', '--data-dir', dataDir]);
+    expect(misspelt.code).toBe(2);
+    expect(misspelt.stderr).toBe('pincer: unknown option "--jsn"; did you mean "--json"?\n');
+    const status = await pincer(['calls', 'export', '--status', 'success', '--data-dir', dataDir]);
+    expect(status.code).toBe(2);
+    expect(status.stderr).toMatch(/--status must be "running", .* got "success"; did you mean "succeeded"\?/);
     expect((await pincer(['help'])).stdout).toMatch(/pincer serve/);
   });
 });

@@ -69,7 +69,24 @@ describe('pincer doctor', () => {
     expect(result.stdout).toContain(`→ start on another port: "pincer serve --port ${port + 1}" (or "npm start -- --port ${port + 1}"), or set "port" in config.json`);
     expect(line(result.stdout, 'model')).toMatch(new RegExp(`^WARN  model     the model server at ${down} \\(ollama API\\) does not answer: .*Tools work without it; chat does not\\.$`));
     expect(result.stdout).toContain('→ start Ollama ("ollama serve"), or set llm.base_url in config.json');
-    expect(result.stdout.trimEnd().split('\n').at(-1)).toBe('1 problem above stop Pincer from starting as set up.');
+    expect(result.stdout.trimEnd().split('\n').at(-1)).toBe('1 problem above stops Pincer from starting as set up.');
+  });
+
+  it('a config.json the gateway would refuse: FAIL naming line, column and the closest key, the sandbox still checked, exit 1', async () => {
+    const home = dir();
+    writeFileSync(join(home, 'config.json'), '{\n  "port": 7800,\n  "tool_timout_ms": 5000\n}\n');
+    const result = await runPincer(['doctor', '--data-dir', home]);
+    expect(result.code).toBe(1);
+    expect(line(result.stdout, 'config')).toMatch(/^FAIL  config    .*unknown key "tool_timout_ms".*line 3, column 3.*did you mean "tool_timeout_ms"/);
+    expect(result.stdout).toContain('→ correct the setting named above, then run "pincer doctor" again for the other checks');
+    expect(line(result.stdout, 'sandbox')).toMatch(/^(OK|WARN)\s+sandbox/);
+    expect(result.stdout.trimEnd().split('\n').at(-1)).toBe('1 problem above stops Pincer from starting as set up.');
+
+    const json = await runPincer(['doctor', '--data-dir', home, '--json']);
+    expect(json.code).toBe(1);
+    const report = JSON.parse(json.stdout) as { ok: boolean; data_dir: unknown; checks: { topic: string; level: string }[] };
+    expect(report).toMatchObject({ ok: false, data_dir: null });
+    expect(report.checks.map((c) => `${c.topic}:${c.level}`)).toContain('config:fail');
   });
 
   it('with a display but no Electron binary, a fetch that failed before is named with how to try again', async () => {

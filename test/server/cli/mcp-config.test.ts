@@ -52,7 +52,10 @@ describe('pincer mcp config', () => {
     const result = await runPincer(['mcp', 'config', '--client', 'zed']);
     expect(result.code).toBe(2);
     expect(result.stdout).toBe('');
-    expect(result.stderr).toBe('pincer: --client must be claude, cursor or vscode, got "zed"\n');
+    expect(result.stderr).toBe('pincer: --client must be "claude", "cursor" or "vscode", got "zed"\n');
+    const typo = await runPincer(['mcp', 'config', '--client', 'claud']);
+    expect(typo.code).toBe(2);
+    expect(typo.stderr).toBe('pincer: --client must be "claude", "cursor" or "vscode", got "claud"; did you mean "claude"?\n');
   });
 
   it('the printed entry works as a client runs it: from another folder, with a bare environment, it lists the tools', async () => {

@@ -215,6 +215,14 @@ describe('waiting for the owner', () => {
     expect(await callRecord(tg, approval.call_id)).toMatchObject({ status: 'denied', decision: 'ask', rule: `approval:${approval.id}` });
   });
 
+  it("the owner's words end as a sentence before the advice not to retry", async () => {
+    const waiting = tg.api('/tools/danger_count/execute', { method: 'POST', json: { note: 'deny me too' } });
+    const approval = await pendingApproval(tg, (a) => a.tool === 'danger_count' && JSON.stringify(a.arguments).includes('deny me too'));
+    await decide(tg, approval.id, { decision: 'deny', message: 'not now ' });
+    const body = await read(await waiting);
+    expect(body.error.message).toBe('The owner denied this call: not now. Do not retry it unchanged.');
+  });
+
   it('a deny without a message still tells the model not to retry unchanged', async () => {
     const body = await askAsync(tg, 'sensitive_count', {});
     await decide(tg, body.approval_id, { decision: 'deny' });
