@@ -204,6 +204,11 @@ export class EventStreams {
     } else if (name === 'approval') {
       const event = data as GatewayEvents['approval'][0];
       published.about = event.approval.client;
+      // Security: a memory call's card holds the memory text, as its call does; hidden alike from a viewer limited to
+      // its own memories.
+      if (MEMORY_TOOLS.has(event.approval.tool)) {
+        published.hiddenMemory = sse(name, { ...event, approval: { ...event.approval, arguments: null, hidden: HIDDEN_MEMORY_CALL } });
+      }
       // Security: the card names the clients that wrote files the command runs; a client reads only itself named.
       if (event.approval.provenance.length > 0) published.forClient = (viewer) => sse(name, { ...event, approval: approvalForClient(event.approval, viewer) });
     } else if (name === 'rules') {

@@ -190,4 +190,31 @@ describe("a client given every client's calls but limited to its own memories, a
       await Promise.all([alpha, beta, everything].map((stream) => stream.close()));
     }
   });
+
+  it("gets the approval card of another client's memory call without its arguments, asked and answered", async () => {
+    const rule = await readJson(await gw.asOwner('/rules', { json: { effect: 'ask', tool: 'remember', scope: 'tool' } }));
+    const streamAs = (client: string) =>
+      EventStream.open({ ...gw, api: (path, init = {}) => gw.api(path, { ...init, headers: { authorization: `Bearer ${tokens[client]}` } }) });
+    const [beta, everything] = await Promise.all([streamAs('beta'), streamAs('default')]);
+    try {
+      const asked = await gw.api('/tools/remember/execute', {
+        method: 'POST',
+        json: { content: 'alpha note: the locker is 6203' },
+        headers: { authorization: `Bearer ${tokens.alpha}`, prefer: 'respond-async' },
+      });
+      expect(asked.status).toBe(202);
+      const { approval_id: approvalId } = await readJson(asked);
+      const card = (stream: EventStream, phase: string) =>
+        stream.next((e) => e.event === 'approval' && e.data.approval.id === approvalId && e.data.phase === phase);
+      const [requestedForBeta, requestedForAll] = await Promise.all([card(beta, 'requested'), card(everything, 'requested')]);
+      expect(requestedForAll.data.approval.arguments).toMatchObject({ content: 'alpha note: the locker is 6203' });
+      expect(requestedForBeta.data.approval).toMatchObject({ id: approvalId, tool: 'remember', client: 'alpha', arguments: null, hidden: expect.any(String) });
+      expect((await gw.asOwner(`/approvals/${approvalId}`, { json: { decision: 'deny', message: 'not this' } })).status).toBe(200);
+      expect((await card(beta, 'resolved')).data.approval).toMatchObject({ arguments: null, status: 'denied' });
+      expect(JSON.stringify(beta.events)).not.toContain('6203');
+    } finally {
+      await Promise.all([beta, everything].map((stream) => stream.close()));
+      await gw.asOwner(`/rules/${rule.id}`, { method: 'DELETE' });
+    }
+  });
 });
