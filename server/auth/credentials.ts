@@ -1,10 +1,10 @@
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { join } from 'node:path';
+import { DEFAULT_CLIENT, OWNER } from '../contract/clients.js';
 import { ClientExistsError, type Store } from '../store/index.js';
 import { ensurePrivateDir, generateToken, loadOrCreateSecret, sha256 } from './secrets.js';
 
-export const DEFAULT_CLIENT = 'default';
-export const OWNER = 'owner';
+export { DEFAULT_CLIENT, OWNER };
 export const SESSION_COOKIE = 'pincer_session';
 
 const LOGIN_CODE_TTL_MS = 15 * 60_000;

@@ -1,4 +1,4 @@
-import type { ClientToken, HistoryScope, MemoryScope } from '../contract/clients.js';
+import { DEFAULT_CLIENT, OWNER, type ClientToken, type HistoryScope, type MemoryScope } from '../contract/clients.js';
 import type { Db } from './db.js';
 
 // Scopes and a token's listing are the wire contract's (GET /clients).
@@ -98,7 +98,7 @@ export class ClientStore {
 
   /**
    * Which memories a client sees, read on every use so a change made by another process (the CLI) counts at once.
-   * Names without a row (the default client, the owner) see every memory.
+   * Names without a row: see scopes.
    */
   memoryScope(name: string): MemoryScope {
     return this.scopes(name).memories;
@@ -110,13 +110,15 @@ export class ClientStore {
   }
 
   /**
-   * Which calls and memories a client reads, in one lookup (read on every use, as memoryScope). Names without a row
-   * (the default client, the owner) read everything. Security: a revoked client (its token stopped working while a
-   * request or stream was under way) reads only its own, whatever it had.
+   * Which calls and memories a client reads, in one lookup (read on every use, as memoryScope). Of the names without
+   * a row, the default client and the owner read everything; any other — the token-less Ollama client, a name no
+   * token was issued for — reads only its own (Security: a caller that presents no token must not read what the
+   * named clients remembered or did). A revoked client (its token stopped working while a request or stream was
+   * under way) reads only its own, whatever it had.
    */
   scopes(name: string): { memories: MemoryScope; history: HistoryScope } {
     const row = this.#scopes.get(name);
-    if (!row) return { memories: 'all', history: 'all' };
+    if (!row) return name === DEFAULT_CLIENT || name === OWNER ? { memories: 'all', history: 'all' } : { memories: 'own', history: 'own' };
     return row.revoked_at === null ? { memories: row.memories, history: row.history } : { memories: 'own', history: 'own' };
   }
 

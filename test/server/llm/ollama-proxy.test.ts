@@ -158,6 +158,30 @@ describe('Ollama-compatible proxy: bodies and token-less mode', () => {
       expect(rebound).toBe(403);
     });
 
+    it("reads only the memories and calls it made itself, never a named client's", async () => {
+      stub = await startStubLlm((request) => {
+        const said = last(request.messages);
+        if (said.role !== 'user') return { content: String(said.content) };
+        return String(said.content).startsWith('note')
+          ? { tool_calls: [{ name: 'remember', arguments: { content: 'tokenless: the bike lock is 7730' } }] }
+          : { tool_calls: [{ name: 'recall', arguments: { query: 'lock', method: 'fuzzy' } }] };
+      });
+      tg = await startGateway({ llm: { baseUrl: stub.url, model: 'stub-model', api: 'ollama' }, ollamaProxy: { tokenless: true, client: 'ollama-app' } });
+      const alice = tg.gateway.credentials.createClient('alice');
+      const stored = await tg.api('/tools/remember/execute', { method: 'POST', json: { content: 'alice: the locker lock is 6203' }, headers: { authorization: `Bearer ${alice}` } });
+      expect(stored.status).toBe(200);
+      const chat = (content: string) => sdk(tg, null).chat({ model: 'stub-model', messages: [{ role: 'user', content }], stream: false });
+
+      expect((await chat('note this')).message.content).toContain('"success":true');
+      const recalled = (await chat('what lock codes do you know?')).message.content;
+      expect(recalled).toContain('7730');
+      expect(recalled).not.toContain('6203');
+      expect(tg.gateway.store.clients.scopes('ollama-app')).toEqual({ memories: 'own', history: 'own' });
+      // The default client and the owner still read everything.
+      expect(tg.gateway.store.clients.scopes('default')).toEqual({ memories: 'all', history: 'all' });
+      expect(tg.gateway.store.clients.scopes('owner')).toEqual({ memories: 'all', history: 'all' });
+    });
+
     it('is turned on, moved to another client and off from PATCH /settings, each in force for the next request', async () => {
       stub = await startStubLlm(() => ({ content: 'ok' }));
       tg = await startGateway({ llm: { baseUrl: stub.url, model: 'stub-model', api: 'ollama' } });
