@@ -16,7 +16,8 @@ export type Resolution =
   | { outcome: 'allowed'; rule: string }
   | { outcome: 'denied'; message: string | null; rule: string }
   | { outcome: 'expired' }
-  | { outcome: 'cancelled' };
+  /** `why`: told to the caller when it is not the usual (the caller left, the gateway stopped). */
+  | { outcome: 'cancelled'; why?: string };
 
 /** How an imported server's question (elicitation) or request for the model (sampling) ended. */
 export type QuestionResolution =
@@ -304,6 +305,16 @@ export class ApprovalBroker {
   /** The gateway is stopping: every open question is withdrawn and its call refused. */
   cancelAll(): void {
     for (const id of [...this.#waiting.keys()]) this.#end(id, 'cancelled', { outcome: 'cancelled' });
+  }
+
+  /**
+   * A client's token was revoked at `revokedAt` (epoch ms): the calls it asked about until then are withdrawn, so an
+   * "allow" given later cannot run them. Answers how many.
+   */
+  cancelClient(client: string, revokedAt: number, why: string): number {
+    const asked = [...this.#waiting].filter(([, w]) => w.request && w.approval.client === client && Date.parse(w.approval.created_at) <= revokedAt);
+    for (const [id] of asked) this.#end(id, 'cancelled', { outcome: 'cancelled', why });
+    return asked.length;
   }
 
   #checkRoom(client: string): void {

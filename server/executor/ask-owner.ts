@@ -94,7 +94,10 @@ export async function askOwner(
         status: 'denied',
       };
     case 'cancelled':
-      return { error: refuse.callCancelled('The call was withdrawn before the owner answered (the caller left or the gateway stopped).'), status: 'cancelled' };
+      return {
+        error: refuse.callCancelled(resolution.why ?? 'The call was withdrawn before the owner answered (the caller left or the gateway stopped).'),
+        status: 'cancelled',
+      };
   }
 }
 

@@ -135,6 +135,16 @@ export class Executor {
     return decide(this.options.policy, { tool: prepared.tool, arguments: prepared.args, client: request.client });
   }
 
+  /**
+   * A client's token was revoked at `revokedAt` (epoch ms): the calls it started until then are cancelled, recorded
+   * as such. Answers how many.
+   */
+  cancelClient(client: string, revokedAt: number, why: string): number {
+    const started = [...this.#inFlight.values()].filter((e) => e.record.client === client && Date.parse(e.record.started_at) <= revokedAt);
+    for (const entry of started) entry.cancellation.cancel(new CallCancelled(why));
+    return started.length;
+  }
+
   /** A call still running, for `GET /calls/{id}` before it is recorded. */
   inFlight(id: string): CallRecord | undefined {
     const entry = this.#inFlight.get(id);

@@ -14,6 +14,7 @@ import { DataDirLock, HistoryRetention, type Store } from '../store/index.js';
 import { McpSessions } from '../mcp/sessions.js';
 import { VERSION } from '../version.js';
 import type { GatewayOptions } from './options.js';
+import { RevocationWatch } from './revocations.js';
 import type { DataFolder, Endpoint, Tools } from './parts.js';
 import type { ToolSources } from './sources.js';
 
@@ -41,6 +42,8 @@ export function buildHttp(
     },
     parts.events,
   );
+  // Security: what a client's token started ends when the token is revoked.
+  new RevocationWatch({ clients: parts.store.clients, executor: parts.executor, approvals: parts.approvals, mcp, llm: parts.llm, events: parts.events });
   const { app, direct } = createHttpApp({
     ...parts,
     streams,

@@ -74,6 +74,8 @@ export class LlmBridge {
   readonly maxSteps: number;
   /** What each model can do (native tools or prompted, context length), learnt once per model. */
   readonly profiles = new ModelProfiles();
+  /** The turns under way, so a revoked client's can be stopped (cancelClient). */
+  readonly #turns = new Set<{ caller: LoopOptions['caller']; started: number; stop: AbortController }>();
 
   constructor(private readonly options: BridgeOptions) {
     this.maxSteps = options.maxSteps ?? 10;
@@ -162,7 +164,7 @@ export class LlmBridge {
     store.append(id, model, [{ message: redactor.redact(user) }]);
     listener.onStart?.({ conversation_id: id, model });
 
-    const result = await runToolLoop({
+    const result = await this.runTurn({
       provider,
       executor: this.options.executor,
       caller: { client: asker.client, owner: asker.owner, via: `llm:${model}` },
@@ -194,6 +196,28 @@ export class LlmBridge {
       result.added.map((message, i) => ({ message: redactor.redact(message), ...(i === result.added.length - 1 && { meta: redactor.redact(meta) }) })),
     );
     return answer;
+  }
+
+  /** Runs one turn's tool loop (every door's turns come through here), stoppable by cancelClient. */
+  async runTurn(options: LoopOptions): Promise<LoopResult> {
+    const stop = new AbortController();
+    const turn = { caller: options.caller, started: Date.now(), stop };
+    this.#turns.add(turn);
+    try {
+      return await runToolLoop({ ...options, signal: options.signal ? AbortSignal.any([options.signal, stop.signal]) : stop.signal });
+    } finally {
+      this.#turns.delete(turn);
+    }
+  }
+
+  /**
+   * Security: a client's token was revoked at `revokedAt` (epoch ms): its turns begun until then stop — no further
+   * model request, no further tool call. Answers how many.
+   */
+  cancelClient(client: string, revokedAt: number, why: string): number {
+    const begun = [...this.#turns].filter((t) => !t.caller.owner && t.caller.client === client && t.started <= revokedAt);
+    for (const turn of begun) turn.stop.abort(refuse.callCancelled(why));
+    return begun.length;
   }
 
   /** A conversation this caller may see (its own; the owner sees all), or 404 as if it did not exist. */

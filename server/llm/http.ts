@@ -103,7 +103,7 @@ export async function upstreamRequest(
       });
     } catch (error) {
       cleanup();
-      if (init.signal?.aborted) throw cancelled();
+      if (init.signal?.aborted) throw cancelled(init.signal);
       if (timedOutFlag) throw timedOut(options.baseUrl, options.idleTimeoutMs);
       if (attempt < options.retries) {
         await pause(options.backoffMs * 2 ** attempt++, init.signal);
@@ -117,7 +117,7 @@ export async function upstreamRequest(
         baseUrl: options.baseUrl,
         touch: arm,
         done: cleanup,
-        timeoutError: () => (timedOutFlag ? timedOut(options.baseUrl, options.idleTimeoutMs) : init.signal?.aborted ? cancelled() : undefined),
+        timeoutError: () => (timedOutFlag ? timedOut(options.baseUrl, options.idleTimeoutMs) : init.signal?.aborted ? cancelled(init.signal) : undefined),
         limits: {
           body: options.maxBodyBytes ?? ANSWER_LIMITS.maxBodyBytes,
           stream: options.maxStreamBytes ?? ANSWER_LIMITS.maxStreamBytes,
@@ -146,9 +146,9 @@ export async function upstreamRequest(
   }
 }
 
-/** The caller went away: nothing to answer. */
-export function cancelled(): GatewayError {
-  return refuse.callCancelled('The request was cancelled.');
+/** The caller went away (nothing to answer), or the gateway stopped the turn and said why (the signal's reason). */
+export function cancelled(signal?: AbortSignal): GatewayError {
+  return signal?.reason instanceof GatewayError ? signal.reason : refuse.callCancelled('The request was cancelled.');
 }
 
 function connectionProblem(error: unknown): string {
@@ -158,14 +158,14 @@ function connectionProblem(error: unknown): string {
 
 function pause(ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
-    if (signal?.aborted) return reject(cancelled());
+    if (signal?.aborted) return reject(cancelled(signal));
     const timer = setTimeout(() => {
       signal?.removeEventListener('abort', onAbort);
       resolve();
     }, ms);
     const onAbort = () => {
       clearTimeout(timer);
-      reject(cancelled());
+      reject(cancelled(signal));
     };
     signal?.addEventListener('abort', onAbort, { once: true });
   });

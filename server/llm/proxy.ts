@@ -1,6 +1,6 @@
 import { refuse, type GatewayError } from '../errors.js';
 import type { LlmBridge, Asker } from './bridge.js';
-import { runToolLoop, type LoopListener, type LoopResult } from './loop.js';
+import type { LoopListener, LoopResult } from './loop.js';
 import type { ChatMessage, Sampling, ToolCall, ToolSpec } from './types.js';
 
 /**
@@ -70,7 +70,7 @@ export async function runProxyTurn(bridge: LlmBridge, mixed: MixedTurns, turn: P
   const model = await bridge.model(provider, turn.model, turn.signal);
   const callerNames = new Set(turn.callerTools.map((t) => t.function.name));
   const ours = bridge.tools(turn.asker).filter((t) => !callerNames.has(t.function.name));
-  const result = await runToolLoop({
+  const result = await bridge.runTurn({
     provider,
     executor: bridge.executor,
     caller: { client: turn.asker.client, owner: turn.asker.owner, via: `${turn.door}:${model}` },

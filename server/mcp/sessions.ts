@@ -20,6 +20,8 @@ interface Session {
    * early or the client cancels them.
    */
   readonly hangups: Map<RequestId, AbortController>;
+  /** When it opened (epoch ms). */
+  readonly opened: number;
   lastUsed: number;
   listChangedQueued: boolean;
 }
@@ -72,7 +74,7 @@ export class McpSessions {
       clientName: () => server.getClientVersion()?.name,
       hangup: (requestId) => hangups.get(requestId)?.signal,
     });
-    const session: Session = { id: transport.sessionId, identity, server, transport, hangups, lastUsed: Date.now(), listChangedQueued: false };
+    const session: Session = { id: transport.sessionId, identity, server, transport, hangups, opened: Date.now(), lastUsed: Date.now(), listChangedQueued: false };
     server.onclose = () => {
       if (this.#sessions.get(session.id) === session) this.#sessions.delete(session.id);
     };
@@ -121,6 +123,19 @@ export class McpSessions {
       });
     }
     session.transport.post(req, res, body);
+  }
+
+  /**
+   * A client's token was revoked at `revokedAt` (epoch ms): the sessions it opened until then close, their streams
+   * with them (a token issued later under the same name must not take them over). Answers how many.
+   */
+  closeClient(name: string, revokedAt: number): number {
+    const opened = [...this.#sessions.values()].filter((s) => !s.identity.owner && s.identity.name === name && s.opened <= revokedAt);
+    for (const session of opened) {
+      this.#sessions.delete(session.id);
+      void session.server.close().catch(() => undefined);
+    }
+    return opened.length;
   }
 
   async closeAll(): Promise<void> {

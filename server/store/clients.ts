@@ -127,6 +127,13 @@ export class ClientStore {
     return this.db.prepare('UPDATE clients SET history = ? WHERE name = ? AND revoked_at IS NULL').run(scope, name).changes === 1;
   }
 
+  /** The clients revoked at or after `since` (epoch ms), oldest revocation first. */
+  revokedSince(since: number): { name: string; revoked_at: number }[] {
+    return this.db
+      .prepare<[number], { name: string; revoked_at: number }>('SELECT name, revoked_at FROM clients WHERE revoked_at >= ? ORDER BY revoked_at')
+      .all(since);
+  }
+
   list(): ClientInfo[] {
     return this.db.prepare<[], ClientRow>('SELECT * FROM clients ORDER BY name').all().map(toInfo);
   }
