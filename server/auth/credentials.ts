@@ -1,6 +1,6 @@
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { join } from 'node:path';
-import { DEFAULT_CLIENT, OWNER } from '../contract/clients.js';
+import { DEFAULT_CLIENT, OWNER } from '../store/clients.js';
 import { ClientExistsError, type Store } from '../store/index.js';
 import { ensurePrivateDir, generateToken, loadOrCreateSecret, sha256 } from './secrets.js';
 

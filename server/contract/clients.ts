@@ -1,10 +1,5 @@
 /** Clients on the wire: `GET /clients`, their tokens, tool sets, budgets and scopes (owner only). */
 
-/** The client the generated token (and `--no-auth`) acts as: it sees every call and memory, as the owner does. */
-export const DEFAULT_CLIENT = 'default';
-/** The name the owner's own calls (dashboard, tray, CLI) are recorded under. */
-export const OWNER = 'owner';
-
 /** Which memories a client sees: every one, or only those it wrote. */
 export type MemoryScope = 'all' | 'own';
 /** Which calls a client reads in the history (GET /calls, the export, /events, /stats): every one, or only its own. */

@@ -1,8 +1,12 @@
-import { DEFAULT_CLIENT, OWNER, type ClientToken, type HistoryScope, type MemoryScope } from '../contract/clients.js';
+import type { ClientToken, HistoryScope, MemoryScope } from '../contract/clients.js';
 import type { Db } from './db.js';
 
 // Scopes and a token's listing are the wire contract's (GET /clients).
 export type { HistoryScope, MemoryScope } from '../contract/clients.js';
+/** The client the generated token (and `--no-auth`) acts as: it sees every call and memory, as the owner does. */
+export const DEFAULT_CLIENT = 'default';
+/** The name the owner's own calls (dashboard, tray, CLI) are recorded under. */
+export const OWNER = 'owner';
 export const MEMORY_SCOPES: readonly MemoryScope[] = ['all', 'own'];
 export const HISTORY_SCOPES: readonly HistoryScope[] = ['all', 'own'];
 
