@@ -60,6 +60,8 @@ export class Executor {
   #runningSweep: NodeJS.Timeout | undefined;
   /** Every call between arrival and answer, waiting for approval included: shutdown waits for all of them. */
   readonly #calls = new Set<Promise<CallOutcome>>();
+  /** Clients whose token was revoked: when, and what their calls begun before then are told at their next step. */
+  readonly #revoked = new Map<string, { at: number; why: string }>();
   #stopping = false;
 
   constructor(private readonly options: ExecutorOptions) {
@@ -105,6 +107,9 @@ export class Executor {
     if (decision.decision === 'deny') {
       return this.#log.refuse(record, t0, new GatewayError('POLICY_DENIED', refusalMessage(decision), { rule: decision.rule }), 'denied');
     }
+    // Security: the token was revoked while the policy judged the call (a shell check can take a while).
+    let revoked = this.#revokedSince(request.client, startedAt);
+    if (revoked) return this.#log.refuse(record, t0, revoked, 'cancelled');
 
     // Approval.
     if (decision.decision === 'ask') {
@@ -112,6 +117,8 @@ export class Executor {
       const refusal = await askOwner(step, tool, args, record, request, decision);
       if (refusal) return this.#log.refuse(record, t0, refusal.error, refusal.status);
     }
+    revoked = this.#revokedSince(request.client, startedAt);
+    if (revoked) return this.#log.refuse(record, t0, revoked, 'cancelled');
     // Security: a client wrote a file this command runs after it was judged (while the owner read the card).
     const changed = this.options.provenance?.changedSince(decision.subject);
     if (changed) return this.#log.refuse(record, t0, changed, 'denied', request.owner ? changed : refusalForClient(changed, request.client));
@@ -137,12 +144,21 @@ export class Executor {
 
   /**
    * A client's token was revoked at `revokedAt` (epoch ms): the calls it started until then are cancelled, recorded
-   * as such. Answers how many.
+   * as such — running ones at once, ones still being judged or waiting for the owner at their next step. Answers how
+   * many were running.
    */
   cancelClient(client: string, revokedAt: number, why: string): number {
+    if (revokedAt > (this.#revoked.get(client)?.at ?? -Infinity)) this.#revoked.set(client, { at: revokedAt, why });
     const started = [...this.#inFlight.values()].filter((e) => e.record.client === client && Date.parse(e.record.started_at) <= revokedAt);
     for (const entry of started) entry.cancellation.cancel(new CallCancelled(why));
     return started.length;
+  }
+
+  /** The refusal for a call `client` began at `startedAt` when its token has been revoked since; else undefined. */
+  #revokedSince(client: string, startedAt: number): GatewayError | undefined {
+    if (this.#revoked.size === 0) return undefined;
+    const revoked = this.#revoked.get(client);
+    return revoked && startedAt <= revoked.at ? refuse.callCancelled(revoked.why) : undefined;
   }
 
   /** A call still running, for `GET /calls/{id}` before it is recorded. */

@@ -178,6 +178,36 @@ describe('pipeline: refusals before running', () => {
     expect(asked).toHaveLength(0);
   });
 
+  it("a call whose client's token is revoked while the policy judges it is cancelled, not run; a call begun after still runs", async () => {
+    const judged = deferred<void>();
+    let asked = 0;
+    executor = makeExecutor({
+      policy: {
+        decide: async () => {
+          asked += 1;
+          if (asked === 1) await judged.promise;
+          return { decision: 'allow', rule: 'test:allow', reason: 'Fine.' };
+        },
+      },
+    });
+    const { runs } = addTool();
+    const pending = executor.execute(request({ client: 'alice' }));
+    await waitFor(() => (asked === 1 ? true : undefined));
+    expect(executor.cancelClient('alice', Date.now(), 'The token of client "alice" was revoked, so what it started stops.')).toBe(0);
+    judged.resolve();
+    const outcome = await pending;
+    expect(outcome.status).toBe('cancelled');
+    expect(errorOf(outcome)).toMatchObject({ name: 'CALL_CANCELLED', message: expect.stringContaining('"alice" was revoked') });
+    expect(recorded(outcome)).toMatchObject({ client: 'alice', status: 'cancelled' });
+    expect(runs).toHaveLength(0);
+
+    // Another client, and alice with a token issued since, are not affected.
+    await new Promise((r) => setTimeout(r, 2));
+    expect((await executor.execute(request({ client: 'bob' }))).status).toBe('succeeded');
+    expect((await executor.execute(request({ client: 'alice' }))).status).toBe('succeeded');
+    expect(runs).toHaveLength(2);
+  });
+
   it('does not run a sensitive tool without approval: APPROVAL_REQUIRED, recorded as denied with the rule', async () => {
     const { runs } = addTool({ risk: 'sensitive', annotations: {} });
     const outcome = await executor.execute(request());
