@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import type { PincerConfig } from '../config/config.js';
-import { configFrom, notAChoice, failed, ownerRequest, parse, shorten, table, UsageError, type Out, type Parsed } from './common.js';
+import { configFrom, failed, notAChoice, ownerRequest, parse, shorten, table, UsageError, type Out, type Parsed } from './common.js';
 import { only, printJson, SCOPES, str } from './owner-options.js';
 import { contentFrom, describeForm } from './questions.js';
 

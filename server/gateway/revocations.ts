@@ -23,9 +23,9 @@ export interface RevocationParts {
  * the revoked client's command), its MCP sessions stayed open (their streams kept receiving notifications, and a
  * token issued later under the same name could take them over), its chat turns went on calling tools. Once a
  * client's token is revoked, what it started until then ends: running calls and turns are cancelled, open questions
- * withdrawn, sessions closed. Revocations through the
- * API are seen at once (their `tools` event), those written by another process within POLL_MS. Nothing is kept per
- * call: the revocation's time tells what the old token started from what a token issued since did.
+ * withdrawn, sessions closed. Revocations through the API are seen at once (their `tools` event), those written by
+ * another process within POLL_MS. Nothing is kept per call: the revocation's time tells what the old token started
+ * from what a token issued since did.
  */
 export class RevocationWatch {
   /** Revocations from this time on are acted on (older ones ended before this gateway started). */
