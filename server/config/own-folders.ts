@@ -1,7 +1,7 @@
-import { realpathSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { dirname, resolve, sep } from 'node:path';
+import { dirname, sep } from 'node:path';
 import { packagePath } from '../util/package-files.js';
+import { realOrResolved } from '../util/real-path.js';
 import { PACKAGE_ROOT } from '../version.js';
 
 /**
@@ -74,11 +74,4 @@ export function defaultRootProblem(cwd: string, folders: readonly OwnFolder[], h
   return ownFolderProblem(real, folders);
 }
 
-function realOrResolved(path: string): string {
-  const resolved = resolve(path);
-  try {
-    return realpathSync.native(resolved);
-  } catch {
-    return resolved;
-  }
-}
+

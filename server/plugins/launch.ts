@@ -4,6 +4,7 @@ import type { ChildHandle, ProcessRunner, SandboxWrapper } from '../process/inde
 import { scrubbedEnvironment } from '../process/index.js';
 import type { SandboxScope, SandboxSupport } from '../process/sandbox.js';
 import { builtPath } from '../util/package-files.js';
+import { realOrResolved } from '../util/real-path.js';
 import { unpackedPath } from '../util/unpacked.js';
 
 const HEAP_MB = 256;
@@ -86,8 +87,8 @@ export function permissionPaths(paths: string[]): string[] {
 export function sandboxScope(launch: HostLaunch): SandboxScope {
   const bare = (path: string) => (path.endsWith('/*') ? path.slice(0, -2) : path);
   // Security: a declared path never replaces the sandbox's own /proc, /dev or /sys with the machine's (another
-  // process's /proc/<pid>/environ holds the gateway's token).
-  const bindable = (path: string) => path !== '/' && !/^\/(proc|dev|sys)(\/|$)/.test(path);
+  // process's /proc/<pid>/environ holds the gateway's token), nor leads there through a link.
+  const bindable = (path: string) => [path, realOrResolved(path)].every((p) => p !== '/' && !/^\/(proc|dev|sys)(\/|$)/.test(p));
   return {
     readWrite: [],
     readOnly: launch.read.map(bare).filter(bindable),

@@ -2,6 +2,7 @@ import { execFile, spawnSync } from 'node:child_process';
 import { lstatSync, mkdirSync, readlinkSync, realpathSync, writeFileSync } from 'node:fs';
 import { userInfo } from 'node:os';
 import { delimiter, dirname, join, posix } from 'node:path';
+import { realOrResolved } from '../util/real-path.js';
 import type { SandboxWrapper } from './runner.js';
 
 /**
@@ -135,19 +136,39 @@ export class Sandbox {
     if (identity) args.push('--ro-bind', identity.passwd, '/etc/passwd', '--ro-bind', identity.group, '/etc/group');
     args.push('--proc', '/proc', '--dev', '/dev', '--tmpfs', '/tmp');
     for (const prefix of this.#interpreterPrefixes) args.push('--ro-bind-try', prefix, prefix);
-    // Security: a path inside a hidden folder (a plugin's manifest naming the token) is never bound.
-    const shown = (paths: readonly string[] | undefined) => (paths ?? []).filter((p) => !scope.hidden.some((dir) => within(p, dir)));
-    for (const path of shown(scope.readOnly)) args.push('--ro-bind-try', path, path);
-    for (const root of shown(scope.readWrite)) args.push('--bind', root, root);
-    for (const path of shown(scope.writable)) args.push('--bind-try', path, path);
+    // Security: each path is bound from where it really leads, read at every start. bwrap follows a link on the
+    // host, so a granted or declared folder that is a link (or lies under one) into the data folder showed that
+    // folder inside, token and database included. A hidden folder is matched as given and as it really is.
+    const hidden = scope.hidden.map(realOrResolved);
+    const named = [...scope.hidden, ...hidden];
+    const placed = (paths: readonly string[] | undefined) =>
+      (paths ?? []).flatMap((path) => {
+        const real = realOrResolved(path);
+        return named.some((dir) => within(path, dir) || within(real, dir)) ? [] : [{ path, real }];
+      });
+    const readOnly = placed(scope.readOnly);
+    const readWrite = placed(scope.readWrite);
+    const writable = placed(scope.writable);
+    for (const { path, real } of readOnly) args.push('--ro-bind-try', real, path);
+    for (const { path, real } of readWrite) args.push('--bind', real, path);
+    for (const { path, real } of writable) args.push('--bind-try', real, path);
     if (scratch) args.push('--bind', scratch, scratch);
+    // Where a real folder shows up inside a bind: at its own path, or under the link that leads to it.
+    const inside = (dir: string, bind: { path: string; real: string }) => join(bind.path, posix.relative(bind.real, dir));
     // Security: Pincer's code under a writable root is bound again read-only on top (after every writable bind, so
     // a grant inside it is covered too): a command that rewrote a bundled plugin would run as Pincer, unasked.
-    const writable = [...scope.readWrite, ...(scope.writable ?? [])];
-    for (const dir of scope.locked ?? []) if (writable.some((p) => within(dir, p) || within(p, dir))) args.push('--ro-bind-try', dir, dir);
+    const lockedAt = new Map<string, string>(); // where inside → what is bound there
+    for (const dir of (scope.locked ?? []).map(realOrResolved)) {
+      for (const bind of [...readWrite, ...writable]) {
+        if (within(dir, bind.real)) lockedAt.set(inside(dir, bind), dir);
+        else if (within(bind.real, dir)) lockedAt.set(bind.path, bind.real);
+      }
+    }
+    for (const [at, dir] of lockedAt) args.push('--ro-bind-try', dir, at);
     // Security: Pincer's data folder (tokens, database) stays out of sight even when a root holds it.
-    const visible = [...scope.readWrite, ...(scope.readOnly ?? []), ...(scope.writable ?? [])];
-    for (const dir of scope.hidden) if (visible.some((p) => within(dir, p))) args.push('--tmpfs', dir);
+    const covered = new Set<string>();
+    for (const dir of hidden) for (const bind of [...readWrite, ...readOnly, ...writable]) if (within(dir, bind.real)) covered.add(inside(dir, bind));
+    for (const dir of covered) args.push('--tmpfs', dir);
     for (const path of scope.program ?? []) args.push('--ro-bind-try', path, path);
     args.push('--unshare-pid', '--unshare-ipc', '--unshare-uts', '--unshare-cgroup-try');
     if (!scope.network) args.push('--unshare-net');

@@ -1,6 +1,9 @@
 import { realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
+import { realOrResolved } from '../util/real-path.js';
 import { isWithin } from './within.js';
+
+export { realOrResolved };
 
 /** The root folders of path-guard.ts: checked and realpath'd when they are set, and the one that holds a path. */
 
@@ -46,12 +49,4 @@ export function containingRoot(roots: readonly string[], resolved: string): stri
   return best;
 }
 
-/** A protected or read-only folder as real as it can be: its realpath, or the resolved path when it does not exist. */
-export function realOrResolved(dir: string): string {
-  const resolved = path.resolve(dir);
-  try {
-    return realpathSync.native(resolved);
-  } catch {
-    return resolved;
-  }
-}
+

@@ -118,6 +118,23 @@ describe.skipIf(!available)('a plugin inside the sandbox', () => {
     expect(JSON.stringify(answer)).not.toContain(tg.token);
   });
 
+  it('a declared path that is itself a link into the data folder, or to /proc, shows nothing of them', async () => {
+    const area = join(tg.workspace, 'declared-links');
+    mkdirSync(area, { recursive: true });
+    // Made by anything that could write there (another program, a tool), before or after the owner accepted.
+    symlinkSync(tg.dataDir, join(area, 'shared'));
+    symlinkSync('/proc', join(area, 'proc'));
+    const body = `const fs = await import('node:fs'); const out = {};
+      for (const path of ['shared/token', 'proc/${process.pid}/environ']) {
+        try { out[path] = fs.readFileSync(${JSON.stringify(area)} + '/' + path, 'latin1'); } catch (e) { out[path] = e.code; } }
+      return out;`;
+    await steps.installed('declared', toolPlugin({ declared_read: { body } }, { permissions: { read: [join(area, 'shared'), join(area, 'proc')] } }));
+    const answer = (await steps.call('declared_read')).body;
+    expect(answer.success, JSON.stringify(answer)).toBe(true);
+    for (const value of Object.values(answer.result as Record<string, string>)) expect(['ENOENT', 'ERR_ACCESS_DENIED']).toContain(value);
+    expect(JSON.stringify(answer)).not.toContain(tg.token);
+  });
+
   it("a declared read of /proc shows the sandbox's own processes, never the gateway's environment", async () => {
     const body = `const fs = await import('node:fs');
       try { return fs.readFileSync('/proc/${process.pid}/environ', 'latin1'); } catch (e) { return e.code; }`;

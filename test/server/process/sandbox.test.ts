@@ -221,6 +221,40 @@ describe.skipIf(!available)('the sandbox itself', () => {
     expect(wide.stdout).toBe('OWN-CODEOUTSIDE-SECRET');
   });
 
+  it('a granted path that is a link into the hidden folder is not bound; one leading to a folder holding it shows it emptied', async () => {
+    const hidden = join(base, 'linked-data');
+    mkdirSync(hidden, { recursive: true });
+    writeFileSync(join(hidden, 'token'), 'LINKED-TOKEN');
+    const elsewhere = join(base, 'elsewhere');
+    mkdirSync(elsewhere, { recursive: true });
+    // A declared or granted path that is a link (made by anything that could write there) into the data folder.
+    const intoData = join(elsewhere, 'shared');
+    symlinkSync(hidden, intoData);
+    // And one that leads to the folder holding it (here: base), through a link of its own.
+    const toParent = join(elsewhere, 'parent');
+    symlinkSync(base, toParent);
+    const scope = { readWrite: [root], readOnly: [intoData, toParent], hidden: [hidden], network: false };
+    const result = await run(scope, `cat ${intoData}/token; cat ${toParent}/linked-data/token; cat ${toParent}/outside/notes.txt`);
+    expect(result.stdout).toBe('OUTSIDE-SECRET');
+    expect(result.stdout + result.stderr).not.toContain('LINKED-TOKEN');
+    // Granted to write, the same links fare no better.
+    const written = await run({ readWrite: [root], writable: [intoData, toParent], hidden: [hidden], network: false }, `cat ${intoData}/token; cat ${toParent}/linked-data/token; echo x > ${toParent}/linked-data/planted`);
+    expect(written.stdout).toBe('');
+    expect(existsSync(join(hidden, 'planted'))).toBe(false);
+  });
+
+  it("Pincer's code reached through a writable link stays read-only", async () => {
+    const code = join(base, 'code');
+    mkdirSync(code, { recursive: true });
+    writeFileSync(join(code, 'index.js'), 'ORIGINAL');
+    const toCode = join(base, 'to-code');
+    symlinkSync(base, toCode);
+    const result = await run({ readWrite: [root], writable: [toCode], hidden: [], locked: [code], network: false }, `echo planted > ${toCode}/code/index.js; echo ok > ${toCode}/outside/made.txt`);
+    expect(result.stderr).toMatch(/Read-only file system/);
+    expect(readFileSync(join(code, 'index.js'), 'utf8')).toBe('ORIGINAL');
+    expect(readFileSync(join(outside, 'made.txt'), 'utf8')).toBe('ok\n');
+  });
+
   it('with the network granted, the loopback listener is reachable (the wall is the namespace, not a broken socket)', async () => {
     const before = connections;
     const result = await run({ readWrite: [root], hidden: [], network: true }, `exec 3<>/dev/tcp/127.0.0.1/${listenerPort} && cat <&3`);
