@@ -30,7 +30,7 @@ export class ApprovalQueue {
   readonly #busy = new SvelteSet<string>();
   /** The card picked by the owner (click, focus, j/k, or the next one after a decision); null follows the newest. */
   #selected = $state<string | null>(null);
-  #arrivalMovedSelection = -Infinity;
+  #selectionMovedAt = -Infinity;
   /** Ids answered, expired or withdrawn: a list fetched before the event must not bring them back. */
   #ended = new Set<string>();
   /** Ids this window is answering, so their end is not reported as "elsewhere"; each only until its answer or end event. */
@@ -76,16 +76,19 @@ export class ApprovalQueue {
   }
 
   /**
-   * When a new arrival last took the selection (performance.now()): keys that decide wait a moment after it, so a
-   * keystroke meant for the card that was selected never answers the newcomer unread.
+   * When the selection last moved without the owner (performance.now()): a new arrival took it, or the selected card
+   * went (its caller withdrew it, it expired, it was answered elsewhere) and its neighbour took its place. Keys that
+   * decide wait a moment after it, so a keystroke meant for the card that was selected never answers another unread.
+   * Security: a client can withdraw a card the owner is reading just as a key is pressed, leaving its own other card
+   * under the key.
    */
   get selectionMovedAt(): number {
-    return this.#arrivalMovedSelection;
+    return this.#selectionMovedAt;
   }
 
   select(id: string): void {
     this.#selected = id;
-    this.#arrivalMovedSelection = -Infinity;
+    this.#selectionMovedAt = -Infinity;
   }
 
   /** Moves the selection down (+1, older) or up (-1, newer), stopping at the ends. */
@@ -123,7 +126,7 @@ export class ApprovalQueue {
     try {
       const ended = await api<ApprovalRecord>('POST', `/approvals/${encodeURIComponent(id)}`, answer);
       this.error = null;
-      this.#end(id);
+      this.#end(id, true);
       this.#say(describeMine(ended));
       return true;
     } catch (error) {
@@ -155,7 +158,7 @@ export class ApprovalQueue {
       const before = this.selected?.id;
       this.#arrived.set(approval.id, performance.now());
       this.#set([approval, ...this.items]);
-      if (before !== undefined && this.selected?.id !== before) this.#arrivalMovedSelection = performance.now();
+      if (before !== undefined && this.selected?.id !== before) this.#selectionMovedAt = performance.now();
       return;
     }
     const listed = this.items.some((a) => a.id === approval.id);
@@ -164,8 +167,11 @@ export class ApprovalQueue {
     if (listed && !mine) this.#say(describeElsewhere(approval));
   }
 
-  /** Removes a card; when it was selected, the selection moves to the card that takes its place. */
-  #end(id: string): void {
+  /**
+   * Removes a card; when it was selected, the selection moves to the card that takes its place — noted as a move the
+   * owner did not make unless the owner's own answer here removed it.
+   */
+  #end(id: string, answeredHere = false): void {
     this.#ended.add(id);
     if (this.#ended.size > ENDED_MEMORY) this.#ended.delete(this.#ended.values().next().value!);
     this.#arrived.delete(id);
@@ -173,7 +179,9 @@ export class ApprovalQueue {
     if (index < 0) return;
     const wasSelected = this.selected?.id === id;
     this.#set(this.items.filter((a) => a.id !== id));
-    if (wasSelected) this.#selected = this.items[Math.min(index, this.items.length - 1)]?.id ?? null;
+    if (!wasSelected) return;
+    this.#selected = this.items[Math.min(index, this.items.length - 1)]?.id ?? null;
+    if (!answeredHere && this.items.length > 0) this.#selectionMovedAt = performance.now();
   }
 
   #set(items: Approval[]): void {

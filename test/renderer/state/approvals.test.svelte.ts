@@ -90,6 +90,30 @@ describe('ApprovalQueue', () => {
     expect(queue.selectionMovedAt).toBe(-Infinity);
   });
 
+  it('notes a move of the selection when the selected card goes without the owner answering it here', async () => {
+    const older = await ask('4+4');
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    const newer = await ask('5+5');
+    const queue = await liveQueue();
+    queue.select(newer.approval_id);
+    expect(queue.selectionMovedAt).toBe(-Infinity);
+
+    // Its caller withdrew it (here: answered elsewhere, which ends it the same way): the older card takes its place.
+    const before = performance.now();
+    await answerElsewhere(newer.approval_id, 'deny');
+    await until(() => queue.count === 1, 'the selected card gone');
+    expect(queue.selected?.id).toBe(older.approval_id);
+    expect(queue.selectionMovedAt).toBeGreaterThanOrEqual(before);
+
+    // The owner's own answer here moves it as the owner meant: nothing to wait for beyond the decision's own pause.
+    const third = await ask('6+6');
+    await until(() => queue.count === 2, 'the third request');
+    queue.select(third.approval_id);
+    expect(await queue.decide(third.approval_id, { decision: 'deny' })).toBe(true);
+    expect(queue.selected?.id).toBe(older.approval_id);
+    expect(queue.selectionMovedAt).toBe(-Infinity);
+  });
+
   it('moves the selection with j/k one card at a time, stopping at both ends', async () => {
     const a = await ask('1+1');
     const b = await ask('2+2');
