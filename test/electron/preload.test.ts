@@ -43,6 +43,8 @@ describe('notification text', () => {
   it('drops markup and control codes, and cuts long text', () => {
     expect(plainText('<img src=x onerror=alert(1)> & \u001b[31mred\u0007', 100)).toBe('img src=x onerror=alert(1) red');
     expect(plainText('a'.repeat(50), 10)).toBe(`${'a'.repeat(9)}…`);
+    // Characters that reorder or hide text: "attacker-account-6660" must not read as something else.
+    expect(plainText('to: \u202E0666-tnuocca\u202C \u2066x\u2069 zero\u200Bwidth\uFEFF', 100)).toBe('to: 0666-tnuocca x zerowidth');
   });
 });
 

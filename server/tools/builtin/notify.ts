@@ -39,7 +39,9 @@ export function createNotifyTool(options: { events: Announcer<'notify'>; desktop
       if (!options.desktop) {
         return { delivered: false, reason: 'Pincer is running headless (no desktop app), so the notification was only logged.' };
       }
-      const shown = await options.desktop.notify(args);
+      // Security: the title says who sent it, so a client cannot pass its text off as Pincer's own notification (an
+      // approval's reads "Pincer: <client> asks to run …").
+      const shown = await options.desktop.notify({ ...args, title: `${ctx.client}: ${args.title}` });
       return shown ? { delivered: true } : { delivered: false, reason: 'The desktop refused the notification (notifications may be turned off).' };
     },
   });

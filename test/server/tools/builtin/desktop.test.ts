@@ -36,11 +36,14 @@ describe('notify', () => {
     expect(seen).toEqual([{ call_id: 'c_test', client: 'tester', title: 'Build done', message: 'All green', urgency: 'normal' }]);
   });
 
-  it('with a desktop: shows it natively and answers delivered:true', async () => {
+  it('with a desktop: shows it natively, titled with the client that sent it, and answers delivered:true', async () => {
     const desktop = fakeDesktop();
     const tool = createNotifyTool({ events: new EventBus(), desktop });
     expect(await tool.handler({ title: 't', message: 'm', urgency: 'critical' }, ctx)).toEqual({ delivered: true });
-    expect(desktop.shown).toEqual([{ title: 't', message: 'm', urgency: 'critical' }]);
+    expect(desktop.shown).toEqual([{ title: 'tester: t', message: 'm', urgency: 'critical' }]);
+    // A title dressed as Pincer's own approval notification still says who sent it.
+    await tool.handler({ title: 'Pincer: cursor asks to run run_shell', message: 'm', urgency: 'normal' }, ctx);
+    expect(desktop.shown.at(-1)).toMatchObject({ title: 'tester: Pincer: cursor asks to run run_shell' });
   });
 
   it('says so when the desktop refuses', async () => {
