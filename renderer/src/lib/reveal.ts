@@ -1,10 +1,12 @@
 /**
  * Security: characters that change how text looks without being seen — terminal escapes and other control bytes,
  * and Unicode's direction marks (U+202E turns the rest of a line around, so a command can read as something other
- * than what runs) — are spelled out in a command the owner is asked to approve: a byte as `\x1b`, a direction mark
- * as `U+202E`, each in a part of its own so the page can mark it apart from typed text. Tab and newline stay.
+ * than what runs), zero-width characters and the Unicode line and paragraph separators — are spelled out in what the
+ * owner is asked to approve: a byte as `\x1b`, the others as `U+202E`, each in a part of its own so the page can
+ * mark it apart from typed text. Tab and newline stay.
  */
-const HIDDEN = /[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+// Not the zero-width joiner and non-joiner (U+200C, U+200D): emoji sequences and several scripts need them.
+const HIDDEN = /[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200b\u200e\u200f\u2028-\u202e\u2060-\u2069\ufeff]/g;
 const HIDDEN_ONE = new RegExp(HIDDEN.source);
 
 export interface TextPart {

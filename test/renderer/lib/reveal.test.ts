@@ -35,6 +35,10 @@ describe('revealHidden', () => {
     }
   });
 
+  it('spells out zero-width spaces, word joiners, byte-order marks and the Unicode line and paragraph separators', () => {
+    expect(spelled('pay\u200Bto \u2060x\uFEFF a\u2028b\u2029c')).toBe('pay[U+200B]to [U+2060]x[U+FEFF] a[U+2028]b[U+2029]c');
+  });
+
   it('leaves ordinary non-ASCII text alone (accents, CJK, emoji with joiners)', () => {
     const text = 'écrire 日本語 👩‍💻';
     expect(revealHidden(text)).toEqual([{ text, hidden: false }]);
