@@ -54,6 +54,8 @@ export class PluginManager {
   readonly #bundledDir: string | null;
   /** Pincer's package, bundled plugins and data folder: no plugin's write permission may reach them. */
   readonly #ownFolders: string[];
+  /** The data folder (as it really is): no plugin's declared read may lead into it. */
+  readonly #dataFolders: string[];
   readonly #bundledRecord: BundledRecord | null;
   #ignored: IgnoredPluginFolder[] = [];
   readonly #plugins: LoadedPlugins;
@@ -67,7 +69,9 @@ export class PluginManager {
     this.userDir = join(options.dataDir, 'plugins');
     this.#bundledDir = options.bundledDir === undefined ? bundledPluginsDir() : options.bundledDir;
     this.#sandbox = options.sandbox ?? new Sandbox(sandboxSupport());
-    this.#ownFolders = ownFolders(options.dataDir, this.#bundledDir).map((folder) => folder.path);
+    const own = ownFolders(options.dataDir, this.#bundledDir);
+    this.#ownFolders = own.map((folder) => folder.path);
+    this.#dataFolders = own.filter((folder) => folder.kind === 'data').map((folder) => folder.path);
     this.#bundledRecord = this.#bundledDir ? readBundledRecord(options.bundledRecord ?? bundledRecordFile()) : null;
     this.#plugins = new LoadedPlugins(options);
     this.#runner = new PluginRunner({
@@ -242,7 +246,7 @@ export class PluginManager {
       file_count: scan.files.length,
       file_bytes: scan.bytes,
     });
-    const manifest = readManifest(found.dir, found.name, this.#ownFolders);
+    const manifest = readManifest(found.dir, found.name, this.#ownFolders, this.#dataFolders);
     plugin.manifest = manifest;
     Object.assign(view, { version: manifest.version, description: manifest.description, entry: manifest.entry, permissions: manifest.permissions });
     const accepted = this.options.store.plugins.get(found.name);

@@ -47,9 +47,10 @@ export class ManifestError extends Error {
 
 /**
  * Reads and checks `plugin.json`; throws a ManifestError naming every problem. `unwritable`: Pincer's own folders
- * (package, bundled plugins, data), which no `permissions.write` path may reach.
+ * (package, bundled plugins, data), which no `permissions.write` path may reach; `unreadable`: its data folder, which
+ * no `permissions.read` path may lead into.
  */
-export function readManifest(dir: string, folderName: string, unwritable: readonly string[] = []): PluginManifest {
+export function readManifest(dir: string, folderName: string, unwritable: readonly string[] = [], unreadable: readonly string[] = []): PluginManifest {
   const file = join(dir, MANIFEST_FILE);
   if (!existsSync(file)) throw new ManifestError(`no ${MANIFEST_FILE} in the folder`);
   let raw: unknown;
@@ -73,7 +74,7 @@ export function readManifest(dir: string, folderName: string, unwritable: readon
   else if (!ENTRY_PATTERN.test(entry)) problems.push('entry must be a .js, .mjs, .ts or .mts file');
   else if (isAbsolute(entry) || relative(dir, resolve(dir, entry)).startsWith('..')) problems.push('entry must lie inside the plugin folder');
   else if (!existsSync(join(dir, entry)) || !statSync(join(dir, entry)).isFile()) problems.push(`entry "${entry}" does not exist`);
-  const permissions = readPermissions(m.permissions, problems, unwritable);
+  const permissions = readPermissions(m.permissions, problems, unwritable, unreadable);
   const tools = readTools(m.tools, problems);
   if (problems.length > 0) throw new ManifestError(`${MANIFEST_FILE}: ${problems.join('; ')}`);
   return { name: m.name as string, version: m.version as string, description: m.description as string, entry, permissions, tools };
@@ -134,7 +135,7 @@ function readTools(value: unknown, problems: string[]): ManifestTool[] {
   return tools;
 }
 
-function readPermissions(value: unknown, problems: string[], unwritable: readonly string[]): PluginPermissions {
+function readPermissions(value: unknown, problems: string[], unwritable: readonly string[], unreadable: readonly string[]): PluginPermissions {
   const none: PluginPermissions = { hosts: [], read: [], write: [], childProcess: false, workers: false, addons: false };
   if (value === undefined) return none;
   if (!value || typeof value !== 'object' || Array.isArray(value)) {
@@ -161,7 +162,7 @@ function readPermissions(value: unknown, problems: string[], unwritable: readonl
   };
   return {
     hosts: list('hosts', (h) => (HOST_PATTERN.test(h.toLowerCase()) ? undefined : `"${h}" is not a host name (no scheme, port or path)`)),
-    read: list('read', pathProblem),
+    read: list('read', (path) => pathProblem(path) ?? dataFolderRead(path, unreadable)),
     write: list('write', (path) => pathProblem(path) ?? ownFolderWrite(path, unwritable)),
     childProcess: flag('childProcess'),
     workers: flag('workers'),
@@ -185,6 +186,16 @@ function ownFolderWrite(path: string, unwritable: readonly string[]): string | u
   const hit = unwritable.find((dir) => isWithin(real, dir) || isWithin(dir, real));
   if (hit === undefined) return undefined;
   return `"${path}" ${isWithin(real, hit) ? 'lies inside' : 'holds'} one of Pincer's own folders (${hit}: its code, bundled plugins or data), which no plugin may write`;
+}
+
+/**
+ * Security: a read path that leads into the data folder (as written, or through a link) names its tokens and database.
+ * The sandbox never shows them whatever the manifest says (a link can appear later); refusing here tells the owner.
+ */
+function dataFolderRead(path: string, unreadable: readonly string[]): string | undefined {
+  const real = realPath(expandPath(path));
+  const hit = unreadable.find((dir) => isWithin(real, dir));
+  return hit === undefined ? undefined : `"${path}" leads into Pincer's data folder (${hit}), which no plugin may read`;
 }
 
 function expandPath(path: string): string {

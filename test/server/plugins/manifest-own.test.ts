@@ -72,6 +72,33 @@ describe('permissions.write', () => {
   });
 });
 
+describe('permissions.read', () => {
+  function readProblem(read: string[]): string | undefined {
+    const dir = writePlugin(join(data, 'plugins'), 'reader', { 'index.js': 'export default {};' }, { permissions: { read } });
+    try {
+      readManifest(dir, 'reader', own, [data]);
+      return undefined;
+    } catch (error) {
+      expect(error).toBeInstanceOf(ManifestError);
+      return (error as Error).message;
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }
+
+  it('into the data folder, as written or through a link, is refused naming the path', () => {
+    const link = join(base, 'data-link');
+    symlinkSync(data, link);
+    for (const path of [data, join(data, 'token'), link, join(link, 'pincer.db')]) {
+      expect(readProblem([path])).toMatch(new RegExp(`permissions\\.read: "${path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}" leads into Pincer's data folder`));
+    }
+  });
+
+  it("Pincer's code, and a folder that holds the data folder, may be read (the sandbox empties the data folder there)", () => {
+    expect(readProblem([join(PACKAGE_ROOT, 'server'), base])).toBeUndefined();
+  });
+});
+
 describe('through the gateway', () => {
   let tg: TestGateway;
   beforeAll(async () => {

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sandboxSupport } from '../../../server/process/sandbox.js';
 import { readJson, startGateway, type TestGateway } from '../../helpers/gateway.js';
 import { until } from '../../helpers/wait.js';
-import { pluginSteps, toolPlugin } from './helpers.js';
+import { pluginFiles, pluginSteps, toolPlugin, writePlugin } from './helpers.js';
 
 /**
  * Plugins run inside the OS sandbox on top of Node's permission model: each attack a plugin could try with what
@@ -118,21 +118,31 @@ describe.skipIf(!available)('a plugin inside the sandbox', () => {
     expect(JSON.stringify(answer)).not.toContain(tg.token);
   });
 
-  it('a declared path that is itself a link into the data folder, or to /proc, shows nothing of them', async () => {
+  it('a declared path that is itself a link to /proc shows nothing of it; one into the data folder fails the plugin, naming it', async () => {
     const area = join(tg.workspace, 'declared-links');
     mkdirSync(area, { recursive: true });
-    // Made by anything that could write there (another program, a tool), before or after the owner accepted.
-    symlinkSync(tg.dataDir, join(area, 'shared'));
+    // Made by anything that could write there (another program, a tool).
     symlinkSync('/proc', join(area, 'proc'));
-    const body = `const fs = await import('node:fs'); const out = {};
-      for (const path of ['shared/token', 'proc/${process.pid}/environ']) {
-        try { out[path] = fs.readFileSync(${JSON.stringify(area)} + '/' + path, 'latin1'); } catch (e) { out[path] = e.code; } }
-      return out;`;
-    await steps.installed('declared', toolPlugin({ declared_read: { body } }, { permissions: { read: [join(area, 'shared'), join(area, 'proc')] } }));
+    const body = `const fs = await import('node:fs');
+      try { return fs.readFileSync(${JSON.stringify(join(area, 'proc'))} + '/${process.pid}/environ', 'latin1'); } catch (e) { return e.code; }`;
+    await steps.installed('declared', toolPlugin({ declared_read: { body } }, { permissions: { read: [join(area, 'proc')] } }));
     const answer = (await steps.call('declared_read')).body;
     expect(answer.success, JSON.stringify(answer)).toBe(true);
-    for (const value of Object.values(answer.result as Record<string, string>)) expect(['ENOENT', 'ERR_ACCESS_DENIED']).toContain(value);
+    expect(['ENOENT', 'ERR_ACCESS_DENIED']).toContain(answer.result);
     expect(JSON.stringify(answer)).not.toContain(tg.token);
+
+    // Into the data folder: refused when the manifest is read (the sandbox would show nothing of it either,
+    // test/server/process/sandbox.test.ts).
+    symlinkSync(tg.dataDir, join(area, 'shared'));
+    const reader = toolPlugin({ shared_read: { body: 'return "ran";' } }, { permissions: { read: [join(area, 'shared')] } });
+    writePlugin(join(tg.dataDir, 'plugins'), 'sharedreader', ...pluginFiles(reader));
+    await tg.gateway.plugins.rescan();
+    const failed = await until(() => {
+      const v = tg.gateway.plugins.get('sharedreader');
+      return v && v.status !== 'loading' && v;
+    }, 'the plugin to settle', 30_000);
+    expect(failed.status).toBe('failed');
+    expect(failed.reason).toContain(`"${join(area, 'shared')}" leads into Pincer's data folder`);
   });
 
   it("a declared read of /proc shows the sandbox's own processes, never the gateway's environment", async () => {
