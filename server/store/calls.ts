@@ -1,3 +1,4 @@
+import type { Statement } from 'better-sqlite3';
 import type { CallRecord, CallStatus } from '../contract/calls.js';
 import { ROW_COLUMNS, rowValues, toRecord, toRow, type CallRow, type NewCallRow } from './call-rows.js';
 import { CallStatistics } from './call-stats.js';
@@ -18,6 +19,13 @@ export interface CallFilter {
   cursor?: string;
   limit: number;
 }
+
+/**
+ * About how much of calls' arguments and results (their JSON text) one page of the history holds, whatever its row
+ * limit. Security: a call can carry a 1 MiB argument and a 1 MiB result, so 500 rows read whole held the gateway for
+ * seconds and took gigabytes; a page stops once it holds this much (at least one call), and the cursor goes on.
+ */
+export const PAGE_BYTES = 8 * 2 ** 20;
 
 /** What the history keeps: calls started at or after `before` (epoch ms), and at most the newest `keepRows`. */
 export interface PruneLimits {
@@ -122,9 +130,9 @@ export class CallStore extends CallStatistics {
     if (filter.since !== undefined) (where.push('started_at >= @since'), (params.since = filter.since));
     if (filter.cursor) (where.push('seq < @cursor'), (params.cursor = decodeCursor(filter.cursor)));
     const sql = `SELECT * FROM calls ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY seq DESC LIMIT @limit`;
-    const rows = this.db.prepare<Record<string, unknown>, CallRow>(sql).all(params);
-    const more = rows.length > filter.limit;
-    const page = more ? rows.slice(0, filter.limit) : rows;
+    const { rows, full } = boundedRows(this.db.prepare<Record<string, unknown>, CallRow>(sql), params);
+    const more = rows.length > filter.limit || full;
+    const page = rows.length > filter.limit ? rows.slice(0, filter.limit) : rows;
     return { calls: page.map(toRecord), next_cursor: more ? encodeCursor(page.at(-1)!.seq) : null };
   }
 
@@ -178,12 +186,24 @@ export class CallStore extends CallStatistics {
     if (filter.since !== undefined) (where.push('started_at >= @since'), (params.since = filter.since));
     const page = this.db.prepare<Record<string, unknown>, CallRow>(`SELECT * FROM calls WHERE ${where.join(' AND ')} ORDER BY seq LIMIT @limit`);
     for (;;) {
-      const rows = page.all(params);
+      const { rows } = boundedRows(page, params);
       if (rows.length === 0) return;
       params.after = rows.at(-1)!.seq;
       yield rows.map(toRecord);
     }
   }
+}
+
+/** A query's rows in order, read one by one until its LIMIT or PAGE_BYTES of arguments and results (`full`). */
+function boundedRows(statement: Statement<Record<string, unknown>, CallRow>, params: Record<string, unknown>): { rows: CallRow[]; full: boolean } {
+  const rows: CallRow[] = [];
+  let bytes = 0;
+  for (const row of statement.iterate(params)) {
+    rows.push(row);
+    bytes += (row.arguments?.length ?? 0) + (row.result?.length ?? 0);
+    if (bytes >= PAGE_BYTES) return { rows, full: true };
+  }
+  return { rows, full: false };
 }
 
 function encodeCursor(seq: number): string {

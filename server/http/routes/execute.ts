@@ -1,5 +1,5 @@
 import { Router, type Request, type Response } from 'express';
-import { refuse } from '../../errors.js';
+import { errorBody, refuse, type ErrorBody } from '../../errors.js';
 import type { Assignable } from '../../contract/check.js';
 import type { CallEnvelope, PendingCall } from '../../contract/calls.js';
 import { CallerGone } from '../../executor/cancellation.js';
@@ -14,6 +14,13 @@ export type EnvelopeMatchesContract = Assignable<Envelope, CallEnvelope>;
 
 /** Most OpenAI-compatible clients send a handful; a flood of calls in one request is refused up front. */
 const MAX_TOOL_CALLS = 128;
+/**
+ * Security: one request must not hold the gateway. A batch runs at most this many calls at once (128 heavy calls
+ * together held every caller for seconds and took a gigabyte), and carries back at most BATCH_ANSWER_BYTES: once its
+ * answers reach that, the calls not yet started are not run and say so (128 answers of 1 MiB made a 118 MB answer).
+ */
+const BATCH_CONCURRENCY = 8;
+const BATCH_ANSWER_BYTES = 8 * 2 ** 20;
 
 /** Answers one call with its envelope: what every call route does once it knows the tool and the arguments. */
 export type CallAnswer = (req: Request, res: Response, call: Pick<CallRequest, 'tool' | 'arguments' | 'via'>) => Promise<void>;
@@ -79,24 +86,41 @@ export function executeRoutes(executor: Executor, maxJsonDepth: number): Router 
     if (problems.length > 0) throw refuse.badRequest(`Malformed tool_calls: ${problems.map((p) => p.message).join('; ')}.`, { errors: problems });
 
     const signal = callerSignal(res);
-    const messages = await Promise.all(
-      (calls as ToolCall[]).map(async (call, i) => {
+    const batch = calls as ToolCall[];
+    const messages: { role: 'tool'; tool_call_id: string; content: string }[] = new Array(batch.length);
+    let answered = 0;
+    let next = 0;
+    const runNext = async (): Promise<void> => {
+      for (let i = next++; i < batch.length; i = next++) {
+        const call = batch[i]!;
+        const id = call.id ?? `call_${i}`;
+        if (answered >= BATCH_ANSWER_BYTES) {
+          messages[i] = { role: 'tool', tool_call_id: id, content: JSON.stringify({ success: false, error: batchFull() }) };
+          continue;
+        }
         const decoded = decodeArguments(call.function.arguments, maxJsonDepth);
         const outcome = await executor.execute(
-          callOf(req, res, signal, {
-            tool: call.function.name,
-            arguments: decoded.value,
-            via: 'tool_calls',
-            argumentsError: decoded.error,
-          }),
+          callOf(req, res, signal, { tool: call.function.name, arguments: decoded.value, via: 'tool_calls', argumentsError: decoded.error }),
         );
-        return { role: 'tool' as const, tool_call_id: call.id ?? `call_${i}`, content: JSON.stringify(envelopeForModel(outcome.envelope)) };
-      }),
-    );
+        const content = JSON.stringify(envelopeForModel(outcome.envelope));
+        answered += content.length;
+        messages[i] = { role: 'tool', tool_call_id: id, content };
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(BATCH_CONCURRENCY, batch.length) }, runNext));
     res.json({ messages });
   });
 
   return router;
+}
+
+/** What a call of a batch gets when the batch's earlier answers already fill what one batch carries back. */
+function batchFull(): ErrorBody {
+  return errorBody(
+    'OUTPUT_TOO_LARGE',
+    `Not run: this batch's earlier answers already hold ${BATCH_ANSWER_BYTES} bytes, the most one request carries back; send this call again in a request of its own.`,
+    { limit: BATCH_ANSWER_BYTES },
+  );
 }
 
 /** `Cache-Control: no-cache` (or the older `Pragma: no-cache`): run the tool even if a cached answer exists. */

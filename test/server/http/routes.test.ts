@@ -731,6 +731,29 @@ describe('POST /tool_calls', () => {
     expect(a.error.name).toBe('INVALID_ARGUMENTS');
   });
 
+  it('carries back at most 8 MiB of answers: calls not started by then are not run, and say so', async () => {
+    // Each answer is a 900,000-character text (text_process building it from a short one): 20 of them would be 18 MB.
+    const tool_calls = Array.from({ length: 20 }, (_, i) => ({
+      id: `big${i}`,
+      type: 'function',
+      function: { name: 'text_process', arguments: JSON.stringify({ text: 'a'.repeat(1_000), operation: 'replace', pattern: 'a', replacement: 'b'.repeat(900) }) },
+    }));
+    const body = await read(await post(tg, '/tool_calls', { tool_calls }));
+    expect(body.messages.map((m: { tool_call_id: string }) => m.tool_call_id)).toEqual(tool_calls.map((c) => c.id));
+    const contents = body.messages.map((m: { content: string }) => JSON.parse(m.content));
+    const ran = contents.filter((c: { success: boolean }) => c.success);
+    const skipped = contents.filter((c: { success: boolean }) => !c.success);
+    for (const c of ran) expect(c.result.result).toHaveLength(900_000);
+    expect(skipped.length).toBeGreaterThan(0);
+    for (const c of skipped) {
+      expect(c.error).toMatchObject({ name: 'OUTPUT_TOO_LARGE', code: 609, details: { limit: 8 * 2 ** 20 } });
+      expect(c.error.message).toMatch(/^Not run: this batch's earlier answers already hold/);
+    }
+    // Once one is not run, none after it is.
+    expect(contents.findIndex((c: { success: boolean }) => !c.success)).toBe(ran.length);
+    expect(JSON.stringify(body).length).toBeLessThan(8 * 2 ** 20 + 8 * 1_000_000);
+  });
+
   it('names calls without an id by their position', async () => {
     const body = await read(await post(tg, '/tool_calls', { tool_calls: [{ function: { name: 'echo_defaults', arguments: {} } }, { function: { name: 'echo_defaults' } }] }));
     expect(body.messages.map((m: { tool_call_id: string }) => m.tool_call_id)).toEqual(['call_0', 'call_1']);

@@ -303,3 +303,37 @@ describe('calls: statistics', () => {
     ]);
   });
 });
+
+describe('calls: pages bounded by size as well as count', () => {
+  it('a page of big calls stops at about PAGE_BYTES of arguments and results, and the cursor reaches every call', () => {
+    const store = newStore();
+    const big = 'x'.repeat(900_000);
+    const ids: string[] = [];
+    for (let i = 0; i < 24; i++) {
+      const saved = call({ arguments: { text: big }, result: { echoed: i } });
+      store.calls.save(saved);
+      ids.push(saved.id);
+    }
+    const first = store.calls.list({ limit: 500 });
+    // 900 KB each: the tenth reaches 8 MiB and ends the page.
+    expect(first.calls).toHaveLength(10);
+    expect(first.next_cursor).not.toBeNull();
+    const seen = first.calls.map((c) => c.id);
+    let cursor = first.next_cursor;
+    while (cursor) {
+      const page = store.calls.list({ limit: 500, cursor });
+      expect(page.calls.length).toBeLessThanOrEqual(10);
+      seen.push(...page.calls.map((c) => c.id));
+      cursor = page.next_cursor;
+    }
+    expect(seen).toEqual([...ids].reverse());
+    // A page of small calls is still bounded by its limit alone.
+    store.calls.save(call());
+    expect(store.calls.list({ limit: 1 }).calls).toHaveLength(1);
+
+    // The export reads the same way: every call once, in order, in pages of at most about PAGE_BYTES.
+    const pages = [...store.calls.exportPages({})];
+    expect(pages.flat().map((c) => c.id).slice(0, 24)).toEqual(ids);
+    for (const page of pages) expect(page.length).toBeLessThanOrEqual(10);
+  });
+});

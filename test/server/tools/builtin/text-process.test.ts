@@ -230,6 +230,12 @@ describe('text_process: replace', () => {
     expect(error.errorName).toBe('RESULT_TOO_LARGE');
   });
 
+  it('refuses, before building it, a result longer than the longest text it takes (1,000,000 characters)', async () => {
+    const error = await failure({ text: 'a'.repeat(3_100), operation: 'replace', pattern: 'a', replacement: 'b'.repeat(3_200) });
+    expect(error.errorName).toBe('RESULT_TOO_LARGE');
+    expect(error.message).toBe('The result would be 9920000 characters; the limit is 1000000. Process a smaller text.');
+  });
+
   it('uses capture groups with regex: true', async () => {
     expect(
       await run({ text: 'a1b22', operation: 'replace', pattern: '(\\d+)', replacement: '<$1>', regex: true }),
