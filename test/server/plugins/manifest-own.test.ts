@@ -26,10 +26,11 @@ beforeAll(() => {
 });
 afterAll(() => rmSync(base, { recursive: true, force: true }));
 
-function problem(write: string[]): string | undefined {
-  const dir = writePlugin(join(data, 'plugins'), 'writer', { 'index.js': 'export default {};' }, { permissions: { write } });
+/** What reading a plugin's manifest with these permissions says is wrong, or undefined. */
+function problem(write: string[], read: string[] = []): string | undefined {
+  const dir = writePlugin(join(data, 'plugins'), 'writer', { 'index.js': 'export default {};' }, { permissions: { write, read } });
   try {
-    readManifest(dir, 'writer', own);
+    readManifest(dir, 'writer', own, [data]);
     return undefined;
   } catch (error) {
     expect(error).toBeInstanceOf(ManifestError);
@@ -73,18 +74,7 @@ describe('permissions.write', () => {
 });
 
 describe('permissions.read', () => {
-  function readProblem(read: string[]): string | undefined {
-    const dir = writePlugin(join(data, 'plugins'), 'reader', { 'index.js': 'export default {};' }, { permissions: { read } });
-    try {
-      readManifest(dir, 'reader', own, [data]);
-      return undefined;
-    } catch (error) {
-      expect(error).toBeInstanceOf(ManifestError);
-      return (error as Error).message;
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
-  }
+  const readProblem = (read: string[]) => problem([], read);
 
   it('into the data folder, as written or through a link, is refused naming the path', () => {
     const link = join(base, 'data-link');
