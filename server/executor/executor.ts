@@ -90,8 +90,9 @@ export class Executor {
     const prepared = prepareCall(this.options.registry, this.options.access, request);
     if (prepared instanceof GatewayError) {
       // Security: text that is not even JSON cannot be redacted (a secret in it has no key to match), so history
-      // never keeps it.
-      if (request.argumentsError !== undefined) record.arguments = null;
+      // never keeps it; nor arguments no tool took that are too big to be worth keeping (a megabyte object of 70,000
+      // keys cost ~0.5 s to redact, on every read of the history again, and as much disk, call after call).
+      if (request.argumentsError !== undefined || !keptWhenRefused(request.arguments)) record.arguments = null;
       return this.#log.refuse(record, t0, prepared);
     }
     const { tool, args } = prepared;
@@ -259,6 +260,19 @@ interface InFlight {
   since: number;
   /** Already written to history as running. */
   written: boolean;
+}
+
+/** The most of a refused call's arguments (as JSON) the history keeps. */
+const REFUSED_ARGUMENTS_KEPT = 64 * 1024;
+
+function keptWhenRefused(args: unknown): boolean {
+  if (typeof args === 'string') return args.length <= REFUSED_ARGUMENTS_KEPT;
+  if (typeof args !== 'object' || args === null) return true;
+  try {
+    return JSON.stringify(args).length <= REFUSED_ARGUMENTS_KEPT;
+  } catch {
+    return false;
+  }
 }
 
 function refusalMessage(decision: PolicyDecision): string {

@@ -100,6 +100,19 @@ function untilAborted(started?: { resolve(value: ToolContext): void }) {
 }
 
 describe('pipeline: refusals before running', () => {
+  it("keeps a refused call's arguments in the history up to 64 KiB of JSON, and none beyond", async () => {
+    addTool({ parameters: { type: 'object', properties: { text: { type: 'string' } }, additionalProperties: false } });
+    const small = await executor.execute(request({ arguments: { text: 'hi', extra: 1 } }));
+    expect(errorOf(small).name).toBe('INVALID_ARGUMENTS');
+    expect(recorded(small).arguments).toEqual({ text: 'hi', extra: 1 });
+    const wide = Object.fromEntries(Array.from({ length: 10_000 }, (_, i) => [`k${i}`, i]));
+    const big = await executor.execute(request({ arguments: wide }));
+    expect(errorOf(big).name).toBe('INVALID_ARGUMENTS');
+    expect(recorded(big)).toMatchObject({ status: 'failed', arguments: null, error: { name: 'INVALID_ARGUMENTS' } });
+    const text = await executor.execute(request({ tool: 'no_such_tool', arguments: 'x'.repeat(100_000) }));
+    expect(recorded(text)).toMatchObject({ tool: 'no_such_tool', arguments: null });
+  });
+
   it('answers an unknown tool with TOOL_NOT_FOUND (404) and records it', async () => {
     const outcome = await executor.execute(request({ tool: 'no_such_tool' }));
     expect(outcome.httpStatus).toBe(404);
