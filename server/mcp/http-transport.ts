@@ -15,8 +15,12 @@ import {
 /** Comments on a stream that keep proxies and idle timers (a fetch's headers timeout, too) from closing a quiet one. */
 const KEEPALIVE_MS = 25_000;
 
-/** The most messages one POST may carry (older protocol versions allowed batches). */
-const MAX_BATCH = 100;
+/**
+ * The most messages one POST may carry (older protocol versions allowed batches). Security: a batch's calls run at
+ * once and answer together, so 100 heavy calls in one request held every caller for seconds; 16 is more than the
+ * clients that still batch send.
+ */
+const MAX_BATCH = 16;
 
 /** What the client said it takes (Accept). */
 export interface Accepts {

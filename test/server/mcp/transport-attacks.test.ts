@@ -181,18 +181,18 @@ function slowRequest(gateway: TestGateway, method: string, headers: Record<strin
 }
 
 describe('MCP Streamable HTTP: batches', () => {
-  it('refuses a batch of 101 messages whole (400, -32600) and runs none of it; 100 are answered in order', async () => {
+  it('refuses a batch of 17 messages whole (400, -32600) and runs none of it; 16 are answered in order', async () => {
     const headers = await session();
-    const tooMany = [...Array.from({ length: 100 }, (_, i) => message(i, 'ping')), message(100, 'tools/call', { name: 'count_batch', arguments: {} })];
+    const tooMany = [...Array.from({ length: 16 }, (_, i) => message(i, 'ping')), message(16, 'tools/call', { name: 'count_batch', arguments: {} })];
     const error = await rpcError(await post(JSON.stringify(tooMany), headers), 400);
     expect(error.code).toBe(-32600);
-    expect(error.message).toMatch(/100/);
+    expect(error.message).toMatch(/a batch may hold 1 to 16/);
     expect(runs.count_batch).toBe(0);
 
-    const hundred = Array.from({ length: 100 }, (_, i) => message(i, 'ping'));
-    const res = await post(JSON.stringify(hundred), { ...headers, accept: 'application/json' });
+    const sixteen = Array.from({ length: 16 }, (_, i) => message(i, 'ping'));
+    const res = await post(JSON.stringify(sixteen), { ...headers, accept: 'application/json' });
     expect(res.status).toBe(200);
-    expect(((await res.json()) as Json[]).map((a) => a.id)).toEqual(hundred.map((m) => m.id));
+    expect(((await res.json()) as Json[]).map((a) => a.id)).toEqual(sixteen.map((m) => m.id));
   });
 
   it('answers a batch as a batch: an array, even when it holds one request (JSON-RPC 2.0 §6)', async () => {
