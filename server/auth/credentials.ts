@@ -1,4 +1,4 @@
-import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHmac, hash as digestOf, randomBytes, timingSafeEqual } from 'node:crypto';
 import { join } from 'node:path';
 import { DEFAULT_CLIENT, OWNER } from '../store/clients.js';
 import { ClientExistsError, type Store } from '../store/index.js';
@@ -9,6 +9,8 @@ export const SESSION_COOKIE = 'pincer_session';
 
 const LOGIN_CODE_TTL_MS = 15 * 60_000;
 const SESSION_TTL_MS = 30 * 24 * 3600_000;
+/** Tokens whose hash is kept between requests: more than the clients a machine has. */
+const KNOWN_TOKEN_HASHES = 256;
 /** Client names appear in URLs, logs and the UI. */
 export const CLIENT_NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
 
@@ -50,6 +52,12 @@ export class Credentials {
   readonly #knownSecrets: readonly string[];
   readonly #store: Store;
   readonly #lastTouched = new Map<string, number>();
+  /**
+   * Hashes of tokens that belonged to a client when last presented, so a client's every request is not hashed again
+   * (the hash was most of what authenticating a tool call cost). Whether the token is still valid is asked each time; a token that
+   * matched nothing never enters, so a peer trying tokens cannot fill it.
+   */
+  readonly #knownTokenHashes = new Map<string, Buffer>();
 
   constructor(options: CredentialsOptions) {
     ensurePrivateDir(options.dataDir);
@@ -57,7 +65,7 @@ export class Credentials {
     const tokenFile = join(options.dataDir, 'token');
     this.defaultToken = options.token ?? loadOrCreateSecret(tokenFile, generateToken);
     this.defaultTokenSource = options.token !== undefined ? { kind: 'env' } : { kind: 'file', file: tokenFile };
-    this.#defaultTokenHash = createHash('sha256').update(this.defaultToken).digest();
+    this.#defaultTokenHash = digestOf('sha256', this.defaultToken, 'buffer');
     const ownerSecret = loadOrCreateSecret(join(options.dataDir, 'owner-secret'), () => randomBytes(32).toString('hex'));
     this.#ownerSecret = Buffer.from(ownerSecret, 'hex');
     this.#knownSecrets = [this.defaultToken, ownerSecret];
@@ -73,12 +81,19 @@ export class Credentials {
 
   /** The client a presented token belongs to, or undefined. */
   clientForToken(token: string): string | undefined {
-    const hash = createHash('sha256').update(token).digest();
+    const hash = this.#knownTokenHashes.get(token) ?? digestOf('sha256', token, 'buffer');
     // Compared as hashes in constant time: equal lengths, and no timing signal about the default token.
-    if (timingSafeEqual(hash, this.#defaultTokenHash)) return DEFAULT_CLIENT;
-    // Looked up by hash: the database never holds a usable token, and the lookup leaks nothing about it.
-    const name = this.#store.clients.findByTokenHash(hash.toString('hex'));
-    if (name) this.#touch(name);
+    let name: string | undefined = DEFAULT_CLIENT;
+    if (!timingSafeEqual(hash, this.#defaultTokenHash)) {
+      // Looked up by hash: the database never holds a usable token, and the lookup leaks nothing about it.
+      name = this.#store.clients.findByTokenHash(hash.toString('hex'));
+      if (name) this.#touch(name);
+    }
+    if (!name) this.#knownTokenHashes.delete(token);
+    else if (!this.#knownTokenHashes.has(token)) {
+      if (this.#knownTokenHashes.size >= KNOWN_TOKEN_HASHES) this.#knownTokenHashes.clear();
+      this.#knownTokenHashes.set(token, hash);
+    }
     return name;
   }
 

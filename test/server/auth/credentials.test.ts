@@ -108,6 +108,31 @@ describe('named client tokens', () => {
     expect(c.clientIssue('cursor')).toBeDefined();
   });
 
+  it('refuses a token revoked elsewhere (the CLI) at its next use, though it was let in just before', () => {
+    const c = credentials();
+    const token = c.createClient('cursor');
+    expect(c.clientForToken(token)).toBe('cursor');
+    expect(c.clientForToken(token)).toBe('cursor');
+    // `pincer token revoke` writes the store from another process; this gateway's credentials are not told.
+    const cli = openStore(join(dataDir, 'pincer.db'));
+    stores.push(cli);
+    expect(cli.clients.revoke('cursor')).toBe(true);
+    expect(c.clientForToken(token)).toBeUndefined();
+    expect(c.clientForToken(c.defaultToken)).toBe(DEFAULT_CLIENT);
+  });
+
+  it('still names every client after many tokens, good and bad, were presented', () => {
+    const c = credentials();
+    const issued = Array.from({ length: 300 }, (_, i) => ({ name: `client-${i}`, token: c.createClient(`client-${i}`) }));
+    for (let i = 0; i < 1000; i++) expect(c.clientForToken(`pk_${String(i).padStart(43, 'x')}`)).toBeUndefined();
+    for (let round = 0; round < 2; round++) {
+      for (const { name, token } of issued) expect(c.clientForToken(token)).toBe(name);
+      expect(c.clientForToken(c.defaultToken)).toBe(DEFAULT_CLIENT);
+    }
+    const first = issued[0]!.token;
+    expect(c.clientForToken(`${first.slice(0, -1)}${first.endsWith('a') ? 'b' : 'a'}`)).toBeUndefined();
+  });
+
   it('says which issue of a token is active, so a stream opened with a revoked one can end', () => {
     const c = credentials();
     expect(c.clientIssue(DEFAULT_CLIENT)).toBe(DEFAULT_CLIENT);
