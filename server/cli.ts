@@ -307,9 +307,12 @@ function token(args: string[], out: Out): number {
   const config = configFrom(values);
   return withCredentials(config, ({ store, credentials }) => {
     if (action === 'create' && name && extra.length === 0) {
-      const token = credentials.createClient(name);
-      out.log(token);
+      const issued = credentials.issueClient(name);
+      out.log(issued.token);
       out.error(`Client "${name}" created. This token is shown only now; give it to the assistant as "Authorization: Bearer <token>".`);
+      if (issued.archived_as !== undefined) {
+        out.error(`The earlier "${name}" (revoked) keeps its calls and memories as "${issued.archived_as}"; this token does not read them.`);
+      }
       return 0;
     }
     if (action === 'revoke' && name && extra.length === 0) {

@@ -30,6 +30,8 @@ export interface IssuedClient {
   name: string;
   token: string;
   created_at: string;
+  /** The name an earlier, revoked holder's records moved to (ClientStore.add). */
+  archived_as?: string;
 }
 
 export interface CredentialsOptions {
@@ -114,7 +116,9 @@ export class Credentials {
     const token = generateToken();
     try {
       const info = this.#store.clients.add(name, sha256(token), token.slice(-4));
-      return { name, token, created_at: info.created_at };
+      const issued: IssuedClient = { name, token, created_at: info.created_at };
+      if (info.archived_as !== undefined) issued.archived_as = info.archived_as;
+      return issued;
     } catch (error) {
       // The store is where a taken name is found (in the same statement that writes it).
       if (error instanceof ClientExistsError) throw new ClientNameError('taken', error.message);

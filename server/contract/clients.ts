@@ -39,6 +39,11 @@ export interface IssuedToken {
   name: string;
   token: string;
   created_at: string;
+  /**
+   * When the name was revoked before: the name its earlier holder's calls, memories and conversations are now kept
+   * under (`alice~revoked-<time>`), which the new token does not read.
+   */
+  archived_as?: string;
 }
 
 /** `GET /clients/default/token`: the default client's token, for the owner to copy. */

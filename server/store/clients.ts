@@ -10,8 +10,22 @@ export const OWNER = 'owner';
 export const MEMORY_SCOPES: readonly MemoryScope[] = ['all', 'own'];
 export const HISTORY_SCOPES: readonly HistoryScope[] = ['all', 'own'];
 
+/** The tables whose rows name the client they belong to. */
+const CLIENT_TABLES = ['calls', 'memories', 'conversations', 'approvals', 'file_writes'] as const;
+
+/**
+ * The name the records of a revoked client move to when its name is issued again: `alice~revoked-2026-12-03T09:51:10.123Z`.
+ * No client can be issued it ("~" is not allowed in names), so no later token reads them as its own.
+ */
+export function archivedName(name: string, revokedAt: number): string {
+  return `${name}~revoked-${new Date(revokedAt).toISOString()}`;
+}
+
 /** A named client's token as listed: never the token itself. */
 export type ClientInfo = ClientToken;
+
+/** A client just added; `archived_as`: where the records of an earlier holder of the name went (ClientStore.add). */
+export type AddedClient = ClientInfo & { archived_as?: string };
 
 interface ClientRow {
   name: string;
@@ -70,13 +84,33 @@ export class ClientStore {
   }
 
   /**
-   * Adds a client; a name revoked earlier can be reused and gets the new token. Throws ClientExistsError when an
-   * active client has the name.
+   * Adds a client; a name revoked earlier can be reused and gets the new token, and what the earlier holder of the
+   * name did and wrote moves to its archived name (archivedName). Throws ClientExistsError when an active client has
+   * the name.
+   *
+   * Security: data is kept by client name. A token that leaked and was revoked would otherwise pass what it left —
+   * memories meant to steer the model, its calls — to the name's next token, which reads "its own".
    */
-  add(name: string, tokenHash: string, tokenHint: string, now = Date.now()): ClientInfo {
-    if (this.#add.run(name, tokenHash, tokenHint, now).changes === 0) throw new ClientExistsError(name);
+  add(name: string, tokenHash: string, tokenHint: string, now = Date.now()): AddedClient {
+    const archivedAs = this.db
+      .transaction(() => {
+        const earlier = this.#scopes.get(name);
+        if (this.#add.run(name, tokenHash, tokenHint, now).changes === 0) throw new ClientExistsError(name);
+        if (earlier?.revoked_at == null) return undefined;
+        const archive = archivedName(name, earlier.revoked_at);
+        this.#archive(name, archive);
+        return archive;
+      })
+      .immediate();
     // The row as just written: no need to read it back.
-    return toInfo({ name, token_hint: tokenHint, created_at: now, revoked_at: null, last_used_at: null, memories: 'own', history: 'own' });
+    const info: AddedClient = toInfo({ name, token_hint: tokenHint, created_at: now, revoked_at: null, last_used_at: null, memories: 'own', history: 'own' });
+    if (archivedAs !== undefined) info.archived_as = archivedAs;
+    return info;
+  }
+
+  /** Every record kept under a client's name (calls, memories, conversations, approvals, files written) moves to `to`. */
+  #archive(name: string, to: string): void {
+    for (const table of CLIENT_TABLES) this.db.prepare(`UPDATE ${table} SET client = ? WHERE client = ?`).run(to, name);
   }
 
   /** One client, active or revoked. */

@@ -101,6 +101,14 @@ describe('pincer CLI', () => {
     expect((await pincer(['token', 'revoke', 'cursor', '--data-dir', dataDir])).code).toBe(0);
     expect((await execute()).status).toBe(401);
     expect((await pincer(['token', 'revoke', 'cursor', '--data-dir', dataDir])).code).toBe(1);
+
+    // Issued again: a new client under the old name, which does not read what the revoked token did.
+    const again = await pincer(['token', 'create', 'cursor', '--data-dir', dataDir]);
+    expect(again.code).toBe(0);
+    expect(again.stderr).toMatch(/The earlier "cursor" \(revoked\) keeps its calls and memories as "cursor~revoked-[0-9T:.Z-]+"; this token does not read them\./);
+    const renewed = again.stdout.trim();
+    const own = (await (await fetch(`${served.url}/calls`, { headers: { authorization: `Bearer ${renewed}` } })).json()) as { calls: unknown[] };
+    expect(own.calls).toEqual([]);
   });
 
   it('policy check prints the decision, the rule and the reason without running anything', async () => {
