@@ -132,6 +132,7 @@ export const ERRORS = {
   // Tool failures: desktop.
   CLIPBOARD_UNAVAILABLE: { status: 200, code: 770, meaning: 'No clipboard here (no desktop session).' },
   CLIPBOARD_FAILED: { status: 200, code: 771, meaning: 'The clipboard could not be read or written.' },
+  NOTIFY_RATE_LIMITED: { status: 200, code: 772, meaning: 'The client sent more notifications than a person can read; it may send more shortly.' },
 
   // Tool failures: memory.
   INVALID_MEMORY: { status: 200, code: 780, meaning: 'The memory to store cannot be stored as given.' },

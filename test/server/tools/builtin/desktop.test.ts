@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { DesktopBridge } from '../../../../server/desktop.js';
 import { EventBus } from '../../../../server/events/bus.js';
 import { createClipboardTool, systemClipboard } from '../../../../server/tools/builtin/clipboard.js';
-import { createNotifyTool } from '../../../../server/tools/builtin/notify.js';
+import { createNotifyTool, NOTIFICATIONS_PER_MINUTE } from '../../../../server/tools/builtin/notify.js';
 
 const ctx = { signal: new AbortController().signal, callId: 'c_test', client: 'tester' };
 
@@ -44,6 +44,34 @@ describe('notify', () => {
     // A title dressed as Pincer's own approval notification still says who sent it.
     await tool.handler({ title: 'Pincer: cursor asks to run run_shell', message: 'm', urgency: 'normal' }, ctx);
     expect(desktop.shown.at(-1)).toMatchObject({ title: 'tester: Pincer: cursor asks to run run_shell' });
+  });
+
+  it('shows a client at most NOTIFICATIONS_PER_MINUTE a minute, says when it may send the next, and counts each client apart', async () => {
+    let now = Date.UTC(2026, 11, 3, 10, 0, 0);
+    const desktop = fakeDesktop();
+    const events = new EventBus();
+    const logged: unknown[] = [];
+    events.on('notify', (n) => logged.push(n));
+    const tool = createNotifyTool({ events, desktop, now: () => now });
+    const send = (client: string) => tool.handler({ title: 't', message: 'm', urgency: 'normal' }, { ...ctx, client });
+    for (let i = 0; i < NOTIFICATIONS_PER_MINUTE; i++) {
+      expect(await send('spammer')).toEqual({ delivered: true });
+      now += 5_000;
+    }
+    // 30 s after the first: the next is refused, shown nowhere (not even in the log), and told when it may go.
+    await expect(send('spammer')).rejects.toMatchObject({
+      errorName: 'NOTIFY_RATE_LIMITED',
+      message: expect.stringContaining('send the next in 30 s'),
+      details: { limit_per_minute: NOTIFICATIONS_PER_MINUTE, retry_after_s: 30 },
+    });
+    expect(desktop.shown).toHaveLength(NOTIFICATIONS_PER_MINUTE);
+    expect(logged).toHaveLength(NOTIFICATIONS_PER_MINUTE);
+    // Another client is not held back by it.
+    expect(await send('builder')).toEqual({ delivered: true });
+    // A minute after the first, one more may go; then the limit holds again.
+    now = Date.UTC(2026, 11, 3, 10, 1, 0) + 1;
+    expect(await send('spammer')).toEqual({ delivered: true });
+    await expect(send('spammer')).rejects.toMatchObject({ errorName: 'NOTIFY_RATE_LIMITED' });
   });
 
   it('says so when the desktop refuses', async () => {
