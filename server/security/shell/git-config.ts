@@ -1,4 +1,4 @@
-import { readFileSync, statSync } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, readFileSync, statSync } from 'node:fs';
 import { posix } from 'node:path';
 
 /**
@@ -97,13 +97,27 @@ function isGitDir(dir: string): boolean {
   }
 }
 
+/**
+ * Security: read on the gateway's only thread, so only a regular file of a sane size is read — a named pipe put where
+ * a repository's config goes held every caller for as long as nobody wrote into it.
+ */
 function readText(file: string): string | undefined {
+  let fd: number | undefined;
   try {
-    return readFileSync(file, 'utf8');
+    // O_NONBLOCK: opening a pipe never waits for a writer; fstat then says what was opened.
+    fd = openSync(file, constants.O_RDONLY | constants.O_NONBLOCK);
+    const stat = fstatSync(fd);
+    if (!stat.isFile() || stat.size > MAX_CONFIG_BYTES) return undefined;
+    return readFileSync(fd, 'utf8');
   } catch {
     return undefined;
+  } finally {
+    if (fd !== undefined) closeSync(fd);
   }
 }
+
+/** More than any real git config or pointer file holds. */
+const MAX_CONFIG_BYTES = 1024 * 1024;
 
 /**
  * Git's configuration syntax, enough to find keys: `[section]`, `[section "sub"]`, the old `[section.sub]`, `key =

@@ -1,3 +1,4 @@
+import { posix } from 'node:path';
 import { scanOptions, type ScannedOption } from './options.js';
 import { literalWord, type Word } from './words.js';
 
@@ -315,13 +316,21 @@ function gitOperands(args: readonly Word[]): Operands {
   return out;
 }
 
-/** `git -C DIR` folders, in order: where git looks for its repository. */
+/**
+ * Where `git -C DIR …` runs and looks for its repository: none without `-C`, else one folder. Security: git takes
+ * each `-C` from the one before it (`-C sub -C evil` is sub/evil), so the folders are joined as git joins them — judged
+ * one by one, the repository in sub/evil (its settings run programs) was never looked at. A folder not known before
+ * the command runs is answered as such (a word without a value).
+ */
 export function gitDirectories(args: readonly Word[]): Word[] {
-  const dirs: Word[] = [];
+  let at: Word | undefined;
   for (let i = 0; i < args.length; i++) {
     const v = args[i]!.value;
     if (v === undefined || !v.startsWith('-')) break;
-    if (v === '-C' && args[i + 1]) dirs.push(args[++i]!);
+    if (v !== '-C' || !args[i + 1]) continue;
+    const dir = args[++i]!;
+    if (dir.value === undefined || at?.value === undefined) at = at === undefined || dir.value?.startsWith('/') ? dir : { ...dir, value: undefined };
+    else at = dir.value.startsWith('/') || dir.value.startsWith('~') ? dir : literalWord(posix.join(at.value, dir.value));
   }
-  return dirs;
+  return at ? [at] : [];
 }

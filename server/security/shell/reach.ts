@@ -256,7 +256,11 @@ export function trustWrite(script: Script, program: string, target: Word, source
 /** Security: a repository's own settings (core.fsmonitor, diff.external, filters…) make git run programs. */
 export function gitConfig(script: Script, args: Word[]): void {
   const moved = gitDirectories(args);
-  const starts = moved.length > 0 ? moved.flatMap((w) => absoluteFrom(w.value ?? '.', script.paths.home, script.bases)) : script.bases;
+  if (moved.some((w) => w.value === undefined)) {
+    script.push(askRule('git-config', 'git would run in a folder not known before the command runs, whose repository settings can make git run programs'));
+    return;
+  }
+  const starts = moved.length > 0 ? moved.flatMap((w) => absoluteFrom(w.value!, script.paths.home, script.bases)) : script.bases;
   for (const start of new Set(starts.map(realPath))) {
     if (placeOf(start, script.paths) === 'protected') continue;
     const hostile = hostileGitSetting(start);

@@ -321,6 +321,35 @@ describe("a repository's own settings that run programs make git ask, naming the
     expect((await judge(`cd ${repo} && git status`)).rule).toBe('shell:git-config');
   });
 
+  it('`git -C a -C b` is judged in a/b, where git runs: each -C is taken from the one before it', async () => {
+    const parent = mkdtempSync(join(root, 'chain-'));
+    const repo = join(parent, 'evil');
+    mkdirSync(repo);
+    git(repo, 'init', '-q');
+    git(repo, 'config', 'diff.external', 'sh p.sh; :');
+    // Judged one by one, `sub` and `evil` from the working folder were looked at, neither of them the repository.
+    const relative = parent.slice(root.length + 1);
+    expect((await judge(`git -C ${relative} -C evil diff --no-index a.txt b.txt`, root)).rule).toBe('shell:git-config');
+    expect((await judge(`git -C ${parent} -C evil status`)).rule).toBe('shell:git-config');
+    expect((await judge(`git -C /nowhere -C ${repo} status`)).rule).toBe('shell:git-config');
+    // A folder known only when the command runs is not guessed at.
+    expect((await judge('d=$(cat name); git -C "$d" status', root)).decision).toBe('ask');
+    // Controls: a chain that ends in a clean repository stays allowed.
+    const clean = join(parent, 'clean');
+    mkdirSync(clean);
+    git(clean, 'init', '-q');
+    expect((await judge(`git -C ${parent} -C clean status`)).decision).toBe('allow');
+  });
+
+  it('a named pipe where a repository keeps its settings does not hold the check (nor the gateway)', async () => {
+    const repo = mkdtempSync(join(root, 'fifo-'));
+    git(repo, 'init', '-q');
+    rmSync(join(repo, '.git', 'config'));
+    execFileSync('mkfifo', [join(repo, '.git', 'config')]);
+    // Read as before, the check waited for a writer for ever (the test's own time limit ends it).
+    expect((await judge('git status', repo)).decision).toBe('allow');
+  });
+
   it('a clean repository, and harmless settings (user.name, core.fsmonitor=false), stay allowed', async () => {
     const repo = mkdtempSync(join(root, 'repo-'));
     git(repo, 'init', '-q');
