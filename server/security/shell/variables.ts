@@ -107,7 +107,7 @@ export function expansion(script: Script, node: Node): void {
   const subscript = node.namedChildren.find((c) => c.type === 'subscript');
   const index = subscript?.childForFieldName('index');
   const riskyIndex = index !== null && index !== undefined && !/^(?:\d+|@|\*)$/.test(index.text);
-  if (operators.includes('!') || operators.includes('@') || riskyIndex) {
+  if (operators.includes('!') || operators.includes('@') || riskyIndex || arithmeticSubstring(node.text)) {
     script.push(
       askRule(
         'expansion',
@@ -115,6 +115,16 @@ export function expansion(script: Script, node: Node): void {
       ),
     );
   }
+}
+
+/**
+ * `${v:OFFSET}` and `${v:OFFSET:LENGTH}`: bash evaluates both as arithmetic, where an array index runs a command
+ * (`x='a[$(cat .env)]'; echo ${y:x}`). Only plain numbers pass; `${v:-…}`, `${v:=…}`, `${v:+…}`, `${v:?…}` are not
+ * substrings.
+ */
+function arithmeticSubstring(text: string): boolean {
+  const substring = /^\$\{#?(?:[A-Za-z_]\w*(?:\[[^\]]*\])?|[0-9@*])(:(?![-=+?])[\s\S]*)\}$/.exec(text)?.[1];
+  return substring !== undefined && !/^:\s*-?\d+\s*(?::\s*-?\d+\s*)?$/.test(substring);
 }
 
 /** `[[ -v … ]]` and numeric comparisons in `[[ … ]]` evaluate names and arithmetic. */

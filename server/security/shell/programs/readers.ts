@@ -63,7 +63,7 @@ export const READER_CHECKS: ReadonlyArray<readonly [string, Check]> = [
       positionalWhy: 'with a second file name writes its output to that file',
     }),
   ],
-  ['xxd', flags({ valueShort: 'cglosn', maxPositionals: 1, positionalWhy: 'with a second file name writes to that file' })],
+  ['xxd', xxdCheck],
   [
     'tree',
     flags({
@@ -172,4 +172,18 @@ export function gitSubcommandAt(values: readonly string[]): number {
     else if (!v.startsWith('-')) return i;
   }
   return -1;
+}
+
+const xxdFlags = flags({ valueShort: 'cglosn', maxPositionals: 1, positionalWhy: 'with a second file name writes to that file' });
+
+/**
+ * Security: xxd reads an option by its first letter (`-ps` is `-p`, `-cols` is `-c`), not as getopt does; read as a
+ * bundle, `xxd -ps IN OUT` hid IN behind `-s` and wrote OUT unasked. Options are taken one letter a word only.
+ */
+function xxdCheck(args: Word[], program: string): CheckResult {
+  const odd = args.find((w) => w.value !== undefined && /^-[^-]./.test(w.value));
+  if (odd) {
+    return problem('not-read-only', `${program} ${short(odd.text)}: xxd reads options by their first letter, so which words are file names (a second one is written) cannot be told; give each option as one letter on its own.`);
+  }
+  return xxdFlags(args, program);
 }

@@ -100,6 +100,11 @@ const READ_ONLY_CONTROLS: string[] = [
   'cat <<EOF\nhello\nEOF',
   'wc -w <<< "hello world"',
   'x=5; echo $x',
+  'xxd notes.txt',
+  'xxd -p -c 16 notes.txt',
+  'echo 7077 | xxd -r -p',
+  'y=hello; echo ${y:1} ${y:1:3} ${y: -2} ${y:0:-1} ${#y}',
+  'echo ${y:-default} ${y:+set} ${y:=hello}',
   'echo $((2 + 3))',
   'set -euo pipefail; ls',
   'systemctl status nginx',
@@ -179,6 +184,15 @@ const CODE_THAT_RUNS_CODE: Row[] = [
   ["x='a[$(id)]'; echo $((x))", 'shell:expansion'],
   ['[[ $x -eq 1 ]]', 'shell:expansion'],
   ['echo ${!name}', 'shell:expansion'],
+  // A substring's offset and length are arithmetic: an array index there runs a command.
+  ["y=hello; x='a[$(cat .env >&2)]'; echo ${y:x}", 'shell:expansion'],
+  ["x='a[$(id)]'; echo \"${y:x}\"", 'shell:expansion'],
+  ["x='a[$(id)]'; echo ${PWD:0:x}", 'shell:expansion'],
+  ["x='a[$(id)]'; echo ${@:x}", 'shell:expansion'],
+  ["x='a[$(id)]'; echo ${y[@]:x}", 'shell:expansion'],
+  ["x='a[$(id)]'; case 1 in ${y:x}) ;; esac", 'shell:expansion'],
+  ['echo ${y: -x}', 'shell:unparseable'],
+  ['echo ${y:$n:2}', 'shell:unparseable'],
   ["printf -v 'a[$(id)]' x", 'shell:dangerous-flag'],
 ];
 
@@ -252,6 +266,11 @@ describe('read-only programs lose the allowance with options that write or run p
 });
 
 const WRITES_AND_NETWORK: Row[] = [
+  // xxd takes an option by its first letter: `-ps` is -p, and IN OUT are both file names (OUT is written).
+  ['xxd -ps notes.txt out.txt', 'shell:not-read-only'],
+  ['echo 7077 | xxd -r -ps - written.txt', 'shell:not-read-only'],
+  ['xxd -ps /dev/null keep.txt', 'shell:not-read-only'],
+  ['xxd -p notes.txt out.txt', 'shell:not-read-only'],
   ['echo x > notes.txt', 'shell:write-redirect'],
   ['echo x >> notes.txt', 'shell:write-redirect'],
   ['echo x >| notes.txt', 'shell:write-redirect'],
