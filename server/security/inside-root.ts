@@ -19,7 +19,7 @@ export interface Target {
 }
 
 /** A write inside a root: never through a symbolic link; asked when it changes a file something runs. */
-export function writeRisk(describe: Describe, target: Target): PolicyDecision | undefined {
+export async function writeRisk(describe: Describe, target: Target): Promise<PolicyDecision | undefined> {
   if (target.finalIsLink) {
     return deny(
       'path:symlink-write',
@@ -27,7 +27,19 @@ export function writeRisk(describe: Describe, target: Target): PolicyDecision | 
         'somewhere else between the check and the write. Write to the real file path instead, or delete the link first.',
     );
   }
-  return codeExecutionRisk(describe, target.resolved, 'write');
+  const code = codeExecutionRisk(describe, target.resolved, 'write');
+  if (code) return code;
+  // Security: an append writes the file anew with its old contents first, so appending nothing to a hard link made a
+  // single-named copy of what its other name holds (the gateway's token, through a link into the data folder), which
+  // a read then took unasked. A write to a file with other names asks, as its read does.
+  if (!target.exists) return undefined;
+  const stat = await lstatOrNull(target.resolved);
+  if (!stat?.isFile() || stat.nlink <= 1) return undefined;
+  return ask(
+    'path:hard-link',
+    `${describe(target.resolved)} is a hard link (the same file has ${stat.nlink} names): writing it keeps or copies contents ` +
+      'that may belong to a file outside the allowed folders. Approve if you know where it comes from.',
+  );
 }
 
 /** A file something runs without being asked (git hooks, shell rc files, editor tasks, agent configs). */

@@ -35,7 +35,7 @@ import { isWithin } from './within.js';
  *                              config, shell rc files, editor tasks, agent configs…); reading them is allowed
  * - path:delete          ask   every other delete
  * - path:secret-file     ask   reading a credentials file (.env, SSH keys, *.pem, .npmrc, .aws…)
- * - path:hard-link       ask   reading a file with more than one name: the other name may be outside the roots
+ * - path:hard-link       ask   reading or writing a file with more than one name: the other name may be outside the roots
  * - path:inside-root     allow everything else inside a root
  *
  * The path as given is read in path-input.ts, the roots checked in path-roots.ts, the refusals worded in
@@ -179,7 +179,7 @@ export class PathGuard {
       access === 'delete'
         ? this.#deleteRisk(describe, resolved, roots)
         : access === 'write'
-          ? writeRisk(describe, target)
+          ? await writeRisk(describe, target)
           : access === 'read'
             ? await readRisk(describe, target)
             : undefined;

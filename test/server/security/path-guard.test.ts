@@ -351,6 +351,8 @@ describe('PathGuard: reading secrets asks', () => {
     ['asks for a private key in .ssh', '.ssh/id_ed25519', 'read', 'ask', 'path:secret-file'],
     ['asks for an innocently named symlink to .env', 'innocent.txt', 'read', 'ask', 'path:secret-file'],
     ['asks for a hard link (its other name may be outside)', 'hardlink.txt', 'read', 'ask', 'path:hard-link'],
+    // An append writes the old contents into a new single-named file, which a read then took unasked.
+    ['asks to write to a hard link too', 'hardlink.txt', 'write', 'ask', 'path:hard-link'],
   ])('%s', async (_name, path, access, decision, rule) => {
     await expectVerdict(path, access, decision, rule);
   });
