@@ -6,7 +6,7 @@ import type { Node } from 'web-tree-sitter';
 import type { Script } from './context.js';
 import { merge, noFacts, type Facts } from './facts.js';
 import { short } from './programs/check.js';
-import { riskyAssignment } from './programs/environment.js';
+import { dangerousVariable, riskyAssignment } from './programs/environment.js';
 import { pincerData } from './reach.js';
 import { askRule } from './rules.js';
 import { evaluateWord } from './words.js';
@@ -107,6 +107,11 @@ export function expansion(script: Script, node: Node): void {
   const subscript = node.namedChildren.find((c) => c.type === 'subscript');
   const index = subscript?.childForFieldName('index');
   const riskyIndex = index !== null && index !== undefined && !/^(?:\d+|@|\*)$/.test(index.text);
+  // `${PATH:=.}` assigns as `PATH=.` does, and what such a variable holds changes what later commands run.
+  const assigned = /^\$\{([A-Za-z_]\w*):?=/.exec(node.text)?.[1];
+  if (assigned !== undefined && dangerousVariable(assigned)) {
+    script.push(askRule('env-assignment', `${short(node.text, 40)} sets ${assigned}, which changes what later commands run`));
+  }
   if (operators.includes('!') || operators.includes('@') || riskyIndex || arithmeticSubstring(node.text)) {
     script.push(
       askRule(

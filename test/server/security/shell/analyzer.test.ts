@@ -100,6 +100,7 @@ const READ_ONLY_CONTROLS: string[] = [
   'cat <<EOF\nhello\nEOF',
   'wc -w <<< "hello world"',
   'x=5; echo $x',
+  'cat ${f:-notes.txt}',
   'xxd notes.txt',
   'xxd -p -c 16 notes.txt',
   'echo 7077 | xxd -r -p',
@@ -266,6 +267,8 @@ describe('read-only programs lose the allowance with options that write or run p
 });
 
 const WRITES_AND_NETWORK: Row[] = [
+  ['unset PATH; : ${PATH:=.}; ls', 'shell:env-assignment'],
+  [': ${BASH_ENV:=x}', 'shell:env-assignment'],
   // xxd takes an option by its first letter: `-ps` is -p, and IN OUT are both file names (OUT is written).
   ['xxd -ps notes.txt out.txt', 'shell:not-read-only'],
   ['echo 7077 | xxd -r -ps - written.txt', 'shell:not-read-only'],
@@ -294,6 +297,11 @@ describe('writes and network access ask', () => {
 });
 
 const SECRETS_AND_PINCER_DATA: Row[] = [
+  // A default word is what the expansion stands for when the variable is unset.
+  ['cat ${x:-.e}nv', 'shell:secret-read'],
+  ['cat "${f:-.env}"', 'shell:secret-read'],
+  ['cat ${f-.env}', 'shell:secret-read'],
+  ['cat ${f:+.env}', 'shell:secret-read'],
   ['cat ~/.ssh/id_rsa', 'shell:secret-read'],
   ['cat ~/.aws/credentials', 'shell:secret-read'],
   ['cat .env', 'shell:secret-read'],
@@ -316,6 +324,7 @@ const SECRETS_AND_PINCER_DATA: Row[] = [
 const PINCER_DATA: Row[] = [
   ['ls ~/.pincer', 'shell:pincer-data'],
   ['cat ~/.pincer/token', 'shell:pincer-data'],
+  ['cat ${x:-~/.pincer}/token', 'shell:pincer-data'],
   ['cat "$HOME/.pincer/config.json"', 'shell:pincer-data'],
   ['cat /home/alice/x/../.pincer/token', 'shell:pincer-data'],
   ['cd ~ && cat .pin*/tok*', 'shell:pincer-data'],
