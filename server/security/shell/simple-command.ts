@@ -20,10 +20,13 @@ import { gitDirectories } from './operands.js';
 import { noteRuns } from './runs/index.js';
 import { recursiveSecrets } from './recursive-reads.js';
 import { output } from './redirects.js';
-import { askRule, denyRule, readOnly } from './rules.js';
+import { askRule, denyPincerData, denyRule, readOnly } from './rules.js';
 import { literalWord, type Word } from './words.js';
 import { wrapper } from './wrapped.js';
 import { commandsInOptions, WRAPPERS } from './wrappers.js';
+
+/** Programs that move, copy or remove whole folders. */
+const MOVES_OR_COPIES: ReadonlySet<string> = new Set(['mv', 'cp', 'rm', 'rsync', 'rename', 'tar', 'zip', 'cpio']);
 
 /** Where `/bin/rm` is just `rm`; a program anywhere else is a file this check does not know. */
 const SYSTEM_BIN = new Set(['/bin', '/usr/bin', '/usr/local/bin', '/sbin', '/usr/sbin', '/usr/local/sbin', '/opt/homebrew/bin']);
@@ -73,6 +76,12 @@ export function classifyWords(script: Script, words: Word[], stdin: Stdin | unde
       facts.readsSecret = inText;
       script.push(askRule('secret-read', `${program} would read ${inText}`));
     }
+  }
+  // Security: the data folder is kept from the tools by where it is; moving or copying a folder that holds it
+  // (`mv home home2`) put the token and owner secret at a path no rule knows, where file_read then took them.
+  if (MOVES_OR_COPIES.has(program)) {
+    const holder = args.find((w) => !w.value?.startsWith('-') && holdsProtectedPath(w, script.paths, script.cwdGuesses));
+    if (holder) script.push(denyPincerData(`${program} would move, copy or remove ${short(holder.text, 40)}, which holds Pincer's data folder`));
   }
   if (readsRecursively(program, args)) {
     // git's other words are a subcommand, patterns and pathspecs (`:/`): where it reads is where `-C` moves it.

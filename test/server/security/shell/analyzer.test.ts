@@ -325,6 +325,9 @@ const PINCER_DATA: Row[] = [
   ['ls ~/.pincer', 'shell:pincer-data'],
   ['cat ~/.pincer/token', 'shell:pincer-data'],
   ['cat ${x:-~/.pincer}/token', 'shell:pincer-data'],
+  // Moving or copying a folder that holds the data folder puts it at a path no rule knows.
+  ['cp -r ~ /srv/projects/app/copy', 'shell:pincer-data'],
+  ['tar cf /srv/projects/app/h.tar /home/alice', 'shell:pincer-data'],
   ['cat "$HOME/.pincer/config.json"', 'shell:pincer-data'],
   ['cat /home/alice/x/../.pincer/token', 'shell:pincer-data'],
   ['cd ~ && cat .pin*/tok*', 'shell:pincer-data'],
@@ -706,5 +709,25 @@ describe('corpus size', () => {
       SWEEPS_OVER_A_TREE.length +
       NARROW_SWEEPS.length;
     expect(total).toBeGreaterThanOrEqual(150);
+  });
+});
+
+describe('a data folder inside a root: moving or copying a folder that holds it is refused', () => {
+  const inRoot = new ShellAnalyzer({ protectedPaths: [`${ROOT}/home/.pincer`], roots: [ROOT], home: HOME });
+  it.each([
+    ['mv home home2'],
+    ['mv ./home/ /srv/projects/app/elsewhere'],
+    ['cp -r home backup'],
+    ['rsync -a home/ backup/'],
+    ['tar czf h.tgz home'],
+    ['rm -rf home'],
+  ])('denies %j', async (command) => {
+    const verdict = await inRoot.analyze(command, ROOT);
+    expect({ command, decision: verdict.decision, rule: verdict.rule }).toEqual({ command, decision: 'deny', rule: 'shell:pincer-data' });
+  });
+
+  it('leaves moving other folders of the root alone (asked about as any move is)', async () => {
+    const verdict = await inRoot.analyze('mv src src2', ROOT);
+    expect(verdict.rule).not.toBe('shell:pincer-data');
   });
 });
