@@ -5,7 +5,7 @@ export type { CacheCounters, CacheStats } from '../contract/cache.js';
 
 const emptyCounters = (): CacheCounters => ({ hits: 0, misses: 0, evictions: 0, expirations: 0 });
 
-/** The tool a key belongs to: keys are `<tool>\0<arguments>` (see callKey). */
+/** The tool a key belongs to: keys are `<tool>\0<arguments>\0<client>` (see callKey and Executor). */
 function toolOf(key: string): string {
   const cut = key.indexOf('\u0000');
   return cut === -1 ? key : key.slice(0, cut);

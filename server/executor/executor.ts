@@ -205,7 +205,9 @@ export class Executor {
     grant?: SandboxGrant,
   ): Promise<CallOutcome> {
     const def = tool.definition;
-    const key = def.cache ? callKey(def.name, args) : undefined;
+    // Security: kept per client. Shared, a client limited to its own calls learned another's exact calls from
+    // `cached: true` (a web search's query, a quote's symbol), one guess at a time.
+    const key = def.cache ? `${callKey(def.name, args)}\u0000${record.client}` : undefined;
     if (key && !request.noCache) {
       const hit = this.cache.get(key);
       if (hit) {

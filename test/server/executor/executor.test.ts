@@ -424,6 +424,17 @@ describe('cache', () => {
     expect(executor.cache.stats()).toMatchObject({ hits: 1, misses: 1, size: 1 });
   });
 
+  it("keeps each client's answers apart: another client's identical call runs the tool (it learns nothing of the first)", async () => {
+    const { runs } = addTool({ cache: { ttl_s: 60 } });
+    await executor.execute(request({ client: 'alice', arguments: { text: 'acme layoffs' } }));
+    const bob = await executor.execute(request({ client: 'bob', arguments: { text: 'acme layoffs' } }));
+    expect(bob.envelope).toMatchObject({ success: true, cached: false });
+    expect(runs).toHaveLength(2);
+    expect((await executor.execute(request({ client: 'alice', arguments: { text: 'acme layoffs' } }))).envelope).toMatchObject({ cached: true });
+    // The owner's clearing of a tool still drops every client's entries.
+    expect(executor.cache.clear('echo')).toBe(2);
+  });
+
   it('treats an omitted argument and its default as the same call', async () => {
     const { runs } = addTool({ cache: { ttl_s: 60 } });
     await executor.execute(request({ arguments: { text: 'a' } }));
