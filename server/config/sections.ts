@@ -1,4 +1,5 @@
 import { delimiter, isAbsolute, resolve } from 'node:path';
+import { DEFAULT_CLIENT, OWNER } from '../store/clients.js';
 import { ownFolderProblem, type OwnFolder } from './own-folders.js';
 import { LLM_APIS, type LlmApi, type PincerConfig, type Source } from './types.js';
 import { fail, objectWithKeys, optional, parseEnum, parseHttpUrl, parseInteger, parseNonEmptyString } from './values.js';
@@ -31,6 +32,10 @@ export const settingParsers = {
   'ollama_proxy.client': (source: Source): string => {
     if (typeof source.value !== 'string' || !/^[A-Za-z0-9._-]{1,64}$/.test(source.value)) {
       fail('ollama_proxy.client', source, 'must be a client name (letters, digits, ".", "_", "-")');
+    }
+    // Security: callers with no token would act as a name that reads every client's calls and memories.
+    if (source.value === DEFAULT_CLIENT || source.value === OWNER) {
+      fail('ollama_proxy.client', source, "must be a named client (the default client and the owner read every client's calls and memories)");
     }
     return source.value;
   },

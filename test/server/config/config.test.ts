@@ -570,3 +570,14 @@ describe('settingParsers (shared with PATCH /settings)', () => {
     expect(configError()).toBe('Invalid configuration: approval_timeout_s (from config.json approval_timeout_s) must be a whole number from 5 to 86400, got 4.');
   });
 });
+
+describe('ollama_proxy.client', () => {
+  it('refuses "default" and "owner": token-less callers would read every client\'s calls and memories', () => {
+    for (const client of ['default', 'owner']) {
+      writeConfig({ ollama_proxy: { tokenless: true, client } });
+      expect(configError()).toContain(`must be a named client (the default client and the owner read every client's calls and memories), got "${client}"`);
+    }
+    writeConfig({ ollama_proxy: { tokenless: true, client: 'ollama-app' } });
+    expect(load().ollamaProxy).toEqual({ tokenless: true, client: 'ollama-app' });
+  });
+});

@@ -256,7 +256,11 @@ describe('PATCH /settings', () => {
       expect(res.status, client).toBe(status);
       if (status === 400) {
         const message = (await read(res)).error.message;
-        expect(message).toContain(`ollama_proxy.client: must be a named client ("settings-kept", "ollama-app"; create one under Tokens first), got "${client}"`);
+        expect(message).toContain(
+          client === 'default'
+            ? `ollama_proxy.client must be a named client (the default client and the owner read every client's calls and memories), got "default"`
+            : `ollama_proxy.client: must be a named client ("settings-kept", "ollama-app"; create one under Tokens first), got "${client}"`,
+        );
         expect(tg.gateway.config.ollamaProxy.client).toBe('ollama-app');
       }
     }
