@@ -10,7 +10,7 @@ import { jsonBody } from './body.js';
  * body read by the gateway's parser and then waited for ever in the chat route's own parser for a body already
  * gone, holding its connection.
  */
-const BODY_ROUTES: { path: string; body: 'own' | 'chat' | 'any-label' }[] = [
+const BODY_ROUTES: { path: string; body: 'own' | 'chat' | 'any-label' | 'any-label-small' }[] = [
   // A JSONL upload, read line by line in constant memory: no size limit on the whole.
   { path: '/memory/import', body: 'own' },
   // JSON-RPC: malformed JSON gets a JSON-RPC parse error there, not the envelope.
@@ -19,7 +19,8 @@ const BODY_ROUTES: { path: string; body: 'own' | 'chat' | 'any-label' }[] = [
   { path: '/chat', body: 'chat' },
   { path: '/v1/chat/completions', body: 'chat' },
   { path: '/api/chat', body: 'any-label' },
-  { path: '/api/show', body: 'any-label' },
+  // Security: `{"model"}` only; with the chat limit, one request of 20 MB held every caller for seconds while parsed.
+  { path: '/api/show', body: 'any-label-small' },
 ];
 
 export interface BodyLimits {
@@ -35,17 +36,18 @@ export function bodyParsers(limits: BodyLimits): Router {
   // Ollama apps often send JSON labelled as a form or as text: on these routes the body is JSON whatever the label.
   // (The label check elsewhere stops cross-site "simple" requests; the Origin check does that here, and a token or
   // the owner's opt-in is still required.)
-  const anyLabel = (req: Request, res: Response, next: NextFunction) => {
+  const small = jsonBody(limits.limitBytes, limits.maxDepth);
+  const anyLabel = (reader: typeof chat) => (req: Request, res: Response, next: NextFunction) => {
     if (req.headers['content-type'] !== undefined || req.headers['content-length'] !== undefined || req.headers['transfer-encoding'] !== undefined) {
       req.headers['content-type'] = 'application/json';
     }
-    chat(req, res, next);
+    reader(req, res, next);
   };
-  const readers = { own: [], chat: [chat], 'any-label': [anyLabel] };
+  const readers = { own: [], chat: [chat], 'any-label': [anyLabel(chat)], 'any-label-small': [anyLabel(small)] };
   // Done with this router: the gateway's parser below must not read the body again.
   const done = (_req: Request, _res: Response, next: NextFunction) => next('router');
-  // One route per reader, each with its list of paths: a request passes the table with three path checks, not six.
-  for (const body of ['own', 'chat', 'any-label'] as const) {
+  // One route per reader, each with its list of paths: a request passes the table with four path checks, not six.
+  for (const body of ['own', 'chat', 'any-label', 'any-label-small'] as const) {
     const paths = BODY_ROUTES.filter((route) => route.body === body).map((route) => route.path);
     router.post(paths, ...readers[body], done);
   }

@@ -98,3 +98,15 @@ describe('every route answers, whatever the spelling of its path', () => {
     expect((await readJson(response)).error.message).toMatch(/Unknown field "nope"/);
   });
 });
+
+describe("the routes' body limits", () => {
+  it('reads at most the default limit for /api/show ({"model"} only), and the chat limit for /api/chat', async () => {
+    const big = JSON.stringify({ model: 'm', padding: 'x'.repeat(2 * 2 ** 20) });
+    const post = (path: string) => fetch(`${tg.url}${path}`, { method: 'POST', headers: { authorization: `Bearer ${tg.token}`, 'content-type': 'text/plain' }, body: big });
+    const show = await post('/api/show');
+    expect(show.status).toBe(413);
+    expect((await readJson(show)).error).toMatchObject({ name: 'PAYLOAD_TOO_LARGE' });
+    // The same body is within what a chat may send: it is read (and answered by the chat route, not the size check).
+    expect((await post('/api/chat')).status).not.toBe(413);
+  });
+});
