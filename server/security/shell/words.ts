@@ -182,7 +182,7 @@ function expansionPart(node: Node, scope: WordScope, quoted: boolean): Part {
   const sweep = plain ? scope.sweeps?.get(name.text) : undefined;
   // Security: `${x:-WORD}`, `${x:=WORD}`, `${x:+WORD}` (and without the colon) can stand for WORD: `cat ${x:-.e}nv`
   // read .env, judged as `cat nv`. A literal WORD is one more guess; any other (an expansion, quotes) is not known.
-  const operand = /^\$\{[^:=+\-?}]+:?[-=+]([\s\S]*)\}$/.exec(node.text)?.[1];
+  const operand = /^\$\{(?:[A-Za-z_]\w*|\d+|[@*#?$!])(?:\[[^\]]*\])?:?[-=+]([\s\S]*)\}$/.exec(node.text)?.[1];
   if (operand !== undefined) {
     if (!/^[\w./@%,:~^+-]*$/.test(operand)) return { text: '', quoted, dynamic: true };
     return { text: '', quoted, dynamic: true, alts: [...new Set([...known, operand, ''])] };

@@ -101,6 +101,7 @@ const READ_ONLY_CONTROLS: string[] = [
   'wc -w <<< "hello world"',
   'x=5; echo $x',
   'cat ${f:-notes.txt}',
+  'f=a-b.txt; echo ${f%-*} ${f#*-} ${f/-/_}',
   'xxd notes.txt',
   'xxd -p -c 16 notes.txt',
   'echo 7077 | xxd -r -p',
