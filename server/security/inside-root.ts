@@ -1,4 +1,5 @@
 import { ask, deny, type PolicyDecision } from '../decision.js';
+import { gitHooksMatch } from './git-hooks.js';
 import { lstatOrNull } from './path-walk.js';
 import { codeExecutionMatch, secretFileMatch } from './sensitive-files.js';
 
@@ -42,9 +43,9 @@ export async function writeRisk(describe: Describe, target: Target): Promise<Pol
   );
 }
 
-/** A file something runs without being asked (git hooks, shell rc files, editor tasks, agent configs). */
+/** A file something runs without being asked (git hooks wherever git takes them from, shell rc files, editor tasks, agent configs). */
 export function codeExecutionRisk(describe: Describe, resolved: string, access: 'write' | 'delete'): PolicyDecision | undefined {
-  const code = codeExecutionMatch(resolved);
+  const code = codeExecutionMatch(resolved) ?? gitHooksMatch(resolved);
   if (!code) return undefined;
   return ask(
     'path:code-execution',

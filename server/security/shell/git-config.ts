@@ -39,14 +39,10 @@ const BOOLEAN = /^(?:true|false|yes|no|on|off|1|0|)$/i;
 
 /** The first setting in the repository that `dir` is in (walking up as git does) that makes git run a program. */
 export function hostileGitSetting(dir: string): HostileSetting | undefined {
-  const gitDir = findGitDir(dir);
-  if (!gitDir) return undefined;
-  const files = [posix.join(gitDir, 'config'), posix.join(gitDir, 'config.worktree')];
-  // A linked worktree keeps its settings in the main repository's folder (`commondir`).
-  const common = readText(posix.join(gitDir, 'commondir'))?.trim();
-  if (common) files.push(posix.join(posix.resolve(gitDir, common), 'config'));
-  for (const file of files) {
-    const text = readText(file);
+  const repository = findRepository(dir);
+  if (!repository) return undefined;
+  for (const file of repositoryConfigFiles(repository.gitDir)) {
+    const text = readConfigText(file);
     if (text === undefined) continue;
     for (const { key, value } of parseGitConfig(text)) {
       if (key === 'alias' || key.startsWith('alias.')) {
@@ -62,21 +58,37 @@ export function hostileGitSetting(dir: string): HostileSetting | undefined {
   return undefined;
 }
 
-/** The repository folder git would use from `dir`: `.git` as a folder, or a `.git` file saying `gitdir: …`. */
-function findGitDir(start: string): string | undefined {
+/** A repository's own configuration files, as git reads them: its config, then a linked worktree's (`commondir`), then config.worktree. */
+export function repositoryConfigFiles(gitDir: string): string[] {
+  const files = [posix.join(gitDir, 'config')];
+  // A linked worktree keeps its settings in the main repository's folder (`commondir`).
+  const common = readConfigText(posix.join(gitDir, 'commondir'))?.trim();
+  if (common) files.push(posix.join(posix.resolve(gitDir, common), 'config'));
+  files.push(posix.join(gitDir, 'config.worktree'));
+  return files;
+}
+
+/** A repository git finds from a folder: where its internals are, and its work tree (none for a bare one). */
+export interface Repository {
+  gitDir: string;
+  workTree: string | undefined;
+}
+
+/** The repository git would use from `start`: `.git` as a folder, a `.git` file saying `gitdir: …`, or a bare one. */
+export function findRepository(start: string): Repository | undefined {
   let dir = start;
   for (;;) {
     const dotGit = posix.join(dir, '.git');
     try {
       const stat = statSync(dotGit);
-      if (stat.isDirectory()) return dotGit;
+      if (stat.isDirectory()) return { gitDir: dotGit, workTree: dir };
       if (stat.isFile()) {
-        const pointer = /^gitdir:\s*(.+)$/m.exec(readText(dotGit) ?? '')?.[1]?.trim();
-        if (pointer) return posix.resolve(dir, pointer);
+        const pointer = /^gitdir:\s*(.+)$/m.exec(readConfigText(dotGit) ?? '')?.[1]?.trim();
+        if (pointer) return { gitDir: posix.resolve(dir, pointer), workTree: dir };
       }
     } catch {
       // No .git here: is the folder itself a (bare) repository? git takes it as one too.
-      if (isGitDir(dir)) return dir;
+      if (isGitDir(dir)) return { gitDir: dir, workTree: undefined };
     }
     const parent = posix.dirname(dir);
     if (parent === dir) return undefined;
@@ -85,7 +97,7 @@ function findGitDir(start: string): string | undefined {
 }
 
 /** A repository folder without a work tree (`git clone --bare`): HEAD, objects/ and refs/ side by side. */
-function isGitDir(dir: string): boolean {
+export function isGitDir(dir: string): boolean {
   try {
     const has = (name: string, folder: boolean) => {
       const stat = statSync(posix.join(dir, name));
@@ -101,7 +113,7 @@ function isGitDir(dir: string): boolean {
  * Security: read on the gateway's only thread, so only a regular file of a sane size is read — a named pipe put where
  * a repository's config goes held every caller for as long as nobody wrote into it.
  */
-function readText(file: string): string | undefined {
+export function readConfigText(file: string): string | undefined {
   let fd: number | undefined;
   try {
     // O_NONBLOCK: opening a pipe never waits for a writer; fstat then says what was opened.
