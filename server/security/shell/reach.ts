@@ -3,6 +3,7 @@
  * for folder grants), look-alike traversals and writes to the system's trust files are refused, and a repository's
  * own settings that make git run programs ask.
  */
+import { lstatSync } from 'node:fs';
 import { posix } from 'node:path';
 import type { Script } from './context.js';
 import { hostileGitSetting } from './git-config.js';
@@ -106,8 +107,26 @@ export function operand(script: Script, word: Word, access: 'read' | 'write', pr
         (real !== word.value ? secretIn(literalWord(real), script.paths) : undefined) ??
         (METADATA_ONLY.has(program) ? undefined : secretFile(real));
       if (secret) script.push(askRule('secret-read', `${program} would read ${secret} (${secretShown(script, word, real)})`));
+      else if (place === 'inside' && !METADATA_ONLY.has(program)) hardLink(script, program, real, word);
     }
   }
+}
+
+/**
+ * Security: a file inside a root with a second name (a hard link) holds what that name holds, which may be outside
+ * the roots or in Pincer's data folder — file_read asks for it, and the sandbox cannot tell the names apart.
+ */
+function hardLink(script: Script, program: string, real: string, word: Word): void {
+  let names: number;
+  try {
+    const stat = lstatSync(real);
+    if (!stat.isFile()) return;
+    names = stat.nlink;
+  } catch {
+    return;
+  }
+  if (names <= 1) return;
+  script.push(askRule('hard-link', `${program} would read ${secretShown(script, word, real)}, a hard link (the same file has ${names} names, one maybe outside the allowed folders)`));
 }
 
 /** A secret an operand leads to, as a reason shows it: as written, and where it leads when that is another name. */

@@ -10,7 +10,7 @@ import type { Catastrophe } from './catastrophic.js';
  *        shell:eval, shell:nested-shell, shell:interpreter, shell:write-redirect, shell:wrapper,
  *        shell:dangerous-flag, shell:not-read-only, shell:env-assignment, shell:secret-read,
  *        shell:pincer-data-within (reads through a folder that holds Pincer's data), shell:outside-roots,
- *        shell:git-config
+ *        shell:git-config, shell:hard-link (reads a file that has another name, maybe outside the roots)
  * deny   shell:pincer-data (names Pincer's data folder), shell:pincer-code (writes into Pincer's own code or
  *        bundled plugins, or works there in ways the check cannot see), shell:lookalike-path,
  *        shell:catastrophic:<wipe-root | wipe-home | wipe-workspace | permissions | mkfs | block-device-write |
@@ -39,7 +39,8 @@ export type AskRule =
   | 'secret-read'
   | 'pincer-data-within'
   | 'outside-roots'
-  | 'git-config';
+  | 'git-config'
+  | 'hard-link';
 
 const APPROVE = 'Approve it if you expected this command, or add a rule that allows it.';
 
@@ -51,6 +52,7 @@ const ADVICE: Partial<Record<AskRule, string>> = {
     "Pincer's own folder holds its token and call history and is off limits to tools; approve only if you really mean it.",
   'outside-roots':
     'Approve it if the assistant should read there; "always allow" with the folder scope lets it read that folder from now on.',
+  'hard-link': "Approve it only if you know where the file's other name is and mean to show its contents to the assistant.",
   'git-config':
     "A repository's own settings can make git run any program; approve only if you trust whoever wrote this repository.",
   'dynamic-program': 'Approve it if you know what will run, or ask for the command with the program written out.',
@@ -110,7 +112,7 @@ function sentence(text: string): string {
 }
 
 /** Which of several asks speaks for the command: the most specific concern first. */
-export const ASK_PRIORITY: readonly string[] = ['shell:pincer-data-within', 'shell:secret-read', 'shell:unparseable', 'shell:git-config'];
+export const ASK_PRIORITY: readonly string[] = ['shell:pincer-data-within', 'shell:secret-read', 'shell:hard-link', 'shell:unparseable', 'shell:git-config'];
 
 /** Asks a transparent wrapper (`timeout 5 cat …`) passes on under their own rule rather than its own. */
 export const KEEPS_OWN_RULE: readonly string[] = [...ASK_PRIORITY, 'shell:outside-roots'];

@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, linkSync, mkdirSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -396,6 +396,8 @@ beforeAll(async () => {
   mkdirSync(project);
   writeFileSync(join(project, 'README.md'), 'no secret in here\n');
   symlinkSync(outside, join(project, 'docs-link'));
+  // A second name for the note outside, inside the root: a hard link, which no realpath resolves.
+  linkSync(join(outside, 'notes.txt'), join(project, 'notes-copy.txt'));
 
   const vault = join(root, 'vault');
   mkdirSync(vault);
@@ -525,6 +527,17 @@ describe('real calls that ask wait for the owner and run nothing until then', ()
     const record = await settled(pending.body.call_id);
     expect(record).toMatchObject({ status: 'denied', decision: 'ask' });
     expect(JSON.stringify(record)).not.toContain(NOTE);
+    expect(await (await gw.api('/calls?tool=run_shell&limit=500')).text()).not.toContain(NOTE);
+  });
+
+  it('cat of a hard link to a file outside: 202 pending, and after a deny the note never reaches the call log', async () => {
+    const pending = await run('cat notes-copy.txt', f.project);
+    expect(pending.status, pending.text).toBe(202);
+    const approval = await pendingApproval(pending.body.approval_id);
+    expect(approval.rule).toBe('shell:hard-link');
+    expect(approval.reason).toContain('notes-copy.txt, a hard link (the same file has 2 names');
+    await decide(approval.id, { decision: 'deny', message: 'Not that file.' });
+    expect(await settled(pending.body.call_id)).toMatchObject({ status: 'denied', decision: 'ask' });
     expect(await (await gw.api('/calls?tool=run_shell&limit=500')).text()).not.toContain(NOTE);
   });
 

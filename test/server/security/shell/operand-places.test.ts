@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { linkSync, mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -37,6 +37,8 @@ beforeAll(() => {
   symlinkSync(outside, join(root, 'docs-link'));
   symlinkSync(data, join(root, 'data-link'));
   symlinkSync(join(root, 'src'), join(root, 'src-link'));
+  // A second name inside the root for the data folder's token: the sandbox cannot tell the two names apart.
+  linkSync(join(data, 'token'), join(root, 'notes-copy.txt'));
   analyzer = new ShellAnalyzer({ protectedPaths: [data], roots: [root], home });
 });
 
@@ -467,4 +469,25 @@ describe('what an approved command may reach, for the OS sandbox', () => {
       expect((await judge(command)).subject?.reach).toBe('unknown');
     },
   );
+});
+
+describe('a file inside a root with another name (a hard link) asks before it is read, as file_read asks', () => {
+  it.each([
+    ['cat notes-copy.txt'],
+    ['cat < notes-copy.txt'],
+    ['head -c 100 ./notes-copy.txt'],
+    ['cat notes-*.txt'],
+    ['timeout 5 cat notes-copy.txt'],
+    ['grep -h token notes-copy.txt'],
+  ])('%s', async (command) => {
+    const verdict = await judge(command);
+    expect(verdict).toMatchObject({ decision: 'ask', rule: 'shell:hard-link' });
+    expect(verdict.reason).toContain('notes-copy.txt, a hard link (the same file has 2 names');
+  });
+
+  it('looks only at files whose contents are read: listing it, and reading a file with one name, stay allowed', async () => {
+    for (const command of ['ls -l notes-copy.txt', 'stat notes-copy.txt', 'cat a.txt README.md']) {
+      expect(await judge(command), command).toMatchObject({ decision: 'allow', rule: 'shell:read-only' });
+    }
+  });
 });
