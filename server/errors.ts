@@ -65,6 +65,7 @@ export const ERRORS = {
   AUTH_FAILED: { status: 401, code: 621, meaning: 'The token is not a valid (or no longer a valid) client token.' },
   HOST_NOT_ALLOWED: { status: 403, code: 622, meaning: 'The Host header is not the gateway’s own or an allowed host (DNS rebinding).' },
   ORIGIN_NOT_ALLOWED: { status: 403, code: 623, meaning: 'The request comes from a foreign Origin.' },
+  TOO_MANY_STREAMS: { status: 429, code: 624, meaning: 'This client already has as many event streams open as it may; close one first.' },
 
   // The owner's resources.
   CLIENT_EXISTS: { status: 409, code: 630, meaning: 'A client of that name already exists.' },

@@ -24,6 +24,11 @@ export interface StreamLimits {
   lingerMs: number;
   /** Comments that keep proxies and idle timers from closing a quiet stream; also when revoked tokens are noticed. */
   heartbeatMs: number;
+  /**
+   * Streams one client may hold open at once (the owner: any number). Security: every stream costs a write per
+   * batch, so thousands opened by one client made each call's event cost thousands of writes, for every caller.
+   */
+  maxPerClient: number;
 }
 
 export const DEFAULT_STREAM_LIMITS: StreamLimits = {
@@ -33,6 +38,7 @@ export const DEFAULT_STREAM_LIMITS: StreamLimits = {
   flushGapMs: 100,
   lingerMs: 5000,
   heartbeatMs: 15_000,
+  maxPerClient: 32,
 };
 
 export interface StreamStats {
@@ -147,6 +153,13 @@ export class EventStreams {
     if (!this.#unsubscribe) this.#subscribe();
     res.once('close', () => this.#remove(viewer));
     return () => this.#end(viewer);
+  }
+
+  /** How many streams `client` holds open now. */
+  openBy(client: string): number {
+    let open = 0;
+    for (const viewer of this.#viewers) if (viewer.client === client) open++;
+    return open;
   }
 
   stats(): StreamStats {

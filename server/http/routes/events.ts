@@ -1,5 +1,6 @@
 import { Router } from 'express';
 import type { Credentials } from '../../auth/credentials.js';
+import { GatewayError } from '../../errors.js';
 import type { StreamEvents } from '../../contract/events.js';
 import type { EventBus } from '../../events/bus.js';
 import { callView, type ScopesOf } from '../call-privacy.js';
@@ -16,7 +17,13 @@ export function eventRoutes(
 ): Router {
   const router = Router();
 
-  router.get('/events', (req, res) => {
+  router.get('/events', (req, res, next) => {
+    const who = identityOf(res);
+    if (who.kind === 'client' && streams.openBy(who.name) >= streams.limits.maxPerClient) {
+      const most = streams.limits.maxPerClient;
+      next(new GatewayError('TOO_MANY_STREAMS', `Client "${who.name}" already has ${most} event streams open, the most one client may; close one first.`, { limit: most }));
+      return;
+    }
     res.writeHead(200, {
       'Content-Type': 'text/event-stream; charset=utf-8',
       'Cache-Control': 'no-store',
@@ -26,7 +33,6 @@ export function eventRoutes(
 
     // Security: a token's rights are checked when a request starts, and a stream lasts for days. When the client's
     // token is revoked (here, or by the CLI, seen at the next heartbeat), its stream ends.
-    const who = identityOf(res);
     const issue = who.kind === 'client' ? credentials.clientIssue(who.name) : undefined;
     const revoked = () => who.kind === 'client' && credentials.clientIssue(who.name) !== issue;
     // Subscribed before "hello" is written: a reader that has seen hello misses nothing after it.

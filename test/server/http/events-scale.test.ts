@@ -7,6 +7,7 @@ import { request, type IncomingMessage } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
+import { DEFAULT_STREAM_LIMITS } from '../../../server/http/event-streams.js';
 import { EventStream } from '../../helpers/events.js';
 import { readJson as read, startGateway, type TestGateway } from '../../helpers/gateway.js';
 import { until } from '../../helpers/wait.js';
@@ -169,7 +170,8 @@ describe('a viewer that stops reading', () => {
 
 describe('many viewers', () => {
   it('200 viewers all receive every call event, once and in order, at a steady call rate', async () => {
-    tg = await startGateway();
+    // One client's 200 streams: past the default cap of streams a client may hold, raised here to measure the fan-out.
+    tg = await startGateway({}, { streamLimits: { maxPerClient: 200 } });
     const viewers: CountingViewer[] = [];
     try {
       for (let i = 0; i < 200; i++) viewers.push(await CountingViewer.open(tg));
@@ -238,5 +240,34 @@ describe('the call event', () => {
     await stream.close();
     // The last viewer gone, calls build no events at all.
     await until(() => tg!.gateway.events.listenerCount('call') === 0, 'the bus listener to go', WAIT_MS);
+  });
+});
+
+describe("one client's streams are capped", () => {
+  it('the stream past the cap is refused with 429 TOO_MANY_STREAMS; another client and the owner still open theirs; a closed one makes room', async () => {
+    expect(DEFAULT_STREAM_LIMITS.maxPerClient).toBe(32);
+    tg = await startGateway({}, { streamLimits: { maxPerClient: 3 } });
+    const gw = tg;
+    const open = await Promise.all([1, 2, 3].map(() => EventStream.open(gw)));
+    try {
+      const refused = await gw.api('/events');
+      expect(refused.status).toBe(429);
+      expect((await read(refused)).error).toMatchObject({ name: 'TOO_MANY_STREAMS', code: 624, details: { limit: 3 } });
+      expect(gw.gateway.streams.stats().viewers).toBe(3);
+
+      const other = (await read(await gw.asOwner('/clients', { json: { name: 'other-agent' } }))).token as string;
+      const asOther = await EventStream.open({ ...gw, api: (path, init = {}) => fetch(`${gw.url}${path}`, { ...init, headers: { authorization: `Bearer ${other}` } }) });
+      const owners = await Promise.all([1, 2, 3, 4].map(() => EventStream.openAsOwner(gw)));
+      expect(gw.gateway.streams.stats().viewers).toBe(8);
+      await asOther.close();
+      for (const stream of owners) await stream.close();
+
+      await open.pop()!.close();
+      await until(() => gw.gateway.streams.openBy('default') === 2, 'the closed stream to leave', WAIT_MS);
+      open.push(await EventStream.open(gw));
+      expect(gw.gateway.streams.openBy('default')).toBe(3);
+    } finally {
+      for (const stream of open) await stream.close();
+    }
   });
 });
